@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtimer - scalable timeouts on a per-CPU hashed timing wheel.
+ *
+ * A wheel is an instance with its own tick length, slot count, pending cap
+ * and callback context. Timers are embedded in the caller's objects, as
+ * struct timer_list is: starting one allocates nothing. A timer is queued on
+ * the base of the CPU that starts it; the callback runs on that CPU, in
+ * softirq context (default) or in process context from a per-wheel
+ * workqueue (HWTIMER_WHEEL_PROCESS).
+ *
+ * Guarantees: a timer never fires before its deadline, and fires at most
+ * one tick (plus scheduling latency) after it, for any delay. Each start
+ * resolves exactly once: the callback runs, or a cancel reports it pending,
+ * or destroy hands it back.
+ */
+#ifndef _LINUX_HWTIMER_H
+#define _LINUX_HWTIMER_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+
+struct hwtimer;
+struct hwtimer_wheel;
+
+/**
+ * typedef hwtimer_fn_t - timer callback
+ * @timer: the timer that expired; use from_hwtimer() to reach its container
+ *
+ * Runs with no hwtimer lock held, in softirq context or (for
+ * %HWTIMER_WHEEL_PROCESS wheels) in process context, where it may sleep.
+ * It may re-arm its own timer.
+ */
+typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
+
+/**
+ * struct hwtimer - a timer embedded in the caller's object
+ * @entry: link in a wheel slot or in its base's due list; pprev is NULL
+ *         when the timer is not pending
+ * @expires: absolute expiry, in ticks of the wheel since its epoch
+ * @deadline: the requested CLOCK_MONOTONIC deadline in ns (never later
+ *            than the tick boundary @expires)
+ * @function: the callback
+ * @wheel: the wheel set by hwtimer_setup()
+ * @flags: CPU of the base the timer is queued on, and state bits
+ * @slot: index of the wheel slot holding @entry while it is queued there
+ *
+ * All members are private to hwtimer; callers use the functions below.
+ * Fields other than @function and @wheel are written under the lock of the
+ * base that @flags names.
+ */
+struct hwtimer {
+	struct hlist_node	entry;
+	u64			expires;
+	u64			deadline;
+	hwtimer_fn_t		function;
+	struct hwtimer_wheel	*wheel;
+	u32			flags;
+	u32			slot;
+};
+
+/**
+ * from_hwtimer - the structure that embeds a timer
+ * @var: name of the variable of the embedding structure's type
+ * @timer: the struct hwtimer pointer passed to the callback
+ * @field: the name of the struct hwtimer member inside @var's type
+ */
+#define from_hwtimer(var, timer, field) \
+	container_of(timer, typeof(*(var)), field)
+
+/* Callbacks run in process context from a per-wheel workqueue (may sleep). */
+#define HWTIMER_WHEEL_PROCESS		0x1u
+#define HWTIMER_WHEEL_FLAGS_MASK	HWTIMER_WHEEL_PROCESS
+
+/* Bounds a wheel configuration is checked against. */
+#define HWTIMER_TICK_MIN_NS	10000ULL			/* 10 us */
+#define HWTIMER_TICK_MAX_NS	(3600ULL * 1000000000ULL)	/* 1 h */
+#define HWTIMER_SLOTS_MIN	16u
+#define HWTIMER_SLOTS_MAX	65536u
+#define HWTIMER_NAME_MAX	32
+
+/**
+ * struct hwtimer_wheel_config - how to build a wheel
+ * @name: unique name, 1 to %HWTIMER_NAME_MAX - 1 characters without '/';
+ *        it names the debugfs directory hwtimer/<name>
+ * @tick_ns: tick length in ns, %HWTIMER_TICK_MIN_NS to %HWTIMER_TICK_MAX_NS
+ * @slots: slots in the first wheel level, %HWTIMER_SLOTS_MIN to
+ *         %HWTIMER_SLOTS_MAX; rounded up to a power of two
+ * @max_pending: cap on timers pending on the whole wheel; 0 is unlimited
+ * @flags: %HWTIMER_WHEEL_PROCESS or 0
+ */
+struct hwtimer_wheel_config {
+	const char	*name;
+	u64		tick_ns;
+	u32		slots;
+	u32		flags;
+	u64		max_pending;
+};
+
+/**
+ * enum hwtimer_state - what hwtimer_state() reports
+ * @HWTIMER_IDLE: not pending and its callback is not running
+ * @HWTIMER_PENDING: queued, waiting for its deadline
+ * @HWTIMER_RUNNING: its callback is running now (it may also be re-armed;
+ *                   then %HWTIMER_PENDING is reported)
+ * @HWTIMER_SHUTDOWN: hwtimer_shutdown_sync() was called; it cannot be armed
+ */
+enum hwtimer_state {
+	HWTIMER_IDLE,
+	HWTIMER_PENDING,
+	HWTIMER_RUNNING,
+	HWTIMER_SHUTDOWN,
+};
+
+/**
+ * struct hwtimer_stats - counters of one wheel, summed over its CPUs
+ * @started: successful starts and re-arms
+ * @fired: callbacks run
+ * @cancelled: pending timers removed by cancel (not counting re-arms)
+ * @rejected: starts refused (pending cap, stopped wheel, shut down timer)
+ * @late: fires more than one tick after the deadline
+ * @max_late_ns: the largest lateness seen (expiry time - deadline)
+ * @pending: timers pending now
+ * @ticks: ticks that had work (expired or cascaded something)
+ * @wakeups: runs of the expiry path (hrtimer callbacks and work items)
+ * @visited: timer entries touched by the expiry path, expired or cascaded
+ * @cascaded: entries moved from a coarser level to a finer one
+ */
+struct hwtimer_stats {
+	u64	started;
+	u64	fired;
+	u64	cancelled;
+	u64	rejected;
+	u64	late;
+	u64	max_late_ns;
+	u64	pending;
+	u64	ticks;
+	u64	wakeups;
+	u64	visited;
+	u64	cascaded;
+};
+
+struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg);
+unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
+				    void (*unprocessed)(struct hwtimer *timer, void *arg),
+				    void *arg);
+struct hwtimer_wheel *hwtimer_default_wheel(void);
+u64 hwtimer_wheel_tick_ns(const struct hwtimer_wheel *wheel);
+u32 hwtimer_wheel_slots(const struct hwtimer_wheel *wheel);
+void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stats);
+
+void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
+		   hwtimer_fn_t function);
+int hwtimer_start(struct hwtimer *timer, u64 delay_ns);
+int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns);
+int hwtimer_modify(struct hwtimer *timer, u64 delay_ns);
+int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns);
+int hwtimer_cancel(struct hwtimer *timer);
+int hwtimer_cancel_sync(struct hwtimer *timer);
+int hwtimer_shutdown_sync(struct hwtimer *timer);
+enum hwtimer_state hwtimer_state(struct hwtimer *timer);
+
+/**
+ * hwtimer_pending - is a timer queued?
+ * @timer: the timer
+ *
+ * Lockless snapshot, as timer_pending(): the answer may be stale by the time
+ * the caller looks at it unless the caller serialises against start, cancel
+ * and expiry itself.
+ *
+ * Context: any.
+ * Return: true if @timer is queued and its callback has not started.
+ */
+static inline bool hwtimer_pending(const struct hwtimer *timer)
+{
+	return !hlist_unhashed_lockless(&timer->entry);
+}
+
+#endif /* _LINUX_HWTIMER_H */

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtimer internals shared by the wheel, the module glue, the char device
+ * and the KUnit tests. Nothing here is an API for other modules.
+ */
+#ifndef _HWTIMER_INTERNAL_H
+#define _HWTIMER_INTERNAL_H
+
+#include <linux/hrtimer.h>
+#include <linux/hwtimer.h>
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+/* Level 0 has cfg->slots slots of one tick; levels 1.. have 64 slots each. */
+#define HWT_LVL_BITS		6
+#define HWT_LVL_SIZE		BIT(HWT_LVL_BITS)
+#define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
+#define HWT_MAX_LEVELS		12
+
+/* Most callbacks one run of the expiry path makes before it yields. */
+#define HWT_EXPIRE_BATCH	256
+/* About how many entries one pass cascades before it yields. */
+#define HWT_TICK_BATCH		4096
+
+/* struct hwtimer::flags */
+#define HWT_CPUMASK		0x0003ffffu
+#define HWT_MIGRATING		0x00040000u	/* between two bases: spin */
+#define HWT_SHUTDOWN		0x00080000u	/* hwtimer_shutdown_sync() done */
+
+/**
+ * struct hwt_base - one CPU's share of a wheel
+ * @lock: protects every other member except @hrt's internals, @work and
+ *        @wq, and the timers queued here (their @entry, @expires,
+ *        @deadline and @flags). Taken with interrupts disabled, so timers
+ *        may be started and cancelled from any context. Nesting: two base
+ *        locks only in CPU hotplug migration (the dead CPU's nested inside
+ *        the local one); a base lock is taken before the hrtimer base lock
+ *        (hrtimer_start() under @lock) and before @wq's lock.
+ * @wheel: the wheel this base belongs to
+ * @cpu: the CPU this base serves
+ * @clk: the next tick the expiry path will process; every tick before it
+ *       has been processed (its slot emptied and due cascades done)
+ * @next_event: a tick at or before the earliest tick with work (an occupied
+ *              level-0 slot or a due cascade); U64_MAX when nothing is queued
+ * @armed: the tick @hrt is programmed for, or U64_MAX when it is not armed
+ * @running: the timer whose callback runs now, or NULL
+ * @running_task: the task running @running's callback (detects a callback
+ *                that waits for itself)
+ * @processing: the expiry path is running on this base (it programs @hrt
+ *              itself when it finishes)
+ * @offline: the CPU is dead; nothing is armed here until it returns
+ * @npending: timers queued here (wheel slots and @due)
+ * @sync_waiters: tasks in hwtimer_cancel_sync() waiting on @wq
+ * @due: timers taken from an expired slot, not yet run
+ * @vectors: the slots of all levels, level 0 first
+ * @pending_map: one bit per slot of @vectors: set when the slot is not empty
+ * @stats: this CPU's counters
+ * @hrt: soft, pinned hrtimer that drives the expiry path
+ * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
+ * @wq: where hwtimer_cancel_sync() waits for @running to change
+ */
+struct hwt_base {
+	spinlock_t		lock;		/* see above */
+	struct hwtimer_wheel	*wheel;
+	unsigned int		cpu;
+	u64			clk;
+	u64			next_event;
+	u64			armed;
+	struct hwtimer		*running;
+	struct task_struct	*running_task;
+	bool			processing;
+	bool			offline;
+	unsigned long		npending;
+	unsigned int		sync_waiters;
+	struct hlist_head	due;
+	struct hlist_head	*vectors;
+	unsigned long		*pending_map;
+	struct hwtimer_stats	stats;
+	struct hrtimer		hrt;
+	struct work_struct	work;
+	wait_queue_head_t	wq;
+};
+
+/**
+ * struct hwtimer_wheel - a wheel instance
+ * @name: copied from the configuration
+ * @tick_ns: tick length
+ * @epoch_ns: CLOCK_MONOTONIC time of tick 0; tick T starts at
+ *            @epoch_ns + T * @tick_ns, so deadlines never drift
+ * @slots: level-0 slots, a power of two
+ * @lvl0_bits: log2(@slots)
+ * @levels: number of levels; the top one covers the whole u64 tick range
+ * @nslots: slots over all levels
+ * @max_pending: the cap, 0 for none
+ * @npending: timers pending on the whole wheel; kept only when
+ *            @max_pending is set, so uncapped wheels share no cache line on
+ *            the hot path
+ * @flags: %HWTIMER_WHEEL_* from the configuration
+ * @stopped: set by destroy: starts fail with -ESHUTDOWN. Written under
+ *           every base lock, so reading it under any one is exact.
+ * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
+ *          and no hrtimer or work item is ever armed
+ * @manual_now: the manual clock, in ns
+ * @bases: the per-CPU bases
+ * @wq: workqueue of a %HWTIMER_WHEEL_PROCESS wheel
+ * @node: in the global list of wheels (under hwt_wheels_mutex)
+ * @debugfs: the wheel's debugfs directory
+ * @lockdep_key: class of @lockdep_map
+ * @lockdep_map: held by callbacks and taken by hwtimer_cancel_sync(), so
+ *               lockdep sees a lock a callback needs held across a wait
+ *               for that callback
+ */
+struct hwtimer_wheel {
+	char			name[HWTIMER_NAME_MAX];
+	u64			tick_ns;
+	u64			epoch_ns;
+	u32			slots;
+	u32			lvl0_bits;
+	u32			levels;
+	u32			nslots;
+	u64			max_pending;
+	atomic64_t		npending;
+	u32			flags;
+	bool			stopped;
+	bool			manual;
+	u64			manual_now;
+	struct hwt_base __percpu *bases;
+	struct workqueue_struct	*wq;
+	struct list_head	node;
+	struct dentry		*debugfs;
+	struct lock_class_key	lockdep_key;
+	struct lockdep_map	lockdep_map;
+};
+
+/* The wheel, for the module glue. */
+int hwt_core_init(void);
+void hwt_core_exit(void);
+
+/* The char device, for the module glue. */
+int hwt_dev_init(void);
+void hwt_dev_exit(void);
+void hwt_set_default_wheel(struct hwtimer_wheel *wheel);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct hwtimer_wheel *hwt_wheel_create_manual(const struct hwtimer_wheel_config *cfg);
+void hwt_manual_advance(struct hwtimer_wheel *wheel, u64 now_ns);
+void hwt_manual_run_cpu(struct hwtimer_wheel *wheel, unsigned int cpu);
+struct seq_file;
+int hwt_stats_show(struct seq_file *m, void *v);
+bool hwt_manual_run_once(struct hwtimer_wheel *wheel, unsigned int cpu);
+u64 hwt_wheel_now(const struct hwtimer_wheel *wheel);
+u64 hwt_expiry_tick(const struct hwtimer_wheel *wheel, u64 deadline_ns);
+unsigned int hwt_calc_level(const struct hwtimer_wheel *wheel, u64 expires, u64 clk);
+#endif
+
+#endif /* _HWTIMER_INTERNAL_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the hwtimer KUnit suites. */
+#ifndef _HWTIMER_KUNIT_H
+#define _HWTIMER_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/hwtimer.h>
+
+#include "hwtimer_internal.h"
+
+/* A test timer: records how often and when (wheel clock) it fired. */
+struct kt_timer {
+	struct hwtimer		t;
+	atomic_t		fires;
+	atomic_t		early;
+	u64			fired_at;
+	int			fired_cpu;
+	bool			in_softirq;
+	/* Self re-arm: this many more times, with this delay. */
+	int			rearms;
+	u64			rearm_delay;
+};
+
+void kt_fn(struct hwtimer *t);
+void kt_setup(struct kt_timer *kt, struct hwtimer_wheel *w);
+
+/* Unique wheel names, so suites never collide on debugfs names. */
+const char *kt_name(struct kunit *test);
+
+struct hwtimer_wheel *kt_manual_wheel(struct kunit *test, u64 tick_ns, u32 slots,
+				      u64 max_pending);
+struct hwtimer_wheel *kt_real_wheel(struct kunit *test, u64 tick_ns, u32 slots,
+				    u32 flags);
+
+/* Destroy every wheel kt_*_wheel() made for @test; returns unprocessed. */
+unsigned long kt_destroy_all(struct kunit *test);
+/* Zeroed memory freed by kt_cleanup(), after the wheels are destroyed. */
+void *kt_kvzalloc(struct kunit *test, size_t size);
+/* Suite .init: no wheels or memory yet. */
+int kt_init(struct kunit *test);
+/* Suite .exit: destroy the test's wheels, then free its kt_kvzalloc()s. */
+void kt_cleanup(struct kunit *test);
+
+#endif

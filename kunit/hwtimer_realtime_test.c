@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites that run wheels on the real clock, through their hrtimers
+ * and work items: hwtimer_realtime (timing, tickless, contexts, cancel_sync)
+ * and hwtimer_concurrency (many CPUs at once, exactly-once ledgers, CPU
+ * hotplug).
+ *
+ * Time under QEMU/TCG with KASAN and lockdep is slow and jittery: these
+ * cases assert "never early" strictly, and lateness only against generous
+ * bounds, reporting what they measured.
+ */
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "hwtimer_kunit.h"
+
+#define US	1000ULL
+#define MS	1000000ULL
+
+/* Scheduling latency we tolerate under emulation, on top of one tick. */
+#define KT_SLACK_NS	(500 * MS)
+
+static struct kt_timer *kt_alloc(struct kunit *test, struct hwtimer_wheel *w, int n)
+{
+	struct kt_timer *kt = kt_kvzalloc(test, n * sizeof(*kt));
+	int i;
+
+	for (i = 0; i < n; i++)
+		kt_setup(&kt[i], w);
+	return kt;
+}
+
+static int kt_total_fires(struct kt_timer *kt, int n)
+{
+	int i, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += atomic_read(&kt[i].fires);
+	return sum;
+}
+
+static int kt_total_early(struct kt_timer *kt, int n)
+{
+	int i, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += atomic_read(&kt[i].early);
+	return sum;
+}
+
+/* Wait up to @ms for @n fires in total. */
+static bool kt_wait_fires(struct kt_timer *kt, int n, int want, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (kt_total_fires(kt, n) < want) {
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(5000, 10000);
+	}
+	return true;
+}
+
+static struct hwt_base *kt_base(struct hwtimer_wheel *w, unsigned int cpu)
+{
+	return per_cpu_ptr(w->bases, cpu);
+}
+
+static bool kt_any_hrtimer_armed(struct hwtimer_wheel *w)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (hrtimer_active(&kt_base(w, cpu)->hrt))
+			return true;
+	return false;
+}
+
+static unsigned int kt_nth_online_cpu(int n)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		if (!n--)
+			return cpu;
+	return cpumask_first(cpu_online_mask);
+}
+
+/* ---- hwtimer_realtime ---------------------------------------------------- */
+
+static void rt_fires_after_delay_in_softirq(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 20);
+	u64 max_late = 0;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, (i + 1) * MS), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, kt_wait_fires(kt, 20, 20, 5000), "only %d of 20 fired",
+			      kt_total_fires(kt, 20));
+	for (i = 0; i < 20; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&kt[i].fires), 1);
+		KUNIT_EXPECT_GE_MSG(test, kt[i].fired_at, kt[i].t.deadline, "timer %d early", i);
+		KUNIT_EXPECT_TRUE_MSG(test, kt[i].in_softirq, "timer %d not run in softirq", i);
+		max_late = max(max_late, kt[i].fired_at - kt[i].t.deadline);
+	}
+	KUNIT_EXPECT_LT(test, max_late, MS + KT_SLACK_NS);
+	kunit_info(test, "max lateness %llu us on a 1 ms tick\n", max_late / US);
+}
+
+/* The seeds' case: 125 ms delays on a 200 ms tick fire within [125, 325] ms. */
+static void rt_seed_125ms_on_200ms_tick(struct kunit *test)
+{
+	const int n = 100000;
+	const u64 tick = 200 * MS, delay = 125 * MS;
+	struct hwtimer_wheel *w = kt_real_wheel(test, tick, 512, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	u64 max_late = 0, over = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, kt_wait_fires(kt, n, n, 60000), "only %d of %d fired",
+			      kt_total_fires(kt, n), n);
+	KUNIT_EXPECT_EQ(test, kt_total_early(kt, n), 0);
+	for (i = 0; i < n; i++) {
+		u64 late = kt[i].fired_at - kt[i].t.deadline;
+
+		max_late = max(max_late, late);
+		if (late > tick)
+			over++;
+	}
+	/* A burst of 100k callbacks under TCG+KASAN takes real time: report it. */
+	KUNIT_EXPECT_LT(test, max_late, tick + 10 * KT_SLACK_NS);
+	kunit_info(test, "%d timers: max lateness %llu ms, %llu beyond one tick (burst time)\n",
+		   n, max_late / MS, over);
+}
+
+static void rt_idle_wheel_never_wakes(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	struct hwtimer_stats s;
+
+	msleep(1000);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ_MSG(test, s.wakeups, 0ULL, "idle wheel woke %llu times in 1 s", s.wakeups);
+	KUNIT_EXPECT_FALSE(test, kt_any_hrtimer_armed(w));
+
+	/* Start and cancel: the hrtimer must be disarmed with the last timer. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 100 * MS), 0);
+	KUNIT_EXPECT_TRUE(test, kt_any_hrtimer_armed(w));
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt->t), 1);
+	KUNIT_EXPECT_FALSE_MSG(test, kt_any_hrtimer_armed(w), "hrtimer armed with nothing pending");
+	msleep(300);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.wakeups, 0ULL);
+}
+
+static void rt_sparse_timer_programs_next_event(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	struct hwt_base *base;
+	struct hwtimer_stats s;
+	u64 exp;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 300 * MS), 0);
+	base = kt_base(w, kt->t.flags & HWT_CPUMASK);
+	exp = ktime_to_ns(hrtimer_get_expires(&base->hrt));
+	KUNIT_EXPECT_EQ_MSG(test, (exp - w->epoch_ns) % MS, 0ULL,
+			    "hrtimer not on a tick boundary of the epoch");
+	KUNIT_EXPECT_LE_MSG(test, exp, w->epoch_ns + kt->t.expires * MS,
+			    "hrtimer armed after the timer's tick");
+	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 1, 5000));
+	hwtimer_wheel_stats(w, &s);
+	/* One wakeup per level boundary crossed, not one per tick (300). */
+	KUNIT_EXPECT_LE_MSG(test, s.wakeups, (u64)w->levels + 1,
+			    "%llu wakeups for one timer 300 ticks away", s.wakeups);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->early), 0);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, kt_any_hrtimer_armed(w));
+	kunit_info(test, "one timer 300 ticks away: %llu wakeups\n", s.wakeups);
+}
+
+static void rt_periodic_self_rearm(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 16, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	/* Re-arm beyond the 16-tick span each time. */
+	kt->rearms = 4;
+	kt->rearm_delay = 40 * MS;
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 40 * MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 5, 10000));
+	msleep(100);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 5, "re-armed 4 times: 5 runs");
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->early), 0);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt->t));
+}
+
+struct kt_slow {
+	struct hwtimer t;
+	unsigned int sleep_ms;
+	bool sleep;		/* msleep (process context) or mdelay */
+	bool in_task;
+	atomic_t started;
+	atomic_t done;
+};
+
+static void kt_slow_fn(struct hwtimer *t)
+{
+	struct kt_slow *s = from_hwtimer(s, t, t);
+
+	s->in_task = in_task();
+	atomic_inc(&s->started);
+	if (s->sleep)
+		msleep(s->sleep_ms);
+	else
+		mdelay(s->sleep_ms);
+	atomic_inc(&s->done);
+}
+
+static struct kt_slow *kt_slow_alloc(struct kunit *test, struct hwtimer_wheel *w,
+				     unsigned int ms, bool sleep)
+{
+	struct kt_slow *s = kt_kvzalloc(test, sizeof(*s));
+
+	hwtimer_setup(&s->t, w, kt_slow_fn);
+	s->sleep_ms = ms;
+	s->sleep = sleep;
+	return s;
+}
+
+static bool kt_wait_started(struct kt_slow *s)
+{
+	int i;
+
+	for (i = 0; i < 2000 && !atomic_read(&s->started); i++)
+		usleep_range(500, 1000);
+	return atomic_read(&s->started);
+}
+
+static void rt_process_context_may_sleep(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, HWTIMER_WHEEL_PROCESS);
+	struct kt_slow *s = kt_slow_alloc(test, w, 5, true);
+	int i;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, 2 * MS), 0);
+	for (i = 0; i < 500 && !atomic_read(&s->done); i++)
+		usleep_range(10000, 20000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->done), 1);
+	KUNIT_EXPECT_TRUE_MSG(test, s->in_task, "process-context callback ran in interrupt");
+}
+
+static void rt_cancel_sync_waits_process(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, HWTIMER_WHEEL_PROCESS);
+	struct kt_slow *s = kt_slow_alloc(test, w, 100, true);
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&s->t), HWTIMER_RUNNING);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&s->t), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 1,
+			    "cancel_sync returned while the callback was still running");
+}
+
+static void rt_cancel_sync_waits_softirq(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_slow *s = kt_slow_alloc(test, w, 30, false);
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
+	hwtimer_cancel_sync(&s->t);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 1,
+			    "cancel_sync returned while the callback was still running");
+}
+
+/* A callback that re-arms itself for ever, until shut down. */
+static void kt_forever_fn(struct hwtimer *t)
+{
+	struct kt_timer *kt = from_hwtimer(kt, t, t);
+
+	atomic_inc(&kt->fires);
+	if (hwtimer_start(t, 2 * MS) == -EIDRM)
+		atomic_inc(&kt->early);	/* counts refused re-arms here */
+}
+
+static void rt_shutdown_stops_self_rearm(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	int fires;
+
+	hwtimer_setup(&kt->t, w, kt_forever_fn);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 2 * MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 3, 5000));
+	hwtimer_shutdown_sync(&kt->t);
+	fires = atomic_read(&kt->fires);
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_SHUTDOWN);
+	msleep(50);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), fires, "fired after shutdown");
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS), -EIDRM);
+}
+
+static void rt_destroy_waits_running_callback(struct kunit *test)
+{
+	struct hwtimer_wheel_config cfg = {
+		.name = kt_name(test), .tick_ns = MS, .slots = 64,
+		.flags = HWTIMER_WHEEL_PROCESS,
+	};
+	struct hwtimer_wheel *w = hwtimer_wheel_create(&cfg);
+	struct kt_slow *s;
+	struct kt_timer *kt;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	s = kt_slow_alloc(test, w, 100, true);
+	kt = kt_alloc(test, w, 1);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 100000 * MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, NULL, NULL), 1UL);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 1,
+			    "destroy returned while a callback was running");
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt->t));
+}
+
+static void rt_debugfs_stats(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 3);
+	char *path = kunit_kzalloc(test, 128, GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	struct seq_file m = { .size = 1024, .private = w };
+	struct file *f;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	m.buf = buf;
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 3, 3, 5000));
+	/* The file exists where the docs say (debugfs has no kernel_read). */
+	snprintf(path, 128, "/sys/kernel/debug/hwtimer/%s/stats", w->name);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		kunit_skip(test, "%s: %ld (is debugfs mounted?)", path, PTR_ERR(f));
+	filp_close(f, NULL);
+	/* And renders the wheel's counters. */
+	KUNIT_ASSERT_EQ(test, hwt_stats_show(&m, NULL), 0);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nfired 3\n"), "stats: %s", buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nstarted 3\n"), "stats: %s", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nwakeups "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nvisited "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\npending 0\n"));
+}
+
+struct kt_on_cpu {
+	struct hwtimer *t;
+	u64 delay;
+	int ret;
+};
+
+static long kt_start_fn(void *arg)
+{
+	struct kt_on_cpu *a = arg;
+
+	a->ret = hwtimer_modify(a->t, a->delay);
+	return 0;
+}
+
+static int kt_modify_on(unsigned int cpu, struct hwtimer *t, u64 delay)
+{
+	struct kt_on_cpu a = { .t = t, .delay = delay };
+
+	work_on_cpu(cpu, kt_start_fn, &a);
+	return a.ret;
+}
+
+struct kt_many {
+	struct kt_timer *kt;
+	int n;
+	u64 delay;
+	int bad;
+};
+
+static long kt_many_fn(void *arg)
+{
+	struct kt_many *a = arg;
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (hwtimer_start(&a->kt[i].t, a->delay + i * MS))
+			a->bad++;
+	return 0;
+}
+
+/* Start @n timers on @cpu with delays @delay + i ms; returns the failures. */
+static int kt_start_many_on(unsigned int cpu, struct kt_timer *kt, int n, u64 delay)
+{
+	struct kt_many a = { .kt = kt, .n = n, .delay = delay };
+
+	work_on_cpu(cpu, kt_many_fn, &a);
+	return a.bad;
+}
+
+static void rt_runs_on_starting_cpu(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		atomic_set(&kt->fires, 0);
+		KUNIT_ASSERT_EQ(test, kt_modify_on(cpu, &kt->t, 3 * MS), 0);
+		KUNIT_EXPECT_EQ_MSG(test, kt->t.flags & HWT_CPUMASK, cpu,
+				    "timer started on CPU %u queued elsewhere", cpu);
+		KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 1, 5000));
+		KUNIT_EXPECT_EQ_MSG(test, kt->fired_cpu, (int)cpu, "started on %u, ran on %d",
+				    cpu, kt->fired_cpu);
+	}
+}
+
+static void rt_modify_moves_to_local_cpu(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	unsigned int a = cpumask_first(cpu_online_mask);
+	unsigned int b = cpumask_next(a, cpu_online_mask);
+
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	KUNIT_ASSERT_EQ(test, kt_modify_on(a, &kt->t, 1000 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kt->t.flags & HWT_CPUMASK, a);
+	KUNIT_EXPECT_EQ(test, kt_modify_on(b, &kt->t, 1000 * MS), 1);
+	KUNIT_EXPECT_EQ_MSG(test, kt->t.flags & HWT_CPUMASK, b,
+			    "modify on CPU %u did not move it", b);
+	KUNIT_EXPECT_EQ(test, kt_base(w, a)->npending, 0UL);
+	KUNIT_EXPECT_EQ(test, kt_base(w, b)->npending, 1UL);
+	KUNIT_EXPECT_FALSE_MSG(test, hrtimer_active(&kt_base(w, a)->hrt),
+			       "the emptied base kept its hrtimer armed");
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt->t), 1);
+}
+
+static struct kunit_case realtime_cases[] = {
+	KUNIT_CASE(rt_fires_after_delay_in_softirq),
+	KUNIT_CASE(rt_seed_125ms_on_200ms_tick),
+	KUNIT_CASE(rt_idle_wheel_never_wakes),
+	KUNIT_CASE(rt_sparse_timer_programs_next_event),
+	KUNIT_CASE(rt_periodic_self_rearm),
+	KUNIT_CASE(rt_process_context_may_sleep),
+	KUNIT_CASE(rt_cancel_sync_waits_process),
+	KUNIT_CASE(rt_cancel_sync_waits_softirq),
+	KUNIT_CASE(rt_shutdown_stops_self_rearm),
+	KUNIT_CASE(rt_destroy_waits_running_callback),
+	KUNIT_CASE(rt_debugfs_stats),
+	KUNIT_CASE(rt_runs_on_starting_cpu),
+	KUNIT_CASE(rt_modify_moves_to_local_cpu),
+	{}
+};
+
+static struct kunit_suite realtime_suite = {
+	.name = "hwtimer_realtime",
+	.init = kt_init,
+	.exit = kt_cleanup,
+	.test_cases = realtime_cases,
+};
+
+/* ---- hwtimer_concurrency -------------------------------------------------- */
+
+/*
+ * The ledger: every successful arm of a timer must end exactly one way:
+ * its callback ran, a cancel returned 1, or a modify replaced it (returned
+ * 1). At the end, for every timer: arms == fired + cancelled + replaced.
+ */
+struct cc_timer {
+	struct hwtimer t;
+	atomic_t arms, fired, cancelled, replaced, early;
+	atomic_t rearm;		/* callback re-arms while this is set */
+};
+
+struct cc_ctx {
+	struct cc_timer *timers;
+	int ntimers;		/* the first @nshared are shared by all threads */
+	int nshared;
+	int per_thread;
+	atomic_t stop;
+	atomic_t ops;
+};
+
+static void cc_fn(struct hwtimer *t)
+{
+	struct cc_timer *ct = from_hwtimer(ct, t, t);
+
+	if (ktime_get_ns() < t->deadline)
+		atomic_inc(&ct->early);
+	atomic_inc(&ct->fired);
+	if (atomic_read(&ct->rearm) && hwtimer_start(t, (1 + get_random_u32() % 5) * MS) == 0)
+		atomic_inc(&ct->arms);
+}
+
+static void cc_op(struct cc_timer *ct)
+{
+	u32 r = get_random_u32();
+	u64 delay = (r >> 8) % (20 * MS);
+	int ret;
+
+	switch (r % 6) {
+	case 0:
+	case 1:
+		if (hwtimer_start(&ct->t, delay) == 0)
+			atomic_inc(&ct->arms);
+		break;
+	case 2:
+		ret = hwtimer_modify(&ct->t, delay);
+		if (ret >= 0)
+			atomic_inc(&ct->arms);
+		if (ret == 1)
+			atomic_inc(&ct->replaced);
+		break;
+	case 3:
+		if (hwtimer_cancel(&ct->t) == 1)
+			atomic_inc(&ct->cancelled);
+		break;
+	case 4:
+		if (hwtimer_cancel_sync(&ct->t) == 1)
+			atomic_inc(&ct->cancelled);
+		break;
+	case 5:
+		atomic_set(&ct->rearm, r & 0x100 ? 1 : 0);
+		break;
+	}
+}
+
+struct cc_thread {
+	struct cc_ctx *ctx;
+	int index;
+	struct completion done;
+};
+
+static int cc_thread_fn(void *arg)
+{
+	struct cc_thread *th = arg;
+	struct cc_ctx *ctx = th->ctx;
+
+	while (!atomic_read(&ctx->stop)) {
+		int i = get_random_u32() % (ctx->nshared + ctx->per_thread);
+
+		if (i >= ctx->nshared)
+			i = ctx->nshared + th->index * ctx->per_thread + (i - ctx->nshared);
+		cc_op(&ctx->timers[i]);
+		atomic_inc(&ctx->ops);
+		if (!(atomic_read(&ctx->ops) % 64))
+			cond_resched();
+	}
+	complete(&th->done);
+	return 0;
+}
+
+static void cc_ledger_run(struct kunit *test, u32 flags, unsigned int ms)
+{
+	const int nthreads = num_online_cpus() + 2, nshared = 32, per_thread = 32;
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, flags);
+	struct cc_thread *th = kt_kvzalloc(test, nthreads * sizeof(*th));
+	struct cc_ctx *ctx = kt_kvzalloc(test, sizeof(*ctx));
+	long arms = 0, ends = 0, fired = 0;
+	int i, bad = 0;
+
+	ctx->nshared = nshared;
+	ctx->per_thread = per_thread;
+	ctx->ntimers = nshared + nthreads * per_thread;
+	ctx->timers = kt_kvzalloc(test, ctx->ntimers * sizeof(*ctx->timers));
+	for (i = 0; i < ctx->ntimers; i++)
+		hwtimer_setup(&ctx->timers[i].t, w, cc_fn);
+
+	for (i = 0; i < nthreads; i++) {
+		struct task_struct *task;
+
+		th[i].ctx = ctx;
+		th[i].index = i;
+		init_completion(&th[i].done);
+		task = kthread_create(cc_thread_fn, &th[i], "hwt_cc/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		if (i < num_online_cpus())
+			kthread_bind(task, kt_nth_online_cpu(i));
+		wake_up_process(task);
+	}
+	msleep(ms);
+	atomic_set(&ctx->stop, 1);
+	for (i = 0; i < nthreads; i++)
+		wait_for_completion(&th[i].done);
+
+	/* Stop self re-arming, then settle every timer. */
+	for (i = 0; i < ctx->ntimers; i++)
+		atomic_set(&ctx->timers[i].rearm, 0);
+	for (i = 0; i < ctx->ntimers; i++)
+		if (hwtimer_cancel_sync(&ctx->timers[i].t) == 1)
+			atomic_inc(&ctx->timers[i].cancelled);
+
+	for (i = 0; i < ctx->ntimers; i++) {
+		struct cc_timer *ct = &ctx->timers[i];
+		int a = atomic_read(&ct->arms);
+		int e = atomic_read(&ct->fired) + atomic_read(&ct->cancelled) +
+			atomic_read(&ct->replaced);
+
+		arms += a;
+		ends += e;
+		fired += atomic_read(&ct->fired);
+		if (a != e && bad++ < 5)
+			KUNIT_FAIL(test, "timer %d: %d arms, %d fired + %d cancelled + %d replaced",
+				   i, a, atomic_read(&ct->fired), atomic_read(&ct->cancelled),
+				   atomic_read(&ct->replaced));
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ct->early), 0, "timer %d fired early", i);
+	}
+	KUNIT_EXPECT_EQ(test, arms, ends);
+	KUNIT_EXPECT_GT_MSG(test, fired, 0L, "nothing fired: the test exercised no expiry");
+	kunit_info(test, "%d threads, %d ops: %ld arms = %ld fired + %ld cancelled/replaced\n",
+		   nthreads, atomic_read(&ctx->ops), arms, fired, ends - fired);
+}
+
+static void cc_ledger_softirq(struct kunit *test)
+{
+	cc_ledger_run(test, 0, 1500);
+}
+
+static void cc_ledger_process(struct kunit *test)
+{
+	cc_ledger_run(test, HWTIMER_WHEEL_PROCESS, 1000);
+}
+
+/* Cancels racing expiry of the same tick on another CPU: fired XOR cancelled. */
+struct cc_race {
+	struct cc_timer *timers;
+	int n;
+	int cancelled;
+	struct completion done;
+};
+
+static int cc_cancel_thread(void *arg)
+{
+	struct cc_race *r = arg;
+	int i;
+
+	/* Expiry runs the slot last-in first-out: walk the other way. */
+	for (i = 0; i < r->n; i++) {
+		if (hwtimer_cancel(&r->timers[i].t) == 1) {
+			atomic_inc(&r->timers[i].cancelled);
+			r->cancelled++;
+		}
+	}
+	complete(&r->done);
+	return 0;
+}
+
+static void cc_cancel_races_expiry(struct kunit *test)
+{
+	const int n = 3000;
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct cc_race *r = kt_kvzalloc(test, sizeof(*r));
+	unsigned int cpu = cpumask_last(cpu_online_mask);
+	struct task_struct *task;
+	int i, both = 0, neither = 0, fired = 0;
+	u64 deadline, now;
+
+	r->n = n;
+	r->timers = kt_kvzalloc(test, n * sizeof(*r->timers));
+	init_completion(&r->done);
+	deadline = ktime_get_ns() + 300 * MS;
+	for (i = 0; i < n; i++) {
+		hwtimer_setup(&r->timers[i].t, w, cc_fn);
+		KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&r->timers[i].t, deadline), 0);
+	}
+	task = kthread_create(cc_cancel_thread, r, "hwt_race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, cpu);
+	/* Start cancelling just before the deadline, so the two overlap. */
+	while ((now = ktime_get_ns()) < deadline - 3 * MS)
+		usleep_range(100, 200);
+	wake_up_process(task);
+	wait_for_completion(&r->done);
+	msleep(100);
+	for (i = 0; i < n; i++) {
+		int f = atomic_read(&r->timers[i].fired), c = atomic_read(&r->timers[i].cancelled);
+
+		fired += f;
+		both += f && c;
+		neither += !f && !c;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, both, 0, "timers both fired and cancelled");
+	KUNIT_EXPECT_EQ_MSG(test, neither, 0, "timers neither fired nor cancelled");
+	KUNIT_EXPECT_EQ(test, fired + r->cancelled, n);
+	kunit_info(test, "%d timers: %d fired, %d cancelled on CPU %u, racing %s\n", n, fired,
+		   r->cancelled, cpu, fired && r->cancelled ? "yes" : "no (timing)");
+}
+
+static void cc_cancel_sync_from_other_cpu(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_slow *s = kt_slow_alloc(test, w, 40, false);
+	unsigned int a = cpumask_first(cpu_online_mask);
+	unsigned int b = cpumask_next(a, cpu_online_mask);
+	struct kt_on_cpu arg = { .t = &s->t, .delay = MS };
+
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	/* Arm on CPU b, wait for its callback, cancel_sync from elsewhere. */
+	work_on_cpu(b, kt_start_fn, &arg);
+	KUNIT_ASSERT_EQ(test, arg.ret, 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
+	hwtimer_cancel_sync(&s->t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->done), 1);
+}
+
+static void cc_hotplug_migrates(struct kunit *test)
+{
+	const int n = 200;
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	unsigned int cpu = cpumask_last(cpu_online_mask);
+	struct hwtimer_stats s;
+	int i, ret, ran_there = 0;
+
+	if (num_online_cpus() < 2 || !cpu)
+		kunit_skip(test, "needs a second online CPU");
+	/* Long enough that none fires before the CPU is gone, even under TCG. */
+	KUNIT_ASSERT_EQ(test, kt_start_many_on(cpu, kt, n, 2000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, kt_base(w, cpu)->npending, (unsigned long)n);
+	ret = remove_cpu(cpu);
+	if (ret)
+		kunit_skip(test, "CPU %u cannot go offline: %d", cpu, ret);
+	KUNIT_EXPECT_EQ_MSG(test, kt_base(w, cpu)->npending, 0UL,
+			    "timers left on the dead CPU's base");
+	KUNIT_EXPECT_TRUE(test, kt_wait_fires(kt, n, n, 20000));
+	ret = add_cpu(cpu);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	msleep(50);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[i].fires), 1, "timer %d", i);
+		ran_there += kt[i].fired_cpu == cpu;
+	}
+	KUNIT_EXPECT_EQ(test, kt_total_early(kt, n), 0);
+	KUNIT_EXPECT_EQ_MSG(test, ran_there, 0, "timers ran on the CPU while it was offline");
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, s.fired, (u64)n);
+}
+
+static struct kunit_case concurrency_cases[] = {
+	KUNIT_CASE(cc_ledger_softirq),
+	KUNIT_CASE(cc_ledger_process),
+	KUNIT_CASE(cc_cancel_races_expiry),
+	KUNIT_CASE(cc_cancel_sync_from_other_cpu),
+	KUNIT_CASE(cc_hotplug_migrates),
+	{}
+};
+
+static struct kunit_suite concurrency_suite = {
+	.name = "hwtimer_concurrency",
+	.init = kt_init,
+	.exit = kt_cleanup,
+	.test_cases = concurrency_cases,
+};
+
+kunit_test_suites(&realtime_suite, &concurrency_suite);

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for the wheel's logic, driven by a manual clock so every
+ * case is exact and fast: hwtimer_config, hwtimer_place, hwtimer_wheel.
+ */
+#include <linux/err.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "hwtimer_kunit.h"
+
+#define MS	1000000ULL
+
+static struct kt_timer *kt_alloc(struct kunit *test, struct hwtimer_wheel *w, int n)
+{
+	struct kt_timer *kt = kt_kvzalloc(test, n * sizeof(*kt));
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, kt);
+	for (i = 0; i < n; i++)
+		kt_setup(&kt[i], w);
+	return kt;
+}
+
+/* ---- hwtimer_config ------------------------------------------------------ */
+
+struct kt_bad_config {
+	const char *desc;
+	struct hwtimer_wheel_config cfg;
+	int err;
+};
+
+static const struct kt_bad_config kt_bad_configs[] = {
+	{ "no name", { .name = NULL, .tick_ns = MS, .slots = 64 }, -EINVAL },
+	{ "empty name", { .name = "", .tick_ns = MS, .slots = 64 }, -EINVAL },
+	{ "slash in name", { .name = "a/b", .tick_ns = MS, .slots = 64 }, -EINVAL },
+	{ "dot-dot name", { .name = "..", .tick_ns = MS, .slots = 64 }, -EINVAL },
+	{ "name too long", { .name = "0123456789012345678901234567890123456789",
+			     .tick_ns = MS, .slots = 64 }, -ENAMETOOLONG },
+	{ "tick below minimum", { .name = "kbad", .tick_ns = HWTIMER_TICK_MIN_NS - 1,
+				  .slots = 64 }, -ERANGE },
+	{ "tick zero", { .name = "kbad", .tick_ns = 0, .slots = 64 }, -ERANGE },
+	{ "tick above maximum", { .name = "kbad", .tick_ns = HWTIMER_TICK_MAX_NS + 1,
+				  .slots = 64 }, -ERANGE },
+	{ "tick u64 max", { .name = "kbad", .tick_ns = U64_MAX, .slots = 64 }, -ERANGE },
+	{ "slots below minimum", { .name = "kbad", .tick_ns = MS,
+				   .slots = HWTIMER_SLOTS_MIN - 1 }, -ERANGE },
+	{ "slots above maximum", { .name = "kbad", .tick_ns = MS,
+				   .slots = HWTIMER_SLOTS_MAX + 1 }, -ERANGE },
+	{ "slots u32 max", { .name = "kbad", .tick_ns = MS, .slots = U32_MAX }, -ERANGE },
+	{ "unknown flag", { .name = "kbad", .tick_ns = MS, .slots = 64,
+			    .flags = 0x80 }, -EINVAL },
+};
+
+static void kt_bad_config_desc(const struct kt_bad_config *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(kt_bad_config, kt_bad_configs, kt_bad_config_desc);
+
+static void config_rejects_bad(struct kunit *test)
+{
+	const struct kt_bad_config *c = test->param_value;
+	struct hwtimer_wheel *w = hwtimer_wheel_create(&c->cfg);
+
+	if (!IS_ERR(w))
+		hwtimer_wheel_destroy(w, NULL, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(w), (long)c->err,
+			    "config '%s' must fail with %d", c->desc, c->err);
+}
+
+static void config_null_is_einval(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, PTR_ERR(hwtimer_wheel_create(NULL)), -EINVAL);
+}
+
+static void config_rounds_slots_up(struct kunit *test)
+{
+	static const u32 in[] = { 16, 17, 100, 512, 513, 65535, 65536 };
+	static const u32 out[] = { 16, 32, 128, 512, 1024, 65536, 65536 };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		struct hwtimer_wheel *w = kt_manual_wheel(test, MS, in[i], 0);
+
+		KUNIT_EXPECT_EQ_MSG(test, hwtimer_wheel_slots(w), out[i],
+				    "slots=%u must round to %u", in[i], out[i]);
+		/* The top level must span the whole u64 tick range. */
+		KUNIT_EXPECT_GE_MSG(test, w->lvl0_bits + (w->levels - 1) * HWT_LVL_BITS, 64u,
+				    "slots=%u: %u levels do not cover 64 bits", in[i], w->levels);
+		KUNIT_EXPECT_LE(test, w->levels, (u32)HWT_MAX_LEVELS);
+		kt_destroy_all(test);
+	}
+}
+
+static void config_duplicate_name(struct kunit *test)
+{
+	struct hwtimer_wheel_config cfg = { .name = kt_name(test), .tick_ns = MS, .slots = 64 };
+	struct hwtimer_wheel *a, *b;
+
+	a = hwtimer_wheel_create(&cfg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	b = hwtimer_wheel_create(&cfg);
+	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(b), -EEXIST, "second wheel named %s", cfg.name);
+	if (!IS_ERR(b))
+		hwtimer_wheel_destroy(b, NULL, NULL);
+	hwtimer_wheel_destroy(a, NULL, NULL);
+	/* The name is free again once destroyed. */
+	a = hwtimer_wheel_create(&cfg);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(a));
+	if (!IS_ERR(a))
+		hwtimer_wheel_destroy(a, NULL, NULL);
+}
+
+static void config_tick_bounds_accepted(struct kunit *test)
+{
+	struct hwtimer_wheel *w;
+
+	w = kt_manual_wheel(test, HWTIMER_TICK_MIN_NS, HWTIMER_SLOTS_MIN, 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MIN_NS);
+	w = kt_manual_wheel(test, HWTIMER_TICK_MAX_NS, HWTIMER_SLOTS_MAX, 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MAX_NS);
+}
+
+static void config_default_wheel(struct kunit *test)
+{
+	struct hwtimer_wheel *w = hwtimer_default_wheel();
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_STREQ(test, w->name, "default");
+	KUNIT_EXPECT_GE(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MIN_NS);
+	KUNIT_EXPECT_TRUE(test, is_power_of_2(hwtimer_wheel_slots(w)));
+}
+
+static struct kunit_case config_cases[] = {
+	KUNIT_CASE_PARAM(config_rejects_bad, kt_bad_config_gen_params),
+	KUNIT_CASE(config_null_is_einval),
+	KUNIT_CASE(config_rounds_slots_up),
+	KUNIT_CASE(config_duplicate_name),
+	KUNIT_CASE(config_tick_bounds_accepted),
+	KUNIT_CASE(config_default_wheel),
+	{}
+};
+
+static struct kunit_suite config_suite = {
+	.name = "hwtimer_config",
+	.init = kt_init,
+	.exit = kt_cleanup,
+	.test_cases = config_cases,
+};
+
+/* ---- hwtimer_place --------------------------------------------------------- */
+
+static void place_expiry_tick_rounds_up(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, MS - 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, MS), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, MS + 1), 2ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, U64_MAX), div64_u64(U64_MAX, MS) + 1);
+}
+
+static void place_level_boundaries(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	u64 clk = 1000;
+
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk, clk), 0u);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk - 5, clk), 0u);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 63, clk), 0u);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 64, clk), 1u);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 64 * 64 - 1, clk), 1u);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 64 * 64, clk), 2u);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, U64_MAX, clk), w->levels - 1);
+	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, U64_MAX, 0), w->levels - 1);
+}
+
+static struct kunit_case place_cases[] = {
+	KUNIT_CASE(place_expiry_tick_rounds_up),
+	KUNIT_CASE(place_level_boundaries),
+	{}
+};
+
+static struct kunit_suite place_suite = {
+	.name = "hwtimer_place",
+	.init = kt_init,
+	.exit = kt_cleanup,
+	.test_cases = place_cases,
+};
+
+/* ---- hwtimer_wheel: manual clock --------------------------------------------- */
+
+/*
+ * Start a timer @delay after @start, then check it is not fired just before
+ * the first tick boundary at or after its deadline, and fired at it.
+ */
+static void kt_check_exact(struct kunit *test, struct hwtimer_wheel *w, u64 start, u64 delay)
+{
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	u64 tick = hwtimer_wheel_tick_ns(w);
+	u64 deadline, boundary;
+
+	hwt_manual_advance(w, start);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay), 0);
+	deadline = min_t(u64, start + delay, KTIME_MAX);
+	boundary = hwt_expiry_tick(w, deadline) * tick;
+	KUNIT_ASSERT_GE(test, boundary, deadline);
+	hwt_manual_advance(w, boundary - 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 0,
+			    "delay %llu fired early, at %llu before its tick %llu",
+			    delay, kt->fired_at, boundary);
+	hwt_manual_advance(w, boundary);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 1,
+			    "delay %llu did not fire at its tick boundary %llu", delay, boundary);
+	KUNIT_EXPECT_GE(test, kt->fired_at, deadline);
+	KUNIT_EXPECT_LT(test, kt->fired_at - deadline, tick);
+}
+
+static const u64 kt_delays[] = {
+	0, 1, MS - 1, MS, MS + 1, 63 * MS, 64 * MS, 65 * MS,
+	64 * 64 * MS - 1, 64 * 64 * MS, 64 * 64 * MS + 1, 100 * 64 * MS + 7,
+	64ULL * 64 * 64 * MS + 3, 1000000ULL * MS, 123456789ULL * MS + 5,
+};
+
+static void kt_delay_desc(const u64 *d, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "delay %llu ns", *d);
+}
+KUNIT_ARRAY_PARAM(kt_delay, kt_delays, kt_delay_desc);
+
+static void wheel_never_early_exact_tick(struct kunit *test)
+{
+	const u64 *delay = test->param_value;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+
+	/* Starting off a tick boundary, and after the clock has run a while. */
+	kt_check_exact(test, w, 12345, *delay);
+	kt_check_exact(test, w, 7777 * MS + 999, *delay);
+}
+
+static void wheel_huge_delay_clamped(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 2);
+
+	hwt_manual_advance(w, 5 * MS);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, U64_MAX), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[1].t, U64_MAX), 0);
+	KUNIT_EXPECT_EQ_MSG(test, kt[0].t.deadline, (u64)KTIME_MAX,
+			    "U64_MAX delay must clamp to KTIME_MAX, not wrap");
+	KUNIT_EXPECT_EQ(test, kt[1].t.deadline, (u64)KTIME_MAX);
+	hwt_manual_advance(w, 1ULL << 62);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[1].fires), 0);
+	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&kt[0].t));
+	/* KTIME_MAX is "never": the clock cannot reach its tick boundary. */
+	hwt_manual_advance(w, KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[1].t), 1);
+}
+
+static void wheel_abs_in_past_fires_next_tick(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	hwt_manual_advance(w, 50 * MS + 10);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt->t, 3 * MS), 0);
+	hwt_manual_advance(w, 51 * MS - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
+	hwt_manual_advance(w, 51 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 1,
+			    "a past deadline must fire at the next tick");
+}
+
+static void wheel_start_pending_is_ealready(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 10 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, 2 * MS), -EALREADY);
+	/* The original deadline still holds. */
+	hwt_manual_advance(w, 5 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
+	hwt_manual_advance(w, 10 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
+}
+
+static void wheel_modify(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_modify(&kt->t, 10 * MS), 0,
+			    "modify of an idle timer arms it and returns 0");
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, 3000 * MS), 1);
+	hwt_manual_advance(w, 2999 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 0, "fired at the old deadline");
+	KUNIT_EXPECT_EQ(test, hwtimer_modify_abs(&kt->t, 3500 * MS), 1);
+	hwt_manual_advance(w, 3499 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
+	hwt_manual_advance(w, 3500 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS), 0);
+}
+
+static void wheel_cancel(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 2);
+	struct hwtimer_stats s;
+
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 5 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 5 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 1);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt[0].t));
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 0);
+	hwt_manual_advance(w, 100 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[0].fires), 0, "a cancelled timer fired");
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[1].fires), 1);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_cancel(&kt[1].t), 0, "cancel after fire must say 0");
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.started, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.fired, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.pending, 0ULL);
+}
+
+static void wheel_cancel_sync_idle_and_pending(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&kt->t), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5000 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&kt->t), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_IDLE);
+}
+
+static void wheel_shutdown_refuses_rearm(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	struct hwtimer_stats s;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_shutdown_sync(&kt->t), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_SHUTDOWN);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS), -EIDRM);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS), -EIDRM);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.rejected, 2ULL);
+	/* Setting it up again makes it usable. */
+	hwtimer_setup(&kt->t, w, kt_fn);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS), 0);
+	hwt_manual_advance(w, 10 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
+}
+
+static void wheel_state_queries(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_IDLE);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt->t));
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_PENDING);
+	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&kt->t));
+	hwt_manual_advance(w, 5 * MS);
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_IDLE);
+}
+
+/* A callback that records what hwtimer_state() says about its own timer. */
+static enum hwtimer_state kt_seen_state;
+
+static void kt_state_fn(struct hwtimer *t)
+{
+	kt_seen_state = hwtimer_state(t);
+}
+
+static void wheel_state_running_in_callback(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+
+	hwtimer_setup(&kt->t, w, kt_state_fn);
+	kt_seen_state = HWTIMER_IDLE;
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, MS), 0);
+	hwt_manual_advance(w, MS);
+	KUNIT_EXPECT_EQ(test, kt_seen_state, HWTIMER_RUNNING);
+}
+
+static void wheel_rearm_beyond_span(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 16, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	/* Three wheel revolutions and a bit: cascades every time. */
+	u64 delay = 3 * 16 * MS + 5 * MS, t = 0;
+	int i;
+
+	kt->rearms = 9;
+	kt->rearm_delay = delay;
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay), 0);
+	for (i = 1; i <= 10; i++) {
+		t += delay;
+		hwt_manual_advance(w, t - 1);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), i - 1, "run %d early", i);
+		hwt_manual_advance(w, t);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), i, "run %d missing", i);
+	}
+	hwt_manual_advance(w, t + 100 * delay);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 10, "must run exactly 10 times");
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt->t));
+}
+
+static void kt_count_unprocessed(struct hwtimer *t, void *arg)
+{
+	unsigned long *n = arg;
+
+	/* Handed back detached: a start on the stopped wheel must fail. */
+	if (!hwtimer_pending(t) && hwtimer_start(t, MS) == -ESHUTDOWN)
+		(*n)++;
+}
+
+static void wheel_destroy_after_fired_returns_zero(struct kunit *test)
+{
+	struct hwtimer_wheel_config cfg = { .name = kt_name(test), .tick_ns = MS, .slots = 64 };
+	struct hwtimer_wheel *w = hwt_wheel_create_manual(&cfg);
+	struct kt_timer *kt;
+	unsigned long n = 0;
+	int i;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	kt = kt_alloc(test, w, 10);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (i + 1) * MS), 0);
+	hwt_manual_advance(w, 20 * MS);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, kt_count_unprocessed, &n), 0UL);
+	KUNIT_EXPECT_EQ(test, n, 0UL);
+}
+
+static void wheel_destroy_hands_back_pending(struct kunit *test)
+{
+	struct hwtimer_wheel_config cfg = { .name = kt_name(test), .tick_ns = MS, .slots = 64 };
+	struct hwtimer_wheel *w = hwt_wheel_create_manual(&cfg);
+	struct kt_timer *kt;
+	unsigned long n = 0;
+	int i;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	kt = kt_alloc(test, w, 100);
+	/* Spread over level 0, the due list and coarse levels. */
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (u64)i * i * i * MS), 0);
+	/* Delays 0 and 1 ms fire at the first tick boundary; 98 stay pending. */
+	hwt_manual_advance(w, MS);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, kt_count_unprocessed, &n), 98UL);
+	KUNIT_EXPECT_EQ_MSG(test, n, 98UL,
+			    "every handed-back timer must be detached and refuse a restart");
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[1].fires), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[2].fires), 0);
+}
+
+static void wheel_max_pending(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 3);
+	struct kt_timer *kt = kt_alloc(test, w, 4);
+	struct hwtimer_stats s;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, 10 * MS), 0);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS), -EBUSY, "cap of 3 exceeded");
+	KUNIT_EXPECT_FALSE_MSG(test, hwtimer_pending(&kt[3].t), "a rejected start changed state");
+	/* Re-arming a pending timer at the cap is not a new timer. */
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 20 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[1].t), 1);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS), 0, "accepted after a cancel");
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS), -EBUSY);
+	hwt_manual_advance(w, 10 * MS);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS), 0);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.rejected, 2ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w->npending), 2LL);
+}
+
+/* 100k timers due 100 revolutions away: ticks that expire nothing visit nothing. */
+static void wheel_far_future_costs_nothing_per_tick(struct kunit *test)
+{
+	const int n = 100000;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 512, 0);
+	u64 rev = 512 * MS, step, t;
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	struct hwtimer_stats s0, s1;
+	int i, fired = 0;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 100 * rev + (u64)(i % 512) * MS), 0);
+	hwtimer_wheel_stats(w, &s0);
+	/* Walk 50 revolutions tick by tick: nothing is due. */
+	for (t = MS; t <= 50 * rev; t += MS)
+		hwt_manual_advance(w, t);
+	hwtimer_wheel_stats(w, &s1);
+	KUNIT_EXPECT_EQ_MSG(test, s1.visited - s0.visited, 0ULL,
+			    "ticks with nothing due visited %llu entries",
+			    s1.visited - s0.visited);
+	KUNIT_EXPECT_EQ(test, s1.fired, 0ULL);
+	/* And then all fire, each at most a few cascades in its life. */
+	for (step = 0; step < 600; step++)
+		hwt_manual_advance(w, 100 * rev + step * MS);
+	hwtimer_wheel_stats(w, &s1);
+	for (i = 0; i < n; i++)
+		fired += atomic_read(&kt[i].fires);
+	KUNIT_EXPECT_EQ(test, fired, n);
+	KUNIT_EXPECT_LE_MSG(test, s1.cascaded, (u64)(w->levels - 1) * n,
+			    "each timer may cascade at most once per level");
+	kunit_info(test, "far future: %d timers, %llu ticks with work, %llu visits, %llu cascades\n",
+		   n, s1.ticks, s1.visited, s1.cascaded);
+}
+
+/* Random delays over many levels on a small wheel: every timer exact. */
+static int kt_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void wheel_random_cascades_exact(struct kunit *test)
+{
+	const int n = 3000;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 16, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	u64 *ticks = kt_kvzalloc(test, n * sizeof(u64));
+	u64 now = 0;
+	int i, j, fired;
+
+	KUNIT_ASSERT_NOT_NULL(test, ticks);
+	for (i = 0; i < n; i++) {
+		/* Distances of up to 16 * 64^3 ticks: levels 0 to 4. */
+		u64 delay = (get_random_u32() % (16U * 64 * 64 * 64)) * MS + get_random_u32() % MS;
+
+		if (i % 3 == 0) {
+			now += get_random_u32() % (50 * MS);
+			hwt_manual_advance(w, now);
+		}
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay), 0);
+		ticks[i] = kt[i].t.expires;
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_GE_MSG(test, ticks[i] * MS, kt[i].t.deadline, "timer %d early", i);
+		KUNIT_EXPECT_LT_MSG(test, ticks[i] * MS - kt[i].t.deadline, MS,
+				    "timer %d more than a tick late", i);
+	}
+	sort(ticks, n, sizeof(u64), kt_cmp_u64, NULL);
+	for (i = 0; i < n; i = j) {
+		u64 tk = ticks[i];
+
+		for (j = i; j < n && ticks[j] == tk; j++)
+			;
+		if (tk * MS > now) {
+			hwt_manual_advance(w, tk * MS - 1);
+			now = tk * MS - 1;
+			for (fired = 0, j = 0; j < n; j++)
+				fired += atomic_read(&kt[j].fires);
+			KUNIT_ASSERT_EQ_MSG(test, fired, i, "timers fired before tick %llu", tk);
+			hwt_manual_advance(w, tk * MS);
+			now = tk * MS;
+		}
+		for (fired = 0, j = 0; j < n; j++)
+			fired += atomic_read(&kt[j].fires);
+		for (j = i; j < n && ticks[j] == tk; j++)
+			;
+		KUNIT_ASSERT_GE_MSG(test, fired, j, "timers due at tick %llu did not fire", tk);
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[i].fires), 1, "timer %d fired %d times",
+				    i, atomic_read(&kt[i].fires));
+}
+
+static void wheel_burst_is_batched(struct kunit *test)
+{
+	const int n = 5 * HWT_EXPIRE_BATCH + 7;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	unsigned int cpu = raw_smp_processor_id();
+	struct hwtimer_stats s;
+	int i, passes = 1;
+
+	/* All on one CPU's base: pin while starting. */
+	preempt_disable();
+	cpu = smp_processor_id();
+	for (i = 0; i < n; i++)
+		hwtimer_start(&kt[i].t, 3 * MS);
+	preempt_enable();
+	WRITE_ONCE(w->manual_now, 3 * MS);
+	KUNIT_EXPECT_TRUE_MSG(test, hwt_manual_run_once(w, cpu),
+			      "a burst of %d must not finish in one pass", n);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.fired, (u64)HWT_EXPIRE_BATCH);
+	while (hwt_manual_run_once(w, cpu))
+		passes++;
+	passes++;
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ_MSG(test, s.fired, (u64)n, "a batched burst lost timers");
+	KUNIT_EXPECT_EQ(test, passes, DIV_ROUND_UP(n, HWT_EXPIRE_BATCH));
+	KUNIT_EXPECT_EQ(test, s.pending, 0ULL);
+}
+
+static void wheel_lateness_stats(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 2);
+	struct hwtimer_stats s;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[0].t, 2 * MS + 1), 0);
+	hwt_manual_advance(w, 3 * MS);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.late, 0ULL);
+	KUNIT_EXPECT_EQ(test, s.max_late_ns, MS - 1);
+	/* Processing 10 ticks late counts as a late fire. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[1].t, 5 * MS), 0);
+	hwt_manual_advance(w, 15 * MS);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.late, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.max_late_ns, 10 * MS);
+}
+
+static void wheel_many_same_tick(struct kunit *test)
+{
+	const int n = 2000;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	int i, fired = 0;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[i].t, 40 * MS), 0);
+	for (i = 0; i < n; i += 2)
+		KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[i].t), 1);
+	hwt_manual_advance(w, 40 * MS);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[i].fires), i % 2,
+				    "timer %d: cancelled ones must not fire, others once", i);
+		fired += atomic_read(&kt[i].fires);
+	}
+	KUNIT_EXPECT_EQ(test, fired, n / 2);
+}
+
+static struct kunit_case wheel_cases[] = {
+	KUNIT_CASE_PARAM(wheel_never_early_exact_tick, kt_delay_gen_params),
+	KUNIT_CASE(wheel_huge_delay_clamped),
+	KUNIT_CASE(wheel_abs_in_past_fires_next_tick),
+	KUNIT_CASE(wheel_start_pending_is_ealready),
+	KUNIT_CASE(wheel_modify),
+	KUNIT_CASE(wheel_cancel),
+	KUNIT_CASE(wheel_cancel_sync_idle_and_pending),
+	KUNIT_CASE(wheel_shutdown_refuses_rearm),
+	KUNIT_CASE(wheel_state_queries),
+	KUNIT_CASE(wheel_state_running_in_callback),
+	KUNIT_CASE(wheel_rearm_beyond_span),
+	KUNIT_CASE(wheel_destroy_after_fired_returns_zero),
+	KUNIT_CASE(wheel_destroy_hands_back_pending),
+	KUNIT_CASE(wheel_max_pending),
+	KUNIT_CASE(wheel_far_future_costs_nothing_per_tick),
+	KUNIT_CASE(wheel_random_cascades_exact),
+	KUNIT_CASE(wheel_burst_is_batched),
+	KUNIT_CASE(wheel_lateness_stats),
+	KUNIT_CASE(wheel_many_same_tick),
+	{}
+};
+
+static struct kunit_suite wheel_suite = {
+	.name = "hwtimer_wheel",
+	.init = kt_init,
+	.exit = kt_cleanup,
+	.test_cases = wheel_cases,
+};
+
+kunit_test_suites(&config_suite, &place_suite, &wheel_suite);

@@ -369,12 +369,13 @@ static void hwt_forward(struct hwt_base *base, u64 now)
 }
 
 /* Run the first timer of @due. Drops and retakes @base->lock. */
-static void hwt_expire_one(struct hwt_base *base, u64 now)
+static void hwt_expire_one(struct hwt_base *base)
 	__must_hold(&base->lock)
 {
 	struct hwtimer_wheel *w = base->wheel;
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
+	u64 now = hwt_now(w);
 	u64 late = now > t->deadline ? now - t->deadline : 0;
 
 	hwt_detach(base, t);
@@ -384,6 +385,8 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	base->stats.visited++;
 	if (late > w->tick_ns)
 		base->stats.late++;
+	if (now < t->deadline)
+		base->stats.early++;
 	if (late > base->stats.max_late_ns)
 		base->stats.max_late_ns = late;
 
@@ -434,7 +437,7 @@ static bool hwt_run(struct hwt_base *base)
 				more = true;
 				break;
 			}
-			hwt_expire_one(base, now);
+			hwt_expire_one(base);
 			if (w->stopped || base->offline)
 				break;
 			continue;
@@ -897,6 +900,7 @@ void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stat
 		stats->cancelled += s->cancelled;
 		stats->rejected += s->rejected;
 		stats->late += s->late;
+		stats->early += s->early;
 		stats->max_late_ns = max(stats->max_late_ns, s->max_late_ns);
 		stats->pending += base->npending;
 		stats->ticks += s->ticks;
@@ -918,8 +922,8 @@ VISIBLE_IF_KUNIT int hwt_stats_show(struct seq_file *m, void *v)
 		   w->tick_ns, w->slots, w->levels, w->max_pending);
 	seq_printf(m, "started %llu\nfired %llu\ncancelled %llu\nrejected %llu\n",
 		   s.started, s.fired, s.cancelled, s.rejected);
-	seq_printf(m, "late %llu\nmax_late_ns %llu\npending %llu\n",
-		   s.late, s.max_late_ns, s.pending);
+	seq_printf(m, "late %llu\nearly %llu\nmax_late_ns %llu\npending %llu\n",
+		   s.late, s.early, s.max_late_ns, s.pending);
 	seq_printf(m, "ticks %llu\nwakeups %llu\nvisited %llu\ncascaded %llu\n",
 		   s.ticks, s.wakeups, s.visited, s.cascaded);
 	return 0;

@@ -119,6 +119,7 @@ enum hwtimer_state {
  * @cancelled: pending timers removed by cancel (not counting re-arms)
  * @rejected: starts refused (pending cap, stopped wheel, shut down timer)
  * @late: fires more than one tick after the deadline
+ * @early: fires before the deadline: always 0, counted to prove it
  * @max_late_ns: the largest lateness seen (expiry time - deadline)
  * @pending: timers pending now
  * @ticks: ticks that had work (expired or cascaded something)
@@ -132,6 +133,7 @@ struct hwtimer_stats {
 	u64	cancelled;
 	u64	rejected;
 	u64	late;
+	u64	early;
 	u64	max_late_ns;
 	u64	pending;
 	u64	ticks;

@@ -1,37 +1,878 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/hwtimer: placeholder misc device until the user-space ABI lands.
+ * /dev/hwtimer: many timeouts behind one file descriptor.
+ *
+ * User space arms, cancels and modifies timeouts in batches with ioctl()
+ * and reads their expirations as struct hwtimer_expiry records; the ABI is
+ * include/uapi/linux/hwtimer.h and the manual page docs/hwtimer.4.
+ *
+ * Every timeout is a struct hwt_timeout from a dedicated kmem_cache,
+ * charged to the caller's memory cgroup. It embeds the wheel timer and the
+ * list node that queues its record, so an expiry allocates nothing and the
+ * memory of a file is bounded by the number of timeouts it holds, which
+ * the per-file and global caps bound in turn.
+ *
+ * Life of a timeout (hwt_timeout::state; every change under the file lock):
+ *
+ *   NEW      the arm ioctl is setting it up; an arm that fails frees it
+ *    |
+ *   PENDING  waits for its deadline <----------------------------+
+ *    |  the callback, at the deadline                            |
+ *   QUEUED   its record is on the ready list -- read(), periodic +
+ *    |  read() of a one-shot; or a cancel (from PENDING too)
+ *   DEAD     out of the id table; freed by whoever made it DEAD
+ *
+ * A modify takes PENDING or QUEUED back to PENDING, dropping the record.
+ * A deadline that is already due when it is set, by an arm, a modify or
+ * the re-arm of a periodic timeout, goes straight to QUEUED.
+ *
+ * A periodic timeout is armed again by read(), not by its callback, for the
+ * first period that ends after the read, with the periods skipped
+ * meanwhile reported as overruns (as fs/timerfd.c does): a tiny period
+ * that nobody reads costs nothing, and a timeout has at most one record
+ * queued.
+ *
+ * Identifiers: the id table is an allocating xarray. An id is the 32-bit
+ * index of the timeout in it, with a generation in the upper half that
+ * grows each time the cyclic index allocator wraps. So one file never
+ * hands out an id twice, and as a lookup checks the whole id, a stale id
+ * cannot reach a newer timeout that reuses its index.
+ *
+ * Expiry runs in the wheel's callback (softirq context for the default
+ * wheel). It may race with cancel, modify, read() and close() on other
+ * CPUs; the rules that make this safe are on struct hwt_file.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <uapi/linux/hwtimer.h>
 
 #include "hwtimer_internal.h"
 
+static unsigned int file_cap = 262144;
+module_param(file_cap, uint, 0644);
+MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144)");
+
+static unsigned int global_cap = 1048576;
+module_param(global_cap, uint, 0644);
+MODULE_PARM_DESC(global_cap, "Most timeouts all open files of /dev/hwtimer may hold together (default 1048576)");
+
+/* Records one read() pass moves to user space per taking of the lock. */
+#define HWT_READ_CHUNK		8
+
+/* The generation of an id sits above its 32-bit index in the id table. */
+#define HWT_ID_INDEX(id)	((u32)(id))
+#define HWT_ID(gen, index)	(((u64)(gen) << 32) | (index))
+
+/**
+ * enum hwt_state - where a timeout is in its life
+ * @HWT_NEW: in the id table while the arm ioctl sets it up; invisible to
+ *           cancel and modify, and its wheel timer was never started
+ * @HWT_PENDING: waiting for its deadline; its wheel timer is pending, or
+ *               its callback is about to run
+ * @HWT_QUEUED: expired; its record is on the file's ready list
+ * @HWT_DEAD: out of the id table, to be freed by whoever took it out once
+ *            no callback can run any more
+ */
+enum hwt_state {
+	HWT_NEW,
+	HWT_PENDING,
+	HWT_QUEUED,
+	HWT_DEAD,
+};
+
+/**
+ * struct hwt_file - the state of one open file of /dev/hwtimer
+ * @ids: the id table, an allocating xarray of struct hwt_timeout.
+ *       Its lock, @ids.xa_lock, is the file lock: the xarray takes it with
+ *       interrupts disabled (XA_FLAGS_LOCK_IRQ), so it can be taken from
+ *       the wheel's callbacks. It protects @ids, @ready, @nlive, @nqueued,
+ *       @next_index, @gen and the @state, @node, @deadline, @period and
+ *       @expired members of every timeout of the file.
+ *
+ *       Nesting: the file lock is taken before a wheel base lock (timers
+ *       are started, modified and cancelled under it) and nothing is taken
+ *       inside the two. The callback takes it with no hwtimer lock held.
+ *       Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
+ *       called under it: they wait for callbacks, which take it. Nothing is
+ *       copied to or from user space under it.
+ *
+ *       Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
+ *       frees it after dropping the lock, once hwtimer_cancel_sync() says
+ *       its callback is not running (a callback that then takes the lock
+ *       finds it %HWT_DEAD and leaves it alone). close() frees the file
+ *       only after hwtimer_shutdown_sync() on every timer.
+ * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
+ * @wq: readers and pollers wait here for @nqueued to become non-zero
+ * @wheel: the wheel the timeouts run on
+ * @nlive: timeouts in the id table (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED);
+ *         what the per-file cap counts
+ * @nqueued: timeouts on @ready
+ * @next_index: where the cyclic index allocator of @ids goes on
+ * @gen: generation of the ids handed out now
+ */
+struct hwt_file {
+	struct xarray		ids;
+	struct list_head	ready;
+	wait_queue_head_t	wq;
+	struct hwtimer_wheel	*wheel;
+	unsigned long		nlive;
+	unsigned long		nqueued;
+	u32			next_index;
+	u32			gen;
+};
+
+/**
+ * struct hwt_timeout - one timeout of an open file
+ * @timer: the wheel timer
+ * @hf: the file it belongs to
+ * @node: in @hf->ready while %HWT_QUEUED; on a private list while being
+ *        freed
+ * @id: the identifier user space knows it by
+ * @cookie: the caller's cookie
+ * @deadline: the deadline now, CLOCK_MONOTONIC ns
+ * @period: period in ns, 0 for a one-shot timeout
+ * @expired: when the callback found the deadline reached
+ * @state: see enum hwt_state
+ *
+ * Members after @hf are under the file lock, except @id and @cookie, which
+ * do not change once the timeout is in the id table.
+ */
+struct hwt_timeout {
+	struct hwtimer		timer;
+	struct hwt_file		*hf;
+	struct list_head	node;
+	u64			id;
+	u64			cookie;
+	u64			deadline;
+	u64			period;
+	u64			expired;
+	enum hwt_state		state;
+};
+
+/* The ABI has the same layout everywhere: sizes fixed, no implicit padding. */
+static_assert(sizeof(struct hwtimer_info) == 96);
+static_assert(sizeof(struct hwtimer_arm_entry) == 64);
+static_assert(sizeof(struct hwtimer_cancel_entry) == 24);
+static_assert(sizeof(struct hwtimer_modify_entry) == 48);
+static_assert(sizeof(struct hwtimer_batch) == 40);
+static_assert(sizeof(struct hwtimer_expiry) == 48);
+
 static struct hwtimer_wheel *dev_wheel;
+static struct kmem_cache *hwt_cache;
+static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
 
 void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 {
 	dev_wheel = wheel;
 }
 
+static void hwt_lockdep_assert(struct hwt_file *hf)
+{
+	lockdep_assert_held(&hf->ids.xa_lock);
+}
+
+static void hwt_wake(struct hwt_file *hf)
+{
+	wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/* Put @t's record at the tail of the ready list, expired at @now. */
+static void hwt_queue(struct hwt_file *hf, struct hwt_timeout *t, u64 now)
+{
+	hwt_lockdep_assert(hf);
+	t->expired = now;
+	t->state = HWT_QUEUED;
+	list_add_tail(&t->node, &hf->ready);
+	hf->nqueued++;
+}
+
+static void hwt_unqueue(struct hwt_file *hf, struct hwt_timeout *t)
+{
+	hwt_lockdep_assert(hf);
+	list_del(&t->node);
+	hf->nqueued--;
+}
+
+/*
+ * Take a timeout that is not on the ready list out of the id table. The
+ * caller frees it with hwt_free() after dropping the lock.
+ */
+static void hwt_remove(struct hwt_file *hf, struct hwt_timeout *t)
+{
+	hwt_lockdep_assert(hf);
+	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
+	hf->nlive--;
+	t->state = HWT_DEAD;
+}
+
+/*
+ * Take a %HWT_PENDING or %HWT_QUEUED timeout out of the file: it expires no
+ * more and its record is gone. Returns the HWTIMER_STATUS_* it was in.
+ */
+static u32 hwt_unlink(struct hwt_file *hf, struct hwt_timeout *t)
+{
+	u32 status = HWTIMER_STATUS_PENDING;
+
+	hwt_lockdep_assert(hf);
+	/* 0 if its callback already runs: it will find HWT_DEAD. */
+	hwtimer_cancel(&t->timer);
+	if (t->state == HWT_QUEUED) {
+		hwt_unqueue(hf, t);
+		status = HWTIMER_STATUS_EXPIRED;
+	}
+	hwt_remove(hf, t);
+	return status;
+}
+
+/* Free a %HWT_DEAD timeout. Context: process; no file lock held. */
+static void hwt_free(struct hwt_timeout *t)
+{
+	hwtimer_cancel_sync(&t->timer);
+	kmem_cache_free(hwt_cache, t);
+	atomic_long_dec(&hwt_global_count);
+}
+
+/* The live timeout @id names, or NULL. */
+static struct hwt_timeout *hwt_lookup(struct hwt_file *hf, u64 id)
+{
+	struct hwt_timeout *t;
+
+	hwt_lockdep_assert(hf);
+	t = xa_load(&hf->ids, HWT_ID_INDEX(id));
+	if (!t || t->id != id)
+		return NULL;
+	if (t->state != HWT_PENDING && t->state != HWT_QUEUED)
+		return NULL;
+	return t;
+}
+
+/*
+ * The wheel callback. It runs with no hwtimer lock held and may race with
+ * a cancel, modify or read() of the same timeout, so it decides under the
+ * file lock whether the expiry still counts:
+ *  - %HWT_DEAD: the timeout was cancelled or consumed meanwhile;
+ *  - %HWT_QUEUED: a record is already queued (a modify made the timeout due
+ *    while this callback was on its way);
+ *  - the timer is pending again: a modify re-armed it while this callback
+ *    was on its way; the new expiry fires on time.
+ * Otherwise this is the expiry of the current deadline. The clock is read
+ * after the pending test: a re-armed timer that already fired elsewhere
+ * has passed its deadline, so the check against it below can only fail if
+ * the wheel fired early, and no record can ever be early.
+ */
+static void hwt_timeout_fn(struct hwtimer *timer)
+{
+	struct hwt_timeout *t = from_hwtimer(t, timer, timer);
+	struct hwt_file *hf = t->hf;
+	unsigned long flags;
+	bool wake = false;
+	u64 now;
+
+	xa_lock_irqsave(&hf->ids, flags);
+	if (t->state == HWT_PENDING && !hwtimer_pending(timer)) {
+		now = ktime_get_ns();
+		if (likely(now >= t->deadline)) {
+			hwt_queue(hf, t, now);
+			wake = true;
+		} else {
+			WARN_ONCE(1, "hwtimer: timeout fired %llu ns early\n",
+				  t->deadline - now);
+			if (hwtimer_start_abs(timer, t->deadline)) {
+				hwt_queue(hf, t, now);
+				wake = true;
+			}
+		}
+	}
+	xa_unlock_irqrestore(&hf->ids, flags);
+	if (wake)
+		hwt_wake(hf);
+}
+
+/*
+ * Check the timing of an arm or modify entry and compute its absolute
+ * deadline from @now.
+ */
+static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
+			    u64 period, u64 now, u64 *deadline)
+{
+	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
+		return -EINVAL;
+	if (period && (period < hwtimer_wheel_tick_ns(hf->wheel) ||
+		       period > (u64)KTIME_MAX))
+		return -EINVAL;
+	if (flags & HWTIMER_TIMEOUT_ABS)
+		*deadline = expires;
+	else if (check_add_overflow(now, expires, deadline))
+		return -EINVAL;
+	if (*deadline > (u64)KTIME_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Arm a %HWT_NEW, %HWT_PENDING or %HWT_QUEUED timeout for @deadline and
+ * @period, dropping a queued record; or, if @deadline is due, queue a fresh
+ * record at once and set *@wake. On error nothing changes.
+ */
+static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
+			  u64 deadline, u64 period, bool *wake)
+{
+	u64 now = ktime_get_ns();
+	int ret;
+
+	hwt_lockdep_assert(hf);
+	if (deadline <= now) {
+		/* A timer of an earlier arm may still be pending. */
+		hwtimer_cancel(&t->timer);
+	} else {
+		ret = hwtimer_modify_abs(&t->timer, deadline);
+		if (ret < 0)
+			return ret;
+	}
+	if (t->state == HWT_QUEUED)
+		hwt_unqueue(hf, t);
+	t->deadline = deadline;
+	t->period = period;
+	if (deadline <= now) {
+		hwt_queue(hf, t, now);
+		*wake = true;
+	} else {
+		t->state = HWT_PENDING;
+	}
+	return 0;
+}
+
+/*
+ * Allocate a timeout and give it an id, within the caps. It is %HWT_NEW:
+ * in the id table, counted, but not armed.
+ */
+static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
+					   u64 deadline, u64 period)
+{
+	struct hwt_timeout *t;
+	u32 index;
+	int ret;
+
+	xa_lock_irq(&hf->ids);
+	if (hf->nlive >= READ_ONCE(file_cap)) {
+		xa_unlock_irq(&hf->ids);
+		return ERR_PTR(-ENOSPC);
+	}
+	hf->nlive++;
+	xa_unlock_irq(&hf->ids);
+
+	if (atomic_long_inc_return(&hwt_global_count) > READ_ONCE(global_cap)) {
+		ret = -EDQUOT;
+		goto out_uncharge;
+	}
+
+	t = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
+	if (!t) {
+		ret = -ENOMEM;
+		goto out_uncharge;
+	}
+	hwtimer_setup(&t->timer, hf->wheel, hwt_timeout_fn);
+	t->hf = hf;
+	t->cookie = cookie;
+	t->deadline = deadline;
+	t->period = period;
+	t->state = HWT_NEW;
+
+	/* May drop the lock to allocate: @t is HWT_NEW, nobody looks at it. */
+	xa_lock_irq(&hf->ids);
+	ret = __xa_alloc_cyclic(&hf->ids, &index, t, XA_LIMIT(1, U32_MAX),
+				&hf->next_index, GFP_KERNEL_ACCOUNT);
+	if (ret == 1)
+		hf->gen++;
+	if (ret >= 0)
+		t->id = HWT_ID(hf->gen, index);
+	xa_unlock_irq(&hf->ids);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto out_free;
+	}
+	return t;
+
+out_free:
+	kmem_cache_free(hwt_cache, t);
+out_uncharge:
+	atomic_long_dec(&hwt_global_count);
+	xa_lock_irq(&hf->ids);
+	hf->nlive--;
+	xa_unlock_irq(&hf->ids);
+	return ERR_PTR(ret);
+}
+
+/* Undo hwt_timeout_new() for a timeout that never left %HWT_NEW. */
+static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
+{
+	xa_lock_irq(&hf->ids);
+	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
+	hf->nlive--;
+	xa_unlock_irq(&hf->ids);
+	kmem_cache_free(hwt_cache, t);
+	atomic_long_dec(&hwt_global_count);
+}
+
+/*
+ * The hwt_*_one() functions process one entry of a batch. They return 0
+ * when the entry was processed and its result written back (*@result is
+ * that result), or -EFAULT when the entry could not be read or written:
+ * then it changed nothing.
+ */
+static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
+{
+	struct hwtimer_arm_entry __user *uent = uptr;
+	struct hwtimer_arm_entry ent;
+	struct hwt_timeout *t;
+	bool wake = false;
+	u64 deadline;
+	int ret;
+
+	if (copy_from_user(&ent, uent, sizeof(ent)))
+		return -EFAULT;
+	if (ent.reserved[0] || ent.reserved[1])
+		ret = -EINVAL;
+	else
+		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
+				       ent.period_ns, ktime_get_ns(), &deadline);
+	if (ret)
+		goto out_failed;
+
+	t = hwt_timeout_new(hf, ent.cookie, deadline, ent.period_ns);
+	if (IS_ERR(t)) {
+		ret = PTR_ERR(t);
+		goto out_failed;
+	}
+
+	/*
+	 * Hand out the id before the timeout can expire: another thread may
+	 * read its record before this ioctl returns. Failing here leaves
+	 * nothing armed.
+	 */
+	if (put_user(t->id, &uent->id) || put_user(deadline, &uent->deadline_ns) ||
+	    put_user(0, &uent->result)) {
+		hwt_timeout_discard(hf, t);
+		return -EFAULT;
+	}
+
+	xa_lock_irq(&hf->ids);
+	ret = hwt_arm_locked(hf, t, deadline, ent.period_ns, &wake);
+	xa_unlock_irq(&hf->ids);
+	if (ret) {
+		/* Its timer was never started. */
+		hwt_timeout_discard(hf, t);
+		goto out_failed;
+	}
+	if (wake)
+		hwt_wake(hf);
+	*result = 0;
+	return 0;
+
+out_failed:
+	if (put_user(ret, &uent->result) || put_user(0ULL, &uent->id) ||
+	    put_user(0ULL, &uent->deadline_ns))
+		return -EFAULT;
+	*result = ret;
+	return 0;
+}
+
+static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
+{
+	struct hwtimer_cancel_entry __user *uent = uptr;
+	struct hwtimer_cancel_entry ent;
+	struct hwt_timeout *t = NULL;
+	u32 status = 0;
+	int ret = 0;
+
+	if (copy_from_user(&ent, uent, sizeof(ent)))
+		return -EFAULT;
+	/* Make sure the result can be written before cancelling anything. */
+	if (put_user(0, &uent->result))
+		return -EFAULT;
+	if (ent.flags || ent.reserved) {
+		ret = -EINVAL;
+	} else {
+		xa_lock_irq(&hf->ids);
+		t = hwt_lookup(hf, ent.id);
+		if (t)
+			status = hwt_unlink(hf, t);
+		else
+			ret = -ENOENT;
+		xa_unlock_irq(&hf->ids);
+		if (t)
+			hwt_free(t);
+	}
+	if (put_user(ret, &uent->result) || put_user(status, &uent->status))
+		return -EFAULT;
+	*result = ret;
+	return 0;
+}
+
+static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
+{
+	struct hwtimer_modify_entry __user *uent = uptr;
+	struct hwtimer_modify_entry ent;
+	struct hwt_timeout *t;
+	u64 deadline = 0;
+	bool wake = false;
+	u32 status = 0;
+	int ret;
+
+	if (copy_from_user(&ent, uent, sizeof(ent)))
+		return -EFAULT;
+	if (put_user(0, &uent->result))
+		return -EFAULT;
+	if (ent.reserved)
+		ret = -EINVAL;
+	else
+		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
+				       ent.period_ns, ktime_get_ns(), &deadline);
+	if (ret)
+		goto out;
+
+	xa_lock_irq(&hf->ids);
+	t = hwt_lookup(hf, ent.id);
+	if (!t) {
+		ret = -ENOENT;
+	} else {
+		status = t->state == HWT_QUEUED ? HWTIMER_STATUS_EXPIRED :
+						  HWTIMER_STATUS_PENDING;
+		ret = hwt_arm_locked(hf, t, deadline, ent.period_ns, &wake);
+		if (ret)
+			status = 0;
+	}
+	xa_unlock_irq(&hf->ids);
+	if (wake)
+		hwt_wake(hf);
+out:
+	if (ret)
+		deadline = 0;
+	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
+	    put_user(status, &uent->status))
+		return -EFAULT;
+	*result = ret;
+	return 0;
+}
+
+static long hwt_batch(struct hwt_file *hf, struct hwtimer_batch __user *ubatch,
+		      size_t entry_size,
+		      int (*one)(struct hwt_file *hf, void __user *uptr, int *result))
+{
+	struct hwtimer_batch batch;
+	char __user *uent;
+	u32 done, failed = 0;
+	int ret = 0, result;
+
+	if (copy_from_user(&batch, ubatch, sizeof(batch)))
+		return -EFAULT;
+	if ((batch.flags & ~HWTIMER_BATCH_FLAGS) || batch.reserved[0] ||
+	    batch.reserved[1] || !batch.count)
+		return -EINVAL;
+	if (batch.count > HWTIMER_BATCH_MAX)
+		return -E2BIG;
+	uent = u64_to_user_ptr(batch.entries);
+	if (!access_ok(uent, (size_t)batch.count * entry_size))
+		return -EFAULT;
+	/* The counters must be writable before any entry is acted on. */
+	if (put_user(0U, &ubatch->done) || put_user(0U, &ubatch->failed))
+		return -EFAULT;
+
+	for (done = 0; done < batch.count; done++) {
+		ret = one(hf, uent + (size_t)done * entry_size, &result);
+		if (ret)
+			break;
+		if (result) {
+			failed++;
+			if (!(batch.flags & HWTIMER_BATCH_CONTINUE)) {
+				ret = result;
+				done++;
+				break;
+			}
+		}
+		cond_resched();
+	}
+
+	if (put_user(done, &ubatch->done) || put_user(failed, &ubatch->failed))
+		return -EFAULT;
+	return ret;
+}
+
+static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
+{
+	struct hwtimer_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.abi_version = HWTIMER_ABI_VERSION;
+	info.batch_max = HWTIMER_BATCH_MAX;
+	info.tick_ns = hwtimer_wheel_tick_ns(hf->wheel);
+	info.slots = hwtimer_wheel_slots(hf->wheel);
+	info.record_size = sizeof(struct hwtimer_expiry);
+	info.file_cap = READ_ONCE(file_cap);
+	info.global_cap = READ_ONCE(global_cap);
+	info.global_count = atomic_long_read(&hwt_global_count);
+	xa_lock_irq(&hf->ids);
+	info.pending = hf->nlive - hf->nqueued;
+	info.queued = hf->nqueued;
+	xa_unlock_irq(&hf->ids);
+
+	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct hwt_file *hf = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case HWTIMER_IOC_INFO:
+		return hwt_info(hf, argp);
+	case HWTIMER_IOC_ARM:
+		return hwt_batch(hf, argp, sizeof(struct hwtimer_arm_entry),
+				 hwt_arm_one);
+	case HWTIMER_IOC_CANCEL:
+		return hwt_batch(hf, argp, sizeof(struct hwtimer_cancel_entry),
+				 hwt_cancel_one);
+	case HWTIMER_IOC_MODIFY:
+		return hwt_batch(hf, argp, sizeof(struct hwtimer_modify_entry),
+				 hwt_modify_one);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * Arm periodic @t again for the first period that ends after @now, and
+ * report the periods it skips as overruns.
+ */
+static int hwt_forward(struct hwt_file *hf, struct hwt_timeout *t, u64 now,
+		       u64 *overrun)
+{
+	u64 missed = 0, delta, next;
+	int ret;
+
+	hwt_lockdep_assert(hf);
+	if (now > t->deadline)
+		missed = div64_u64(now - t->deadline, t->period);
+	if (check_mul_overflow(missed + 1, t->period, &delta) ||
+	    check_add_overflow(t->deadline, delta, &next) || next > (u64)KTIME_MAX)
+		next = KTIME_MAX;
+
+	ret = hwtimer_modify_abs(&t->timer, next);
+	if (ret < 0)
+		return ret;
+	*overrun = missed;
+	t->deadline = next;
+	t->state = HWT_PENDING;
+	return 0;
+}
+
+/*
+ * Take up to @max records off the ready list into @recs. One-shot timeouts
+ * (and periodic ones that cannot be re-armed) go onto @dead for the caller
+ * to free.
+ */
+static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs,
+				unsigned int max, struct list_head *dead)
+{
+	struct hwt_timeout *t;
+	unsigned int n = 0;
+	u64 now;
+	int ret;
+
+	xa_lock_irq(&hf->ids);
+	now = ktime_get_ns();
+	while (n < max && !list_empty(&hf->ready)) {
+		struct hwtimer_expiry *rec = &recs[n++];
+
+		t = list_first_entry(&hf->ready, struct hwt_timeout, node);
+		hwt_unqueue(hf, t);
+		memset(rec, 0, sizeof(*rec));
+		rec->id = t->id;
+		rec->cookie = t->cookie;
+		rec->deadline_ns = t->deadline;
+		rec->expired_ns = t->expired;
+		if (t->period) {
+			ret = hwt_forward(hf, t, now, &rec->overrun);
+			if (!ret) {
+				rec->flags = HWTIMER_EXPIRY_REARMED;
+				continue;
+			}
+			rec->error = ret;
+		}
+		hwt_remove(hf, t);
+		list_add_tail(&t->node, dead);
+	}
+	xa_unlock_irq(&hf->ids);
+	return n;
+}
+
+static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	struct hwtimer_expiry recs[HWT_READ_CHUNK];
+	struct hwt_file *hf = file->private_data;
+	size_t max = count / sizeof(recs[0]);
+	struct hwt_timeout *t, *tmp;
+	size_t done = 0;
+	unsigned int n;
+	int ret;
+
+	if (!max)
+		return -EINVAL;
+
+	while (done < max) {
+		LIST_HEAD(dead);
+
+		n = hwt_dequeue(hf, recs, min_t(size_t, max - done, HWT_READ_CHUNK),
+				&dead);
+		list_for_each_entry_safe(t, tmp, &dead, node)
+			hwt_free(t);
+		if (n) {
+			/* Records taken off are consumed, as timerfd's ticks are. */
+			if (copy_to_user(buf + done * sizeof(recs[0]), recs,
+					 n * sizeof(recs[0])))
+				return done ? done * sizeof(recs[0]) : -EFAULT;
+			done += n;
+			continue;
+		}
+		if (done)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(hf->wq, READ_ONCE(hf->nqueued));
+		if (ret)
+			return ret;
+	}
+	return done * sizeof(recs[0]);
+}
+
+static __poll_t hwt_poll(struct file *file, poll_table *wait)
+{
+	struct hwt_file *hf = file->private_data;
+	__poll_t events = 0;
+
+	poll_wait(file, &hf->wq, wait);
+	xa_lock_irq(&hf->ids);
+	if (hf->nqueued)
+		events = EPOLLIN | EPOLLRDNORM;
+	xa_unlock_irq(&hf->ids);
+	return events;
+}
+
+static int hwt_open(struct inode *inode, struct file *file)
+{
+	struct hwt_file *hf;
+
+	if (!dev_wheel)
+		return -ENODEV;
+	hf = kzalloc(sizeof(*hf), GFP_KERNEL_ACCOUNT);
+	if (!hf)
+		return -ENOMEM;
+	xa_init_flags(&hf->ids, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	INIT_LIST_HEAD(&hf->ready);
+	init_waitqueue_head(&hf->wq);
+	hf->wheel = dev_wheel;
+	hf->next_index = 1;
+	file->private_data = hf;
+	return stream_open(inode, file);
+}
+
+static int hwt_release(struct inode *inode, struct file *file)
+{
+	struct hwt_file *hf = file->private_data;
+	struct hwt_timeout *t;
+	unsigned long index;
+
+	/*
+	 * No ioctl or read() runs any more, but callbacks may: stop every
+	 * timer for good, which waits for its callback, then free it all.
+	 */
+	xa_for_each(&hf->ids, index, t) {
+		hwtimer_shutdown_sync(&t->timer);
+		cond_resched();
+	}
+	xa_for_each(&hf->ids, index, t) {
+		kmem_cache_free(hwt_cache, t);
+		atomic_long_dec(&hwt_global_count);
+		cond_resched();
+	}
+	xa_destroy(&hf->ids);
+	kfree(hf);
+	return 0;
+}
+
+static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct hwt_file *hf = file->private_data;
+	unsigned long pending, queued;
+
+	xa_lock_irq(&hf->ids);
+	pending = hf->nlive - hf->nqueued;
+	queued = hf->nqueued;
+	xa_unlock_irq(&hf->ids);
+
+	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
+		   pending, queued, READ_ONCE(file_cap));
+}
+
 static const struct file_operations hwt_fops = {
-	.owner = THIS_MODULE,
+	.owner		= THIS_MODULE,
+	.open		= hwt_open,
+	.release	= hwt_release,
+	.read		= hwt_read,
+	.poll		= hwt_poll,
+	.unlocked_ioctl	= hwt_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.show_fdinfo	= hwt_show_fdinfo,
+	.llseek		= no_llseek,
 };
 
 static struct miscdevice hwt_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "hwtimer",
-	.fops = &hwt_fops,
-	.mode = 0666,
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "hwtimer",
+	.fops	= &hwt_fops,
+	.mode	= 0666,
 };
 
 int hwt_dev_init(void)
 {
-	return misc_register(&hwt_misc);
+	int ret;
+
+	hwt_cache = KMEM_CACHE(hwt_timeout, 0);
+	if (!hwt_cache)
+		return -ENOMEM;
+	ret = misc_register(&hwt_misc);
+	if (ret)
+		goto out_cache;
+	return 0;
+
+out_cache:
+	kmem_cache_destroy(hwt_cache);
+	return ret;
 }
 
 void hwt_dev_exit(void)
 {
 	misc_deregister(&hwt_misc);
+	kmem_cache_destroy(hwt_cache);
 }

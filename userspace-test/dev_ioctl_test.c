@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/hwtimer ioctls: INFO, ARM, CANCEL and MODIFY, their batches, and
+ * every errno they document (hwtimer(4)). Built 64-bit and -m32: the second
+ * build goes through the compat ioctl path with the same structures.
+ */
+#include <signal.h>
+#include <stddef.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "hwtimer_test.h"
+
+
+/* The layout is part of the ABI: the same for 32-bit and 64-bit callers. */
+TEST(struct_layout)
+{
+	ASSERT_EQ(96, sizeof(struct hwtimer_info));
+	ASSERT_EQ(8, offsetof(struct hwtimer_info, tick_ns));
+	ASSERT_EQ(64, offsetof(struct hwtimer_info, reserved));
+	ASSERT_EQ(64, sizeof(struct hwtimer_arm_entry));
+	ASSERT_EQ(24, offsetof(struct hwtimer_arm_entry, flags));
+	ASSERT_EQ(28, offsetof(struct hwtimer_arm_entry, result));
+	ASSERT_EQ(32, offsetof(struct hwtimer_arm_entry, id));
+	ASSERT_EQ(48, offsetof(struct hwtimer_arm_entry, reserved));
+	ASSERT_EQ(24, sizeof(struct hwtimer_cancel_entry));
+	ASSERT_EQ(12, offsetof(struct hwtimer_cancel_entry, result));
+	ASSERT_EQ(48, sizeof(struct hwtimer_modify_entry));
+	ASSERT_EQ(40, offsetof(struct hwtimer_modify_entry, status));
+	ASSERT_EQ(40, sizeof(struct hwtimer_batch));
+	ASSERT_EQ(16, offsetof(struct hwtimer_batch, done));
+	ASSERT_EQ(48, sizeof(struct hwtimer_expiry));
+	ASSERT_EQ(40, offsetof(struct hwtimer_expiry, flags));
+	ASSERT_EQ(44, offsetof(struct hwtimer_expiry, error));
+	/* The size is encoded in the command, so it differs if they did. */
+	ASSERT_EQ(sizeof(struct hwtimer_batch), _IOC_SIZE(HWTIMER_IOC_ARM));
+	ASSERT_EQ(sizeof(struct hwtimer_info), _IOC_SIZE(HWTIMER_IOC_INFO));
+}
+
+TEST_F(hwt, info)
+{
+	struct hwtimer_info *i = &self->info;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(HWTIMER_ABI_VERSION, i->abi_version);
+	ASSERT_EQ(HWTIMER_BATCH_MAX, i->batch_max);
+	ASSERT_EQ(sizeof(struct hwtimer_expiry), i->record_size);
+	ASSERT_LT(0, i->tick_ns);
+	ASSERT_LT(0, i->slots);
+	ASSERT_EQ(0, i->slots & (i->slots - 1));
+	ASSERT_LT(0, i->file_cap);
+	ASSERT_LE(i->file_cap, i->global_cap);
+	ASSERT_EQ(0, i->pending);
+	ASSERT_EQ(0, i->queued);
+	for (k = 0; k < 4; k++)
+		ASSERT_EQ(0, i->reserved[k]);
+	TH_LOG("tick %llu ns, %u slots, caps %llu/%llu, %llu in use",
+	       (unsigned long long)i->tick_ns, i->slots,
+	       (unsigned long long)i->file_cap,
+	       (unsigned long long)i->global_cap,
+	       (unsigned long long)i->global_count);
+}
+
+TEST_F(hwt, info_counts)
+{
+	struct hwtimer_info info;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 3, 0, 0, 0, &id));
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(2, info.pending);
+	ASSERT_EQ(1, info.queued);
+	ASSERT_LE(3, info.global_count);
+}
+
+TEST_F(hwt, info_bad_pointer)
+{
+	HWT_NEED_DEV();
+	ASSERT_EQ(-1, ioctl(self->fd, HWTIMER_IOC_INFO, NULL));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ(-1, ioctl(self->fd, HWTIMER_IOC_INFO, (void *)1));
+	ASSERT_EQ(EFAULT, errno);
+}
+
+TEST_F(hwt, unknown_ioctl)
+{
+	char buf[256] = { 0 };
+	unsigned long cmds[] = {
+		_IO(HWTIMER_IOC_MAGIC, 0x00),
+		_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch),
+		_IOWR(HWTIMER_IOC_MAGIC, 0x0f, struct hwtimer_batch),
+		/* A known number with the wrong size or direction. */
+		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_info),
+		_IOW(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_batch),
+		_IOW(HWTIMER_IOC_MAGIC, 0x00, struct hwtimer_info),
+		_IOWR('X', 0x01, struct hwtimer_batch),
+		0,
+	};
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < ARRAY_SIZE(cmds); k++) {
+		ASSERT_EQ(-1, ioctl(self->fd, cmds[k], buf)) TH_LOG("cmd %#lx", cmds[k]);
+		ASSERT_EQ(ENOTTY, errno) TH_LOG("cmd %#lx", cmds[k]);
+	}
+}
+
+TEST_F(hwt, arm_one)
+{
+	struct hwtimer_arm_entry e;
+	struct hwtimer_expiry r;
+	uint64_t before, after;
+	uint32_t done, failed;
+
+	HWT_NEED_DEV();
+	ht_arm_entry(&e, 0x1234, 2 * MS, 0, 0);
+	before = now_ns();
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, &done, &failed));
+	after = now_ns();
+	ASSERT_EQ(1, done);
+	ASSERT_EQ(0, failed);
+	ASSERT_EQ(0, e.result);
+	ASSERT_NE(0, e.id);
+	ASSERT_LE(before + 2 * MS, e.deadline_ns);
+	ASSERT_GE(after + 2 * MS, e.deadline_ns);
+
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_GE(now_ns(), r.expired_ns);
+	ASSERT_EQ(e.id, r.id);
+	ASSERT_EQ(0x1234, r.cookie);
+	ASSERT_EQ(e.deadline_ns, r.deadline_ns);
+	ASSERT_LE(r.deadline_ns, r.expired_ns);
+	ASSERT_EQ(0, r.overrun);
+	ASSERT_EQ(0, r.flags);
+	ASSERT_EQ(0, r.error);
+}
+
+TEST_F(hwt, arm_batch)
+{
+	struct hwtimer_arm_entry e[64];
+	struct hwtimer_expiry r[64];
+	uint32_t done, failed;
+	uint64_t seen = 0;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < 64; k++)
+		ht_arm_entry(&e[k], 1000 + k, (k % 8) * MS, 0, 0);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 64, 0, &done, &failed));
+	ASSERT_EQ(64, done);
+	ASSERT_EQ(0, failed);
+	ASSERT_EQ(64, ht_read_n(self->fd, r, 64));
+	for (k = 0; k < 64; k++) {
+		unsigned int c = r[k].cookie - 1000;
+
+		ASSERT_GT(64, c);
+		ASSERT_EQ(e[c].id, r[k].id);
+		ASSERT_EQ(0, seen & (1ULL << c));
+		ASSERT_LE(r[k].deadline_ns, r[k].expired_ns);
+		seen |= 1ULL << c;
+	}
+	ASSERT_EQ(UINT64_MAX, seen);
+}
+
+TEST_F(hwt, arm_ids_unique)
+{
+	struct hwtimer_arm_entry e[256];
+	struct hwtimer_cancel_entry c[256];
+	uint64_t prev[256];
+	unsigned int k, j, round;
+
+	HWT_NEED_DEV();
+	for (round = 0; round < 2; round++) {
+		for (k = 0; k < 256; k++)
+			ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+		ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 256, 0, NULL, NULL));
+		for (k = 0; k < 256; k++) {
+			ASSERT_NE(0, e[k].id);
+			if (k)
+				ASSERT_NE(e[k - 1].id, e[k].id);
+			/* A cancelled timeout's id is never handed out again. */
+			for (j = 0; round && j < 256; j++)
+				ASSERT_NE(prev[j], e[k].id);
+			c[k] = (struct hwtimer_cancel_entry){ .id = e[k].id };
+		}
+		ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, 256, 0, NULL, NULL));
+		for (k = 0; k < 256; k++)
+			prev[k] = e[k].id;
+	}
+}
+
+TEST_F(hwt, arm_absolute)
+{
+	struct hwtimer_expiry r;
+	uint64_t dl = now_ns() + 3 * MS, id;
+	struct hwtimer_arm_entry e;
+
+	HWT_NEED_DEV();
+	ht_arm_entry(&e, 7, dl, 0, HWTIMER_TIMEOUT_ABS);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
+	id = e.id;
+	ASSERT_EQ(dl, e.deadline_ns);
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(id, r.id);
+	ASSERT_EQ(dl, r.deadline_ns);
+	ASSERT_LE(dl, r.expired_ns);
+}
+
+/* A deadline already due is queued before the ioctl returns. */
+TEST_F(hwt, arm_past_fires_at_once)
+{
+	struct hwtimer_expiry r[3];
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, 0, HWTIMER_TIMEOUT_ABS, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, now_ns() - 1000 * MS, 0, HWTIMER_TIMEOUT_ABS, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 3, 0, 0, 0, &id));
+	ASSERT_EQ(POLLIN | POLLRDNORM, ht_wait(self->fd, 0));
+	ASSERT_EQ(3, ht_read(self->fd, r, 3));
+	ASSERT_EQ(1, r[0].cookie);
+	ASSERT_EQ(0, r[0].deadline_ns);
+	ASSERT_EQ(2, r[1].cookie);
+	ASSERT_EQ(3, r[2].cookie);
+	ASSERT_EQ(id, r[2].id);
+	ASSERT_LE(r[2].deadline_ns, r[2].expired_ns);
+}
+
+TEST_F(hwt, arm_bad_flags)
+{
+	struct hwtimer_info info;
+	uint64_t id = 1;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, MS, 0, 1U << 1, &id));
+	ASSERT_EQ(0, id);
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, MS, 0, 1U << 31, NULL));
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending + info.queued);
+}
+
+TEST_F(hwt, arm_reserved_nonzero)
+{
+	struct hwtimer_arm_entry e;
+	struct hwtimer_info info;
+	uint32_t done, failed;
+
+	HWT_NEED_DEV();
+	ht_arm_entry(&e, 0, MS, 0, 0);
+	e.reserved[1] = 1;
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, &done, &failed));
+	ASSERT_EQ(-EINVAL, e.result);
+	ASSERT_EQ(1, done);
+	ASSERT_EQ(1, failed);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending + info.queued);
+}
+
+/* A period shorter than one tick is rejected, one tick is fine. */
+TEST_F(hwt, arm_period_bounds)
+{
+	uint64_t tick = self->info.tick_ns, id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, MS, 1, 0, NULL));
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, MS, tick - 1, 0, NULL));
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, MS, (uint64_t)INT64_MAX + 1, 0, NULL));
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, MS, UINT64_MAX, 0, NULL));
+	ASSERT_EQ(0, ht_arm(self->fd, 0, 10000 * MS, tick, 0, &id));
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+	ASSERT_EQ(0, ht_arm(self->fd, 0, 10000 * MS, INT64_MAX, 0, &id));
+}
+
+TEST_F(hwt, arm_deadline_bounds)
+{
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, UINT64_MAX, 0, 0, NULL));
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, INT64_MAX, 0, 0, NULL));
+	ASSERT_EQ(-EINVAL, ht_arm(self->fd, 0, (uint64_t)INT64_MAX + 1, 0,
+				   HWTIMER_TIMEOUT_ABS, NULL));
+	/* The farthest deadline there is: accepted, never fires. */
+	ASSERT_EQ(0, ht_arm(self->fd, 0, INT64_MAX, 0, HWTIMER_TIMEOUT_ABS, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 0, INT64_MAX / 4, 0, 0, &id));
+	ASSERT_EQ(0, ht_wait(self->fd, 5));
+}
+
+TEST_F(hwt, batch_header_errors)
+{
+	struct hwtimer_arm_entry e;
+	struct hwtimer_batch b;
+	struct hwtimer_info info;
+
+	HWT_NEED_DEV();
+	ht_arm_entry(&e, 0, MS, 0, 0);
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 0, 0, NULL, NULL));
+	ASSERT_EQ(-E2BIG, ht_batch(self->fd, HWTIMER_IOC_ARM, &e,
+				    HWTIMER_BATCH_MAX + 1, 0, NULL, NULL));
+	ASSERT_EQ(-E2BIG, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, UINT32_MAX, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 1U << 1, NULL, NULL));
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_CANCEL, &e, 1, 1U << 31, NULL, NULL));
+
+	memset(&b, 0, sizeof(b));
+	b.entries = (uintptr_t)&e;
+	b.count = 1;
+	b.reserved[1] = 1;
+	b.done = 77;
+	ASSERT_EQ(-1, ioctl(self->fd, HWTIMER_IOC_ARM, &b));
+	ASSERT_EQ(EINVAL, errno);
+	/* A rejected header is not written back. */
+	ASSERT_EQ(77, b.done);
+	ASSERT_EQ(1, e.result);
+
+	ASSERT_EQ(-1, ioctl(self->fd, HWTIMER_IOC_ARM, NULL));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending + info.queued);
+}
+
+TEST_F(hwt, batch_bad_entries)
+{
+	struct hwtimer_info info;
+	long page = sysconf(_SC_PAGESIZE);
+	struct hwtimer_arm_entry *e;
+	char *map;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_ARM, NULL, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_CANCEL, (void *)16, 4, 0, NULL, NULL));
+	ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, NULL, 4, 0, NULL, NULL));
+
+	/* Entries in read-only memory: the results cannot be written. */
+	map = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	e = (struct hwtimer_arm_entry *)map;
+	ht_arm_entry(e, 0, MS, 0, 0);
+	ASSERT_EQ(0, mprotect(map, page, PROT_READ));
+	ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 1, 0, NULL, NULL));
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending + info.queued);
+	munmap(map, page);
+}
+
+/* An array running into unmapped memory: the entries before it are done. */
+TEST_F(hwt, batch_fault_midway)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int n = page / sizeof(struct hwtimer_arm_entry), k;
+	struct hwtimer_arm_entry *e;
+	struct hwtimer_info info;
+	uint32_t done, failed;
+	char *map;
+
+	HWT_NEED_DEV();
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + page, page));
+	e = (struct hwtimer_arm_entry *)map;
+	for (k = 0; k < n; k++)
+		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+	ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_ARM, e, n + 2, 0, &done, &failed));
+	ASSERT_EQ(n, done);
+	ASSERT_EQ(0, failed);
+	for (k = 0; k < n; k++)
+		ASSERT_EQ(0, e[k].result);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(n, info.pending);
+	munmap(map, page);
+}
+
+/* Without HWTIMER_BATCH_CONTINUE processing stops at the failed entry. */
+TEST_F(hwt, batch_partial_stop)
+{
+	struct hwtimer_arm_entry e[5];
+	struct hwtimer_info info;
+	uint32_t done, failed;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < 5; k++)
+		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+	e[2].flags = 0x80;
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 5, 0, &done, &failed));
+	ASSERT_EQ(3, done);
+	ASSERT_EQ(1, failed);
+	ASSERT_EQ(0, e[0].result);
+	ASSERT_EQ(0, e[1].result);
+	ASSERT_EQ(-EINVAL, e[2].result);
+	ASSERT_EQ(0, e[2].id);
+	/* Entries after it were not looked at. */
+	ASSERT_EQ(1, e[3].result);
+	ASSERT_EQ(0xdeadbeef, e[3].id);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(2, info.pending);
+
+	/* Resume after the bad entry. */
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e + done, 5 - done, 0, &done, &failed));
+	ASSERT_EQ(2, done);
+	ASSERT_EQ(0, e[3].result);
+	ASSERT_EQ(0, e[4].result);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(4, info.pending);
+}
+
+TEST_F(hwt, batch_partial_continue)
+{
+	struct hwtimer_arm_entry e[6];
+	struct hwtimer_info info;
+	uint32_t done, failed;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < 6; k++)
+		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+	e[1].period_ns = 1;
+	e[4].reserved[0] = 9;
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 6, HWTIMER_BATCH_CONTINUE,
+			       &done, &failed));
+	ASSERT_EQ(6, done);
+	ASSERT_EQ(2, failed);
+	for (k = 0; k < 6; k++)
+		ASSERT_EQ(k == 1 || k == 4 ? -EINVAL : 0, e[k].result);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(4, info.pending);
+}
+
+TEST_F(hwt, batch_max)
+{
+	struct hwtimer_arm_entry *e;
+	struct hwtimer_cancel_entry *c;
+	uint32_t done, failed;
+	unsigned int k, n = HWTIMER_BATCH_MAX;
+
+	HWT_NEED_DEV();
+	e = calloc(n, sizeof(*e));
+	c = calloc(n, sizeof(*c));
+	ASSERT_TRUE(e != NULL);
+	ASSERT_TRUE(c != NULL);
+	for (k = 0; k < n; k++)
+		ht_arm_entry(&e[k], k, 10000 * MS + k * 1000, 0, 0);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, n, 0, &done, &failed));
+	ASSERT_EQ(n, done);
+	for (k = 0; k < n; k++)
+		c[k].id = e[k].id;
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, n, 0, &done, &failed));
+	ASSERT_EQ(n, done);
+	ASSERT_EQ(0, failed);
+	for (k = 0; k < n; k++) {
+		ASSERT_EQ(0, c[k].result);
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, c[k].status);
+	}
+	free(e);
+	free(c);
+}
+
+TEST_F(hwt, cancel_pending)
+{
+	struct hwtimer_info info;
+	uint32_t status = 9;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 5, 1000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
+	ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending + info.queued);
+	/* It never fires. */
+	ASSERT_EQ(0, ht_wait(self->fd, 40));
+}
+
+TEST_F(hwt, cancel_unknown)
+{
+	uint32_t status = 9;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, 0, &status));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, 1, NULL));
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, UINT64_MAX, NULL));
+	ASSERT_EQ(0, ht_arm(self->fd, 5, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, id + 1, NULL));
+	/* Same index, other generation. */
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, id + (1ULL << 32), NULL));
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, id, NULL));
+}
+
+TEST_F(hwt, cancel_after_read)
+{
+	struct hwtimer_expiry r;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 5, MS, 0, 0, &id));
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, id, NULL));
+}
+
+/* Expired but unread: cancel discards the record, which is never read. */
+TEST_F(hwt, cancel_expired_unread)
+{
+	struct hwtimer_expiry r;
+	uint32_t status = 0;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 5, 0, 0, 0, &id));
+	ASSERT_NE(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
+	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, status);
+	ASSERT_EQ(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(-EAGAIN, ht_read(self->fd, &r, 1));
+}
+
+TEST_F(hwt, cancel_bad_entry)
+{
+	struct hwtimer_cancel_entry c = { 0 };
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 5, 10000 * MS, 0, 0, &id));
+	c.id = id;
+	c.flags = 1;
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, c.result);
+	c.flags = 0;
+	c.reserved = 1;
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, c.result);
+	/* Nothing happened to the timeout. */
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+}
+
+TEST_F(hwt, cancel_batch_mixed)
+{
+	struct hwtimer_cancel_entry c[4] = { 0 };
+	uint32_t done, failed;
+	uint64_t a, b;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &a));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 10000 * MS, 0, 0, &b));
+	c[0].id = a;
+	c[1].id = 12345;
+	c[2].id = b;
+	c[3].id = a;
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, 4, HWTIMER_BATCH_CONTINUE,
+			       &done, &failed));
+	ASSERT_EQ(4, done);
+	ASSERT_EQ(2, failed);
+	ASSERT_EQ(0, c[0].result);
+	ASSERT_EQ(-ENOENT, c[1].result);
+	ASSERT_EQ(0, c[1].status);
+	ASSERT_EQ(0, c[2].result);
+	ASSERT_EQ(-ENOENT, c[3].result);
+}
+
+/* Across files ids mean nothing: a file cannot touch another's timeouts. */
+TEST_F(hwt, ids_per_file)
+{
+	int fd2 = ht_open(0);
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(-ENOENT, ht_cancel(fd2, id, NULL));
+	ASSERT_EQ(-ENOENT, ht_modify(fd2, id, MS, 0, 0, NULL));
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+	close(fd2);
+}
+
+TEST_F(hwt, modify_later)
+{
+	struct hwtimer_modify_entry m = { 0 };
+	struct hwtimer_expiry r;
+	uint64_t id, t0;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 9, 20 * MS, 0, 0, &id));
+	m.id = id;
+	m.expires_ns = 60 * MS;
+	t0 = now_ns();
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
+	ASSERT_EQ(0, m.result);
+	/* Normally still pending; on a slow VM it may have expired already. */
+	ASSERT_TRUE(m.status == HWTIMER_STATUS_PENDING || m.status == HWTIMER_STATUS_EXPIRED);
+	ASSERT_LE(t0 + 60 * MS, m.deadline_ns);
+	/* Either way the old deadline produces no record, the new one does. */
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(id, r.id);
+	ASSERT_EQ(9, r.cookie);
+	ASSERT_EQ(m.deadline_ns, r.deadline_ns);
+	ASSERT_LE(m.deadline_ns, r.expired_ns);
+	ASSERT_LE(m.deadline_ns, now_ns());
+	ASSERT_EQ(0, ht_wait(self->fd, 0));
+}
+
+TEST_F(hwt, modify_earlier)
+{
+	struct hwtimer_expiry r;
+	uint32_t status;
+	uint64_t id, t0;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 9, 100000 * MS, 0, 0, &id));
+	t0 = now_ns();
+	ASSERT_EQ(0, ht_modify(self->fd, id, t0 + 2 * MS, 0, HWTIMER_TIMEOUT_ABS, &status));
+	ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(t0 + 2 * MS, r.deadline_ns);
+	ASSERT_EQ(-ENOENT, ht_modify(self->fd, id, MS, 0, 0, NULL));
+}
+
+/* Modifying an expired, unread timeout drops its record and re-arms it. */
+TEST_F(hwt, modify_expired_unread)
+{
+	struct hwtimer_expiry r;
+	uint32_t status;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 9, 0, 0, 0, &id));
+	ASSERT_NE(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(0, ht_modify(self->fd, id, 20 * MS, 0, 0, &status));
+	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, status);
+	ASSERT_EQ(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(id, r.id);
+	ASSERT_LE(r.deadline_ns, r.expired_ns);
+}
+
+TEST_F(hwt, modify_errors)
+{
+	struct hwtimer_modify_entry m = { 0 };
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-ENOENT, ht_modify(self->fd, 77, MS, 0, 0, NULL));
+	ASSERT_EQ(0, ht_arm(self->fd, 9, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(-EINVAL, ht_modify(self->fd, id, MS, 0, 4, NULL));
+	ASSERT_EQ(-EINVAL, ht_modify(self->fd, id, MS, 1, 0, NULL));
+	ASSERT_EQ(-EINVAL, ht_modify(self->fd, id, UINT64_MAX, 0, 0, NULL));
+	m.id = id;
+	m.expires_ns = MS;
+	m.reserved = 1;
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, m.result);
+	ASSERT_EQ(0, m.status);
+	ASSERT_EQ(0, m.deadline_ns);
+	/* None of it touched the timeout: it is still pending, far away. */
+	ASSERT_EQ(0, ht_wait(self->fd, 10));
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+}
+
+TEST_F(hwt, modify_batch_mixed)
+{
+	struct hwtimer_modify_entry m[3] = { 0 };
+	uint32_t done, failed;
+	uint64_t a, b;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &a));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 10000 * MS, 0, 0, &b));
+	m[0].id = a;
+	m[0].expires_ns = 20000 * MS;
+	m[1].id = 999;
+	m[2].id = b;
+	m[2].expires_ns = 20000 * MS;
+	ASSERT_EQ(-ENOENT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, 3, 0, &done, &failed));
+	ASSERT_EQ(2, done);
+	ASSERT_EQ(0, m[0].result);
+	ASSERT_EQ(-ENOENT, m[1].result);
+	ASSERT_EQ(0, m[2].deadline_ns);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m + 2, 1, 0, &done, &failed));
+	ASSERT_EQ(0, m[2].result);
+}
+
+TEST_F(hwt, write_and_seek_unsupported)
+{
+	char buf[64] = { 0 };
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(-1, write(self->fd, buf, sizeof(buf)));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
+	ASSERT_EQ(ESPIPE, errno);
+}
+
+TEST_HARNESS_MAIN

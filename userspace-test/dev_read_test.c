@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/hwtimer expirations: read() (blocking, non-blocking, signals, short
+ * and bad buffers), poll and epoll (level- and edge-triggered), periodic
+ * timeouts and their overruns, fdinfo, and the never-early guarantee.
+ */
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/time.h>
+
+#include "kselftest_harness.h"
+#include "hwtimer_test.h"
+
+
+TEST_F(hwt, read_short_buffer)
+{
+	struct hwtimer_expiry r[2];
+	char small[sizeof(r[0]) - 1];
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, 0, 0, &id));
+	ASSERT_EQ(-1, read(self->fd, small, sizeof(small)));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, read(self->fd, small, 1));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, read(self->fd, small, 0));
+	ASSERT_EQ(EINVAL, errno);
+	/* The record is still there, and a buffer of 1.5 records gets one. */
+	ASSERT_EQ((ssize_t)sizeof(r[0]), read(self->fd, r, sizeof(r[0]) * 3 / 2));
+	ASSERT_EQ(id, r[0].id);
+}
+
+TEST_F(hwt, read_nonblock_empty)
+{
+	struct hwtimer_expiry r;
+	uint64_t id;
+	int fd;
+
+	HWT_NEED_DEV();
+	fd = ht_open(O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(-EAGAIN, ht_read(fd, &r, 1));
+	/* A pending timeout is not a record. */
+	ASSERT_EQ(0, ht_arm(fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(-EAGAIN, ht_read(fd, &r, 1));
+	close(fd);
+}
+
+TEST_F(hwt, read_blocks_until_expiry)
+{
+	struct hwtimer_expiry r;
+	uint64_t id, dl;
+
+	HWT_NEED_DEV();
+	dl = now_ns() + 30 * MS;
+	ASSERT_EQ(0, ht_arm(self->fd, 42, dl, 0, HWTIMER_TIMEOUT_ABS, &id));
+	ASSERT_EQ(1, ht_read(self->fd, &r, 1));
+	ASSERT_LE(dl, now_ns());
+	ASSERT_EQ(id, r.id);
+	ASSERT_EQ(42, r.cookie);
+	ASSERT_LE(dl, r.expired_ns);
+}
+
+TEST_F(hwt, read_many_per_call)
+{
+	struct hwtimer_arm_entry e[20];
+	struct hwtimer_expiry r[20];
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < 20; k++)
+		ht_arm_entry(&e[k], k, 0, 0, 0);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 20, 0, NULL, NULL));
+	/* Whole records only: 7.5 records of room give 7. */
+	ASSERT_EQ((ssize_t)(7 * sizeof(r[0])), read(self->fd, r, sizeof(r[0]) * 15 / 2));
+	ASSERT_EQ(13, ht_read(self->fd, r + 7, 13));
+	/* In expiry order, here the order of the batch. */
+	for (k = 0; k < 20; k++) {
+		ASSERT_EQ(k, r[k].cookie);
+		ASSERT_EQ(e[k].id, r[k].id);
+	}
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(-EAGAIN, ht_read(self->fd, r, 20));
+}
+
+TEST_F(hwt, read_bad_buffer)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *volatile null = NULL;
+	struct hwtimer_info info;
+	uint64_t id;
+	char *map;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, 0, 0, &id));
+	ASSERT_EQ(-1, read(self->fd, null, sizeof(struct hwtimer_expiry)));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 0, 0, 0, &id));
+	map = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(-1, read(self->fd, map, sizeof(struct hwtimer_expiry)));
+	ASSERT_EQ(EFAULT, errno);
+	munmap(map, page);
+	/* As with timerfd, records taken for a buffer that faults are gone. */
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending + info.queued);
+}
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal++;
+}
+
+static void set_handler(int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+}
+
+static void alarm_in_ms(int ms)
+{
+	struct itimerval it = { .it_value = { .tv_usec = ms * 1000 } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* A signal interrupts a blocked read(): EINTR without SA_RESTART. */
+TEST_F(hwt, read_interrupted)
+{
+	struct hwtimer_expiry r;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
+	set_handler(0);
+	got_signal = 0;
+	alarm_in_ms(20);
+	ASSERT_EQ(-EINTR, ht_read(self->fd, &r, 1));
+	ASSERT_EQ(1, got_signal);
+	/* Nothing was lost: the timeout is still pending. */
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+}
+
+/* With SA_RESTART the read() restarts (-ERESTARTSYS) and completes. */
+TEST_F(hwt, read_restarted)
+{
+	struct hwtimer_expiry r;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 300 * MS, 0, 0, &id));
+	set_handler(SA_RESTART);
+	got_signal = 0;
+	alarm_in_ms(10);
+	ASSERT_EQ(1, ht_read(self->fd, &r, 1));
+	ASSERT_EQ(1, got_signal);
+	ASSERT_EQ(id, r.id);
+}
+
+/* The one guarantee that must never break: no record before its deadline. */
+TEST_F(hwt, never_early)
+{
+	enum { N = 400 };
+	struct hwtimer_arm_entry e[N];
+	struct hwtimer_expiry r[N];
+	uint64_t max_late = 0, t0 = now_ns(), seen;
+	unsigned int k, got = 0;
+	int n;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < N; k++) {
+		uint64_t d = (k * 7919) % (20 * MS / 1000) * 1000;
+
+		if (k % 3 == 0)
+			ht_arm_entry(&e[k], k, t0 + d, 0, HWTIMER_TIMEOUT_ABS);
+		else
+			ht_arm_entry(&e[k], k, d, 0, 0);
+	}
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, N, 0, NULL, NULL));
+	while (got < N) {
+		ASSERT_NE(0, ht_wait(self->fd, HWT_WAIT_MS));
+		n = ht_read(self->fd, r + got, N - got);
+		ASSERT_LT(0, n);
+		seen = now_ns();
+		for (k = got; k < got + n; k++) {
+			ASSERT_GT(N, r[k].cookie);
+			ASSERT_EQ(e[r[k].cookie].deadline_ns, r[k].deadline_ns);
+			ASSERT_LE(r[k].deadline_ns, r[k].expired_ns)
+				TH_LOG("record %llu early by %llu ns",
+				       (unsigned long long)r[k].cookie,
+				       (unsigned long long)(r[k].deadline_ns - r[k].expired_ns));
+			ASSERT_LE(r[k].expired_ns, seen);
+			if (r[k].expired_ns - r[k].deadline_ns > max_late)
+				max_late = r[k].expired_ns - r[k].deadline_ns;
+		}
+		got += n;
+	}
+	TH_LOG("%u records, none early, latest %llu us after its deadline", N,
+	       (unsigned long long)(max_late / 1000));
+}
+
+TEST_F(hwt, poll_readiness)
+{
+	struct hwtimer_expiry r;
+	struct timeval tv = { 0 };
+	fd_set set;
+	uint64_t id;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 15 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(POLLIN | POLLRDNORM, ht_wait(self->fd, HWT_WAIT_MS));
+	if (have_time32_syscalls()) {
+		FD_ZERO(&set);
+		FD_SET(self->fd, &set);
+		ASSERT_EQ(1, select(self->fd + 1, &set, NULL, NULL, &tv));
+	}
+	ASSERT_EQ(1, ht_read(self->fd, &r, 1));
+	ASSERT_EQ(0, ht_wait(self->fd, 0));
+	if (have_time32_syscalls()) {
+		FD_ZERO(&set);
+		FD_SET(self->fd, &set);
+		ASSERT_EQ(0, select(self->fd + 1, &set, NULL, NULL, &tv));
+	}
+}
+
+static int epoll_for(int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	return ep;
+}
+
+static int epoll_events(int ep, int ms, uint32_t *events)
+{
+	struct epoll_event ev = { 0 };
+	int n;
+
+	do {
+		n = epoll_wait(ep, &ev, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	*events = ev.events;
+	return n;
+}
+
+TEST_F(hwt, epoll_level_triggered)
+{
+	struct hwtimer_expiry r;
+	uint32_t ev;
+	uint64_t id;
+	int ep;
+
+	HWT_NEED_DEV();
+	ep = epoll_for(self->fd, EPOLLIN | EPOLLRDNORM);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 5 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 5 * MS, 0, 0, &id));
+	ASSERT_EQ(1, epoll_events(ep, HWT_WAIT_MS, &ev));
+	ASSERT_EQ(EPOLLIN | EPOLLRDNORM, ev);
+	/* Level-triggered: reported again while a record is queued. */
+	ASSERT_EQ(1, epoll_events(ep, 0, &ev));
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	close(ep);
+}
+
+TEST_F(hwt, epoll_edge_triggered)
+{
+	struct hwtimer_expiry r[3];
+	uint32_t ev;
+	uint64_t id;
+	int ep;
+
+	HWT_NEED_DEV();
+	ep = epoll_for(self->fd, EPOLLIN | EPOLLET);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, 0, 0, &id));
+	ASSERT_EQ(1, epoll_events(ep, HWT_WAIT_MS, &ev));
+	ASSERT_EQ(EPOLLIN, ev);
+	/* Edge-triggered: not again until something new is queued... */
+	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	/* ...each new record is an edge, even with older ones unread... */
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 10 * MS, 0, 0, &id));
+	ASSERT_EQ(1, epoll_events(ep, HWT_WAIT_MS, &ev));
+	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	ASSERT_EQ(0, ht_arm(self->fd, 3, 0, 0, 0, &id));
+	ASSERT_EQ(1, epoll_events(ep, 0, &ev));
+	ASSERT_EQ(3, ht_read(self->fd, r, 3));
+	/* ...and reading does not make one. */
+	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	close(ep);
+}
+
+/* Records of a periodic timeout: one per read, each period accounted. */
+TEST_F(hwt, periodic)
+{
+	uint64_t period = 3 * MS, id, prev_dl = 0, prev_ov = 0;
+	struct hwtimer_expiry r;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	if (period < self->info.tick_ns)
+		period = self->info.tick_ns;
+	ASSERT_EQ(0, ht_arm(self->fd, 77, period, period, 0, &id));
+	for (k = 0; k < 5; k++) {
+		ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+		ASSERT_EQ(id, r.id);
+		ASSERT_EQ(77, r.cookie);
+		ASSERT_EQ(HWTIMER_EXPIRY_REARMED, r.flags);
+		ASSERT_EQ(0, r.error);
+		ASSERT_LE(r.deadline_ns, r.expired_ns);
+		if (k)
+			ASSERT_EQ(prev_dl + (prev_ov + 1) * period, r.deadline_ns);
+		prev_dl = r.deadline_ns;
+		prev_ov = r.overrun;
+	}
+	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
+	ASSERT_EQ(0, ht_wait(self->fd, 3 * period / MS));
+}
+
+/* Unread periods fold into one record's overrun, as with timerfd. */
+TEST_F(hwt, periodic_overrun)
+{
+	uint64_t period = 2 * MS, id, t_before;
+	struct hwtimer_expiry r, r2;
+	struct hwtimer_info info;
+
+	HWT_NEED_DEV();
+	if (period < self->info.tick_ns)
+		period = self->info.tick_ns;
+	ASSERT_EQ(0, ht_arm(self->fd, 5, period, period, 0, &id));
+	sleep_ns(25 * period);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(1, info.queued);
+	ASSERT_EQ(0, info.pending);
+	t_before = now_ns();
+	ASSERT_EQ(1, ht_read(self->fd, &r, 1));
+	/* Every period that ended before the read is in the overrun. */
+	ASSERT_LE(23, r.overrun);
+	ASSERT_EQ(HWTIMER_EXPIRY_REARMED, r.flags);
+	ASSERT_EQ(1, ht_read_n(self->fd, &r2, 1));
+	ASSERT_EQ(r.deadline_ns + (r.overrun + 1) * period, r2.deadline_ns);
+	/* Re-armed for the first period that ends after the read. */
+	ASSERT_LT(t_before, r2.deadline_ns);
+	TH_LOG("overrun %llu after %llu periods", (unsigned long long)r.overrun, 25ULL);
+}
+
+/* However short the period, at most one record per timeout is queued. */
+TEST_F(hwt, periodic_bounded)
+{
+	enum { N = 16 };
+	struct hwtimer_arm_entry e[N];
+	struct hwtimer_info info;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < N; k++)
+		ht_arm_entry(&e[k], k, self->info.tick_ns, self->info.tick_ns, 0);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, N, 0, NULL, NULL));
+	sleep_ns(30 * MS);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(N, info.queued);
+	ASSERT_EQ(0, info.pending);
+	ASSERT_EQ(N, ht_fdinfo(self->fd, "queued"));
+}
+
+TEST_F(hwt, periodic_cancel)
+{
+	uint64_t period = 2 * MS, a, b;
+	uint32_t status;
+
+	HWT_NEED_DEV();
+	if (period < self->info.tick_ns)
+		period = self->info.tick_ns;
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, period, 0, &a));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 10000 * MS, period, 0, &b));
+	ASSERT_EQ(0, ht_cancel(self->fd, a, &status));
+	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, status);
+	ASSERT_EQ(0, ht_cancel(self->fd, b, &status));
+	ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, a, NULL));
+	ASSERT_EQ(0, ht_wait(self->fd, 10 * period / MS));
+}
+
+TEST_F(hwt, periodic_modify)
+{
+	uint64_t period = 2 * MS, id;
+	struct hwtimer_expiry r;
+
+	HWT_NEED_DEV();
+	if (period < self->info.tick_ns)
+		period = self->info.tick_ns;
+	/* One-shot to periodic. */
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_modify(self->fd, id, period, period, 0, NULL));
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(HWTIMER_EXPIRY_REARMED, r.flags);
+	/* Periodic back to one-shot: its last record, then the id is dead. */
+	ASSERT_EQ(0, ht_modify(self->fd, id, period, 0, 0, NULL));
+	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
+	ASSERT_EQ(id, r.id);
+	ASSERT_EQ(0, r.flags);
+	ASSERT_EQ(0, r.overrun);
+	ASSERT_EQ(-ENOENT, ht_cancel(self->fd, id, NULL));
+}
+
+TEST_F(hwt, fdinfo)
+{
+	uint64_t id;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_fdinfo(self->fd, "pending"));
+	ASSERT_EQ(0, ht_fdinfo(self->fd, "queued"));
+	ASSERT_EQ((long long)self->info.file_cap, ht_fdinfo(self->fd, "cap"));
+	for (k = 0; k < 3; k++)
+		ASSERT_EQ(0, ht_arm(self->fd, k, 10000 * MS, 0, 0, &id));
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, ht_arm(self->fd, k, 0, 0, 0, &id));
+	ASSERT_EQ(3, ht_fdinfo(self->fd, "pending"));
+	ASSERT_EQ(2, ht_fdinfo(self->fd, "queued"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the /dev/hwtimer tests (userspace-test/dev_*_test.c).
+ * The ht_*() functions wrap the ioctls of include/uapi/linux/hwtimer.h and
+ * return 0 or a negative errno value, so tests compare errors directly.
+ * (Not hwt_*(): TEST_F(hwt, name) defines a function hwt_name.)
+ *
+ * Include after kselftest_harness.h. Every test file gets a fixture "hwt"
+ * holding an open file of the device and its struct hwtimer_info, and SKIPs
+ * when the device is absent.
+ */
+#ifndef HWTIMER_TEST_H
+#define HWTIMER_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/futex.h>
+#include <linux/hwtimer.h>
+
+/*
+ * The harness's ASSERT_*() compare with the types of both arguments, so
+ * ASSERT_EQ(0, some_u64) warns under -Wextra although it is what is meant.
+ */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+#define HWT_DEV		"/dev/hwtimer"
+#define HWT_PARAMS	"/sys/module/hwtimer/parameters/"
+#define MS		1000000ULL
+
+/* Generous bound for "it arrives eventually": TCG with KASAN is slow. */
+#define HWT_WAIT_MS	5000
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * i386 glibc makes the 32-bit time_t system calls whenever the values fit,
+ * and a kernel without CONFIG_COMPAT_32BIT_TIME has none of them (nor the
+ * futex call that threads contending for a lock need). Sleep with the
+ * time64 call, which every compat kernel has, and let the tests that need
+ * threads or select() check for the others.
+ */
+#ifdef __i386__
+static inline void sleep_ns(uint64_t ns)
+{
+	struct { int64_t sec, nsec; } ts = {
+		.sec = ns / 1000000000ULL,
+		.nsec = ns % 1000000000ULL,
+	};
+
+	while (syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, &ts, &ts) &&
+	       errno == EINTR)
+		;
+}
+
+static inline bool have_time32_syscalls(void)
+{
+	int word = 0;
+
+	return syscall(SYS_futex, &word, FUTEX_WAKE, 1, NULL, NULL, 0) >= 0 ||
+	       errno != ENOSYS;
+}
+#else
+static inline void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ULL,
+		.tv_nsec = ns % 1000000000ULL,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+static inline bool have_time32_syscalls(void)
+{
+	return true;
+}
+#endif
+
+/* For tests that use threads or select(): see sleep_ns(). */
+#define NEED_TIME32()							\
+	do {								\
+		if (!have_time32_syscalls())				\
+			SKIP(return, "-m32 on a kernel without "	\
+			     "CONFIG_COMPAT_32BIT_TIME: no futex()");	\
+	} while (0)
+
+static inline int ht_open(int flags)
+{
+	return open(HWT_DEV, O_RDWR | O_CLOEXEC | flags);
+}
+
+static inline int ht_info(int fd, struct hwtimer_info *info)
+{
+	memset(info, 0xa5, sizeof(*info));
+	return ioctl(fd, HWTIMER_IOC_INFO, info) ? -errno : 0;
+}
+
+/*
+ * One batch ioctl. Returns 0 or -errno; *done and *failed (if not NULL)
+ * get the counters the kernel wrote back.
+ */
+static inline int ht_batch(int fd, unsigned long cmd, void *entries,
+			    uint32_t count, uint32_t flags, uint32_t *done,
+			    uint32_t *failed)
+{
+	struct hwtimer_batch b = {
+		.entries = (uintptr_t)entries,
+		.count = count,
+		.flags = flags,
+		.done = 0xdeadbeef,
+		.failed = 0xdeadbeef,
+	};
+	int ret = ioctl(fd, cmd, &b) ? -errno : 0;
+
+	if (done)
+		*done = b.done;
+	if (failed)
+		*failed = b.failed;
+	return ret;
+}
+
+static inline void ht_arm_entry(struct hwtimer_arm_entry *e, uint64_t cookie,
+				 uint64_t expires, uint64_t period, uint32_t flags)
+{
+	memset(e, 0, sizeof(*e));
+	e->cookie = cookie;
+	e->expires_ns = expires;
+	e->period_ns = period;
+	e->flags = flags;
+	e->result = 1;			/* must be overwritten */
+	e->id = 0xdeadbeefULL;		/* likewise */
+}
+
+/* Arm one timeout; returns its result, the ioctl's error if it had none. */
+static inline int ht_arm(int fd, uint64_t cookie, uint64_t expires,
+			  uint64_t period, uint32_t flags, uint64_t *id)
+{
+	struct hwtimer_arm_entry e;
+	int ret;
+
+	ht_arm_entry(&e, cookie, expires, period, flags);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL);
+	if (id)
+		*id = e.id;
+	if (ret && e.result != 1)
+		return e.result;
+	return ret;
+}
+
+static inline int ht_cancel(int fd, uint64_t id, uint32_t *status)
+{
+	struct hwtimer_cancel_entry e = { .id = id, .result = 1 };
+	int ret = ht_batch(fd, HWTIMER_IOC_CANCEL, &e, 1, 0, NULL, NULL);
+
+	if (status)
+		*status = e.status;
+	if (ret && e.result != 1)
+		return e.result;
+	return ret;
+}
+
+static inline int ht_modify(int fd, uint64_t id, uint64_t expires,
+			     uint64_t period, uint32_t flags, uint32_t *status)
+{
+	struct hwtimer_modify_entry e = {
+		.id = id,
+		.expires_ns = expires,
+		.period_ns = period,
+		.flags = flags,
+		.result = 1,
+	};
+	int ret = ht_batch(fd, HWTIMER_IOC_MODIFY, &e, 1, 0, NULL, NULL);
+
+	if (status)
+		*status = e.status;
+	if (ret && e.result != 1)
+		return e.result;
+	return ret;
+}
+
+/* Wait up to @ms for a record; returns poll()'s revents (0 on timeout). */
+static inline int ht_wait(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDNORM };
+	int n;
+
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	return n > 0 ? p.revents : 0;
+}
+
+/* read() up to @max records: the number read, or -errno. */
+static inline int ht_read(int fd, struct hwtimer_expiry *recs, unsigned int max)
+{
+	ssize_t n = read(fd, recs, max * sizeof(*recs));
+
+	if (n < 0)
+		return -errno;
+	if (n % sizeof(*recs))
+		return -EPROTO;
+	return n / sizeof(*recs);
+}
+
+/* Wait for and read exactly @want records, each within HWT_WAIT_MS. */
+static inline int ht_read_n(int fd, struct hwtimer_expiry *recs, unsigned int want)
+{
+	unsigned int got = 0;
+	int n;
+
+	while (got < want) {
+		if (!ht_wait(fd, HWT_WAIT_MS))
+			return got;
+		n = ht_read(fd, recs + got, want - got);
+		if (n == -EAGAIN)
+			continue;
+		if (n < 0)
+			return n;
+		got += n;
+	}
+	return got;
+}
+
+/* A number from /proc/self/fdinfo/@fd, or -1. */
+static inline long long ht_fdinfo(int fd, const char *key)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	long long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			val = strtoll(line + len + 1, NULL, 10);
+	fclose(f);
+	return val;
+}
+
+/* Read or write a module parameter of hwtimer. */
+static inline long long ht_param_get(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), HWT_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static inline int ht_param_set(const char *name, long long v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), HWT_PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%lld\n", v) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* The fixture every test file uses (each includes this header once). */
+FIXTURE(hwt) {
+	int fd;
+	struct hwtimer_info info;
+};
+
+FIXTURE_SETUP(hwt)
+{
+	self->fd = ht_open(0);
+	if (self->fd < 0 && (errno == ENOENT || errno == ENODEV || errno == ENXIO))
+		SKIP(return, "%s: %s (hwtimer.ko not loaded)", HWT_DEV, strerror(errno));
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", HWT_DEV, strerror(errno));
+	ASSERT_EQ(0, ht_info(self->fd, &self->info));
+	ASSERT_EQ(HWTIMER_ABI_VERSION, self->info.abi_version);
+}
+
+FIXTURE_TEARDOWN(hwt)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * In the 6.1 harness a SKIP in FIXTURE_SETUP still runs the test body, so
+ * each test also starts with this.
+ */
+#define HWT_NEED_DEV()							\
+	do {								\
+		if (self->fd < 0)					\
+			SKIP(return, "%s is absent", HWT_DEV);		\
+	} while (0)
+
+#endif /* HWTIMER_TEST_H */

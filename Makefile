@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# hwtimer top-level Makefile.
+#
+# What is compiled into which module is described by the Kbuild files; this
+# file only drives kbuild, builds the user-space programs and calls the test
+# VM scripts.
+#
+#   make                 build kmod/hwtimer.ko (and the sample) against KDIR
+#   make check           build everything, run every test in the debug VM
+#   make run             boot the VM with the module loaded, run the demo
+#   make shell           boot the VM with the module loaded, drop to a shell
+#   make selftest        prove the runner fails on broken fixtures
+#   make deps            install the Debian packages the above need
+#   make clean
+
+# The running kernel's build tree; where it does not exist (a container, or
+# a host kernel that is not Debian's) use the newest installed Debian
+# headers, the kernel the module would be installed for anyway.
+# (":=" inside ifndef, so the shell runs once, not at every use.)
+ifndef KDIR
+KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+endif
+
+# Kernel source tree holding tools/testing/selftests/kselftest_harness.h.
+# The VM runner passes the source of its test kernel.
+ifndef KSRC
+KSRC := $(firstword $(wildcard $(KDIR)/source) \
+	$(shell ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/hwtimer/src/linux-source-6.1-* 2>/dev/null | sort -V | tail -n 1))
+endif
+
+# Where user-space programs go (the runner points this elsewhere for the
+# self-test fixtures).
+HWT_OUT ?= $(CURDIR)/build
+
+.PHONY: all modules clean deps check selftest run shell user ut tools
+
+all: modules
+
+modules:
+	@test -d "$(KDIR)" || { echo "No kernel build tree: install linux-headers-amd64 (make deps) or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# ---------------------------------------------------------------------------
+# User space: every userspace-test/*_test.c is one kselftest-harness program,
+# built static for x86_64 and for i386 (the compat ioctl path) as
+# build/ut/<name> and build/ut/<name>-32; every tools/*.c is one static
+# program in build/tools/. The VM runner copies all of them into the guest.
+
+USER_CC ?= gcc
+USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -pthread \
+	-I$(CURDIR)/include/uapi -I$(KSRC)/tools/testing/selftests
+USER_LDFLAGS := -static
+
+UT_DIR ?= userspace-test
+UT_SRC := $(wildcard $(UT_DIR)/*_test.c)
+UT_BIN := $(patsubst $(UT_DIR)/%.c,$(HWT_OUT)/ut/%,$(UT_SRC))
+TOOL_SRC := $(wildcard tools/*.c)
+TOOL_BIN := $(patsubst tools/%.c,$(HWT_OUT)/tools/%,$(TOOL_SRC))
+USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h tools/*.h)
+
+user: ut tools
+ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
+tools: $(TOOL_BIN)
+
+$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS)
+	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
+	@mkdir -p $(@D)
+	$(USER_CC) -m32 $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+
+$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS)
+	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+
+$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+
+# ---------------------------------------------------------------------------
+# The test VM (see README.md, "How the test VM works").
+
+deps:
+	scripts/deps.sh
+
+check:
+	scripts/runner.sh check
+
+selftest:
+	scripts/runner.sh selftest
+
+run:
+	scripts/runner.sh run
+
+shell:
+	scripts/runner.sh shell
+
+clean:
+	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf build

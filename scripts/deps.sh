@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian 12 packages that building, testing and packaging hwtimer
+# need. Idempotent: when everything is installed it touches nothing (no
+# apt-get update), so a second `make check` costs a dpkg query.
+set -euo pipefail
+
+pkgs=(
+	make gcc libc6-dev bc flex bison libelf-dev libssl-dev perl	# kernel build
+	xz-utils cpio gzip						# source tarball, initramfs
+	linux-source-6.1						# the test kernel
+	linux-headers-amd64						# stock kernel build
+	qemu-system-x86 busybox-static					# the test VM
+	gcc-multilib							# -m32 user tests
+	dkms kmod sparse						# packaging, C=1
+	gnuplot-nox							# benchmark plots
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	# "install ok installed" is the only state in which the files are there.
+	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+sudo=
+[ "$(id -u)" = 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+# No recommends: qemu-system-x86 would otherwise pull in a desktop's worth.
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -21,8 +21,12 @@
 #define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
 #define HWT_MAX_LEVELS		12
 
-/* Most callbacks one run of the expiry path makes before it yields. */
-#define HWT_EXPIRE_BATCH	256
+/*
+ * Most callbacks one run of the expiry path makes before it yields to a
+ * fresh softirq pass: about the 2 ms the softirq loop allows itself, at a
+ * few hundred ns per callback. Each yield costs an hrtimer interrupt.
+ */
+#define HWT_EXPIRE_BATCH	4096
 /* About how many entries one pass cascades before it yields. */
 #define HWT_TICK_BATCH		4096
 

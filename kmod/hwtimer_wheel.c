@@ -368,17 +368,27 @@ static void hwt_forward(struct hwt_base *base, u64 now)
 		base->clk = tick + 1;
 }
 
-/* Run the first timer of @due. Drops and retakes @base->lock. */
-static void hwt_expire_one(struct hwt_base *base)
+/*
+ * Run the first timer of @due. Drops and retakes @base->lock. Lateness is
+ * measured against @now, the clock read at the start of this pass of at
+ * most HWT_EXPIRE_BATCH callbacks: reading the clock per callback would
+ * cost more than many callbacks do.
+ */
+static void hwt_expire_one(struct hwt_base *base, u64 now)
 	__must_hold(&base->lock)
 {
 	struct hwtimer_wheel *w = base->wheel;
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
-	u64 now = hwt_now(w);
 	u64 late = now > t->deadline ? now - t->deadline : 0;
 
-	hwt_detach(base, t);
+	/* Off @due: no slot bit to maintain (see hwt_detach()). */
+	__hlist_del(&t->entry);
+	t->entry.next = LIST_POISON2;
+	WRITE_ONCE(t->entry.pprev, NULL);
+	base->npending--;
+	if (w->max_pending)
+		atomic64_dec(&w->npending);
 	base->running = t;
 	base->running_task = current;
 	base->stats.fired++;
@@ -437,7 +447,7 @@ static bool hwt_run(struct hwt_base *base)
 				more = true;
 				break;
 			}
-			hwt_expire_one(base);
+			hwt_expire_one(base, now);
 			if (w->stopped || base->offline)
 				break;
 			continue;
@@ -545,7 +555,11 @@ void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 }
 EXPORT_SYMBOL_GPL(hwtimer_setup);
 
-static int hwt_arm(struct hwtimer *t, u64 deadline, bool modify)
+/*
+ * Arm @t for @deadline, or for @now + @delay when @relative; @now is the
+ * wheel's clock, read once by the caller.
+ */
+static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool modify)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
@@ -555,6 +569,8 @@ static int hwt_arm(struct hwtimer *t, u64 deadline, bool modify)
 
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
+	if (relative)
+		deadline = hwt_deadline(now, deadline);
 	if (deadline > (u64)KTIME_MAX)
 		deadline = KTIME_MAX;
 
@@ -614,7 +630,7 @@ static int hwt_arm(struct hwtimer *t, u64 deadline, bool modify)
 	}
 
 	if (!base->processing)
-		hwt_forward(base, hwt_now(w));
+		hwt_forward(base, now);
 	t->deadline = deadline;
 	hwt_place(base, t, hwt_expiry_tick(w, deadline));
 	base->npending++;
@@ -648,7 +664,7 @@ out_unlock:
  */
 int hwtimer_start(struct hwtimer *timer, u64 delay_ns)
 {
-	return hwt_arm(timer, hwt_deadline(hwt_now(timer->wheel), delay_ns), false);
+	return hwt_arm(timer, hwt_now(timer->wheel), delay_ns, true, false);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start);
 
@@ -663,7 +679,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
  */
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns)
 {
-	return hwt_arm(timer, deadline_ns, false);
+	return hwt_arm(timer, hwt_now(timer->wheel), deadline_ns, false, false);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_abs);
 
@@ -682,7 +698,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  */
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns)
 {
-	return hwt_arm(timer, hwt_deadline(hwt_now(timer->wheel), delay_ns), true);
+	return hwt_arm(timer, hwt_now(timer->wheel), delay_ns, true, true);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify);
 
@@ -696,7 +712,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify);
  */
 int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 {
-	return hwt_arm(timer, deadline_ns, true);
+	return hwt_arm(timer, hwt_now(timer->wheel), deadline_ns, false, true);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
 

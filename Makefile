@@ -85,6 +85,7 @@ deps:
 	scripts/deps.sh
 
 check:
+	bench/bench.sh smoke
 	scripts/runner.sh check
 
 selftest:
@@ -99,3 +100,6 @@ shell:
 clean:
 	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
+
+# Benchmarks: make bench, bench-plot, bench-smoke (run by check).
+include bench/bench.mk

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark targets, included by the top-level Makefile:
+#
+#   make bench         boot the bench-kernel VM and run every benchmark
+#                      (about 15 minutes); prints the table and the target
+#                      lines, writes build/bench/results.{json,csv} and the
+#                      table into docs/benchmarks.md
+#   make bench-plot    draw build/bench/benchmarks.png from the results with
+#                      gnuplot and copy it to docs/benchmarks.png
+#   make bench-smoke   the same benchmarks with tiny N on the debug kernel
+#                      (1 to 2 minutes): fails on errors, never on targets
+#
+# See docs/benchmarks.md and bench/bench.sh.
+
+.PHONY: bench bench-plot bench-smoke
+
+bench:
+	bench/bench.sh full
+
+bench-smoke:
+	bench/bench.sh smoke
+
+bench-plot:
+	@test -f build/bench/nsop.dat -a -f build/bench/lateness.dat || { echo "bench-plot: no results: run make bench first" >&2; exit 1; }
+	@command -v gnuplot >/dev/null || scripts/deps.sh
+	gnuplot -e "dir='build/bench'" bench/plot.gp
+	cp build/bench/benchmarks.png docs/benchmarks.png

@@ -1,0 +1,1208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtbench: the kernel-side benchmarks. Each one runs the same work through
+ * hwtimer, timer_list and hrtimer, in the same boot, with one worker
+ * kthread bound to each CPU; the facilities take turns repetition by
+ * repetition, so a change of load on the host hits all three alike.
+ *
+ *   startcancel  start+cancel pairs and modifies with N timers pending
+ *                (random delays of 1 to 100 wheel revolutions); the bytes
+ *                allocated per pending timer
+ *   expiry       N timers due at the same tick, and spread over one
+ *                revolution: first to last callback, longest stall
+ *   tick         per-tick cost with N far-future timers (1 to 2 hours)
+ *   idle         wheel wakeups with nothing pending and with one timer an
+ *                hour away
+ *   scaling      start+cancel throughput on 1 CPU and on all CPUs at once
+ *   lateness     lateness of N timers with random delays
+ *   memory       sizeof the embedded timer structs
+ *
+ * hrtimers are used in soft (softirq) mode, where hwtimer runs its own
+ * callbacks and timer_list runs its, so all three expire in the same
+ * context. All three are used pinned (TIMER_PINNED, HRTIMER_MODE_*_PINNED;
+ * hwtimer always queues on the local CPU), so a callback runs on the CPU
+ * of the worker that started its timer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmstat.h>
+#include <asm/hardirq.h>
+
+#include "hwtbench.h"
+
+/* Random delays and indices, drawn beforehand so the loops do not. */
+#define HWTB_TAB	4096
+#define HWTB_IDX	65536
+
+/*
+ * The start+cancel and modify loops are timed in chunks of %HWTB_CHUNK
+ * operations; the cost of an operation is the median chunk's, so a chunk
+ * during which the host descheduled the emulator's vCPU thread (on a busy
+ * 2-core host, often) does not count. The mean is reported as well.
+ */
+#define HWTB_CHUNK	1024
+#define HWTB_MAX_CHUNKS	1024
+
+struct hwtb_tab {
+	u64		ns[HWTB_TAB];
+	unsigned long	j[HWTB_TAB];
+	u32		idx[HWTB_IDX];
+	u64		chunk[HWTB_MAX_CHUNKS];
+};
+
+/* Probe period of the stall measurement in the expiry runs. */
+#define HWTB_PROBE_NS	(1000 * NSEC_PER_USEC)
+
+/* Gaps above this in a spinning loop count as time taken from it. */
+#define HWTB_SPIN_GAP_NS	2000
+
+/* Attempts at an expiry run whose timers were not all started in time. */
+#define HWTB_EXPIRY_TRIES	3
+
+/* Per-start cost assumed before one was measured, to place deadlines. */
+#define HWTB_START_GUESS_NS	5000
+
+/* Lateness histogram: bin k counts lateness in [2^k, 2^(k+1)) ns. */
+#define HWTB_HIST_BINS	40
+
+static unsigned int hwtb_errors;
+/* Measured ns per start of each facility, from the last population. */
+static u64 hwtb_start_ns[HWTB_NR_FAC];
+/* How long the last expiry run of each facility took to start its timers. */
+static u64 hwtb_pop_ns[HWTB_NR_FAC];
+
+/* Record an error: an "E" line in the results and the kernel log. */
+static __printf(1, 2) void hwtb_error(const char *fmt, ...)
+{
+	char buf[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	hwtb_errors++;
+	hwtb_out("E %s\n", buf);
+	pr_err("%s\n", buf);
+}
+
+static u64 hwtb_rev_ns(void)
+{
+	return hwtimer_wheel_tick_ns(hwtb_wheel) * hwtimer_wheel_slots(hwtb_wheel);
+}
+
+static u64 hwtb_tick(void)
+{
+	return hwtimer_wheel_tick_ns(hwtb_wheel);
+}
+
+static u64 hwtb_rand64(struct rnd_state *s)
+{
+	u64 hi = prandom_u32_state(s);
+
+	return hi << 32 | prandom_u32_state(s);
+}
+
+/* A uniform random number in [@lo, @hi). */
+static u64 hwtb_uniform(struct rnd_state *s, u64 lo, u64 hi)
+{
+	return lo + mul_u64_u64_shr(hwtb_rand64(s), hi - lo, 64);
+}
+
+/* A delay in jiffies that is at least @ns. */
+static unsigned long hwtb_jiffies(u64 ns)
+{
+	return DIV_ROUND_UP_ULL(ns, TICK_NSEC);
+}
+
+/*
+ * The first jiffy that certainly begins at or after @deadline, given that
+ * jiffies was @j when the clock read @now: jiffy j began at most a tick
+ * before now.
+ */
+static unsigned long hwtb_jiffy_at(u64 deadline, u64 now, unsigned long j)
+{
+	return j + 1 + (deadline > now ? hwtb_jiffies(deadline - now) : 0);
+}
+
+/*
+ * Run @body(FAC, @w) with the crew's facility FAC as a compile-time
+ * constant: both are inlined, so each facility gets its own copy of the
+ * loop with direct calls into its API.
+ */
+static __always_inline void hwtb_dispatch(struct hwtb_worker *w,
+					  void (*body)(int fac, struct hwtb_worker *w))
+{
+	switch (w->crew->fac) {
+	case HWTB_HWT:
+		body(HWTB_HWT, w);
+		break;
+	case HWTB_TL:
+		body(HWTB_TL, w);
+		break;
+	default:
+		body(HWTB_HRT, w);
+		break;
+	}
+}
+
+/* ---- steps run by the workers ------------------------------------------ */
+
+/* Fill the delay tables: delays in [arg[0], arg[1]), indices below nobjs. */
+static void hwtb_fill_tab(struct hwtb_worker *w, int fac)
+{
+	struct hwtb_crew *c = w->crew;
+	struct hwtb_tab *tab = w->tab;
+	unsigned long n = max(w->nobjs[fac], 1UL);
+	unsigned int i;
+
+	for (i = 0; i < HWTB_TAB; i++) {
+		tab->ns[i] = hwtb_uniform(&w->rnd, c->arg[0], c->arg[1]);
+		tab->j[i] = hwtb_jiffies(tab->ns[i]);
+	}
+	for (i = 0; i < HWTB_IDX; i++)
+		tab->idx[i] = hwtb_uniform(&w->rnd, 0, n);
+}
+
+/* Start every timer with a random delay in [arg[0], arg[1]). */
+static __always_inline void hwtb_populate(int fac, struct hwtb_worker *w)
+{
+	struct hwtb_crew *c = w->crew;
+	unsigned long i, n = w->nobjs[fac];
+
+	hwtb_fill_tab(w, fac);
+	w->t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		u64 d = hwtb_uniform(&w->rnd, c->arg[0], c->arg[1]);
+
+		hwtb_start(fac, hwtb_obj(fac, w->objs[fac], i), d, hwtb_jiffies(d));
+		if (!(i & 1023))
+			cond_resched();
+	}
+	w->t1 = ktime_get_ns();
+	w->ops = n;
+}
+
+static void hwtb_step_populate(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_populate);
+}
+
+/* After operation @i: close the chunk if it is complete. */
+static __always_inline void hwtb_chunk(struct hwtb_worker *w, unsigned long i, u64 *t)
+{
+	u64 now;
+
+	if ((i & (HWTB_CHUNK - 1)) != HWTB_CHUNK - 1)
+		return;
+	now = ktime_get_ns();
+	if (w->nchunks < HWTB_MAX_CHUNKS)
+		w->tab->chunk[w->nchunks++] = now - *t;
+	cond_resched();
+	*t = ktime_get_ns();
+}
+
+/* arg[2] start+cancel pairs on the idle probe timers. */
+static __always_inline void hwtb_do_pairs(int fac, struct hwtb_worker *w)
+{
+	struct hwtb_tab *tab = w->tab;
+	unsigned long i, m = w->crew->arg[2];
+	void *p = w->probes[fac];
+	u64 t;
+
+	w->nchunks = 0;
+	w->t0 = ktime_get_ns();
+	t = w->t0;
+	for (i = 0; i < m; i++) {
+		void *o = hwtb_obj(fac, p, i & (HWTB_NPROBES - 1));
+		unsigned int k = i & (HWTB_TAB - 1);
+
+		hwtb_start(fac, o, tab->ns[k], tab->j[k]);
+		hwtb_cancel(fac, o);
+		hwtb_chunk(w, i, &t);
+	}
+	w->t1 = ktime_get_ns();
+	w->ops = m;
+}
+
+static void hwtb_step_pairs(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_do_pairs);
+}
+
+/* arg[2] modifies of random pending timers to random new delays. */
+static __always_inline void hwtb_mods(int fac, struct hwtb_worker *w)
+{
+	struct hwtb_tab *tab = w->tab;
+	unsigned long i, m = w->crew->arg[2];
+	void *p = w->objs[fac];
+	u64 t;
+
+	w->nchunks = 0;
+	w->t0 = ktime_get_ns();
+	t = w->t0;
+	for (i = 0; i < m; i++) {
+		unsigned int k = i & (HWTB_TAB - 1);
+
+		hwtb_modify(fac, hwtb_obj(fac, p, tab->idx[i & (HWTB_IDX - 1)]),
+			    tab->ns[k], tab->j[k]);
+		hwtb_chunk(w, i, &t);
+	}
+	w->t1 = ktime_get_ns();
+	w->ops = m;
+}
+
+static void hwtb_step_modify(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_mods);
+}
+
+/* Cancel every timer, waiting for running callbacks. */
+static __always_inline void hwtb_teardown(int fac, struct hwtb_worker *w)
+{
+	unsigned long i, n = w->nobjs[fac];
+
+	w->t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		hwtb_cancel_sync(fac, hwtb_obj(fac, w->objs[fac], i));
+		if (!(i & 1023))
+			cond_resched();
+	}
+	w->t1 = ktime_get_ns();
+	w->ops = n;
+}
+
+static void hwtb_step_teardown(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_teardown);
+}
+
+static void hwtb_pcpu_reset(struct hwtb_worker *w, u64 expect)
+{
+	struct hwtb_pcpu *pc = per_cpu_ptr(&hwtb_pcpu, w->cpu);
+
+	/* The worker runs on pc's CPU; keep its callbacks out meanwhile. */
+	local_bh_disable();
+	pc->fired = 0;
+	pc->expect = expect;
+	pc->first = 0;
+	pc->last = 0;
+	local_bh_enable();
+}
+
+/*
+ * Expiry: start every timer for deadline arg[0] + i * arg[1] / n (from t0
+ * to t1), then
+ * turn into a SCHED_FIFO probe that asks to wake every millisecond and
+ * records how late it got the CPU (a softirq run delays it), until every
+ * callback ran or the clock passes arg[2].
+ * out[0..3]: first callback, last callback, longest stall, callbacks run.
+ */
+static __always_inline void hwtb_expire(int fac, struct hwtb_worker *w)
+{
+	struct hwtb_pcpu *pc = per_cpu_ptr(&hwtb_pcpu, w->cpu);
+	struct hwtb_crew *c = w->crew;
+	unsigned long i, n = w->nobjs[fac];
+	u64 now, next, stall = 0;
+	unsigned long j0;
+	ktime_t exp;
+
+	hwtb_pcpu_reset(w, n);
+	now = ktime_get_ns();
+	j0 = jiffies;
+	w->t0 = now;
+	for (i = 0; i < n; i++) {
+		u64 dl = c->arg[0] + (c->arg[1] ? div64_u64(c->arg[1] * i, n) : 0);
+
+		hwtb_start_abs(fac, hwtb_obj(fac, w->objs[fac], i), dl,
+			       hwtb_jiffy_at(dl, now, j0));
+		if (!(i & 1023))
+			cond_resched();
+	}
+	w->t1 = ktime_get_ns();
+
+	sched_set_fifo_low(current);
+	next = w->t1 + HWTB_PROBE_NS;
+	while (READ_ONCE(pc->fired) < n) {
+		exp = ns_to_ktime(next);
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule_hrtimeout_range(&exp, 0, HRTIMER_MODE_ABS);
+		now = ktime_get_ns();
+		if (now > next && now - next > stall)
+			stall = now - next;
+		if (now > c->arg[2])
+			break;
+		next += HWTB_PROBE_NS;
+		if (next <= now)
+			next = now + HWTB_PROBE_NS;
+	}
+	sched_set_normal(current, 0);
+
+	w->out[0] = READ_ONCE(pc->first);
+	w->out[1] = READ_ONCE(pc->last);
+	w->out[2] = stall;
+	w->out[3] = READ_ONCE(pc->fired);
+	w->ops = n;
+}
+
+static void hwtb_step_expire(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_expire);
+}
+
+/*
+ * Lateness: start every timer for now + a random delay in [1, arg[0]] ns,
+ * remember its deadline, wait until all fired (or the clock passes arg[1]).
+ * out[3]: callbacks run.
+ */
+static __always_inline void hwtb_late(int fac, struct hwtb_worker *w)
+{
+	struct hwtb_pcpu *pc = per_cpu_ptr(&hwtb_pcpu, w->cpu);
+	struct hwtb_crew *c = w->crew;
+	unsigned long i, n = w->nobjs[fac];
+
+	hwtb_pcpu_reset(w, n);
+	for (i = 0; i < n; i++) {
+		void *o = hwtb_obj(fac, w->objs[fac], i);
+		u64 d = hwtb_uniform(&w->rnd, 1, c->arg[0] + 1);
+		u64 now = ktime_get_ns();
+		unsigned long j = jiffies;
+
+		*hwtb_val(fac, o) = now + d;
+		hwtb_start_abs(fac, o, now + d, hwtb_jiffy_at(now + d, now, j));
+		if (!(i & 1023))
+			cond_resched();
+	}
+	while (READ_ONCE(pc->fired) < n && ktime_get_ns() < c->arg[1])
+		schedule_timeout_interruptible(msecs_to_jiffies(20));
+	w->out[3] = READ_ONCE(pc->fired);
+}
+
+static void hwtb_step_late(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_late);
+}
+
+/*
+ * Spin for arg[0] ns reading the clock; sum the gaps longer than
+ * %HWTB_SPIN_GAP_NS: the time interrupts, softirqs and other tasks took
+ * from this CPU. out[0]: that sum.
+ */
+static void hwtb_step_spin(struct hwtb_worker *w)
+{
+	u64 start = ktime_get_ns(), prev = start, end = start + w->crew->arg[0];
+	u64 now, stolen = 0;
+
+	do {
+		now = ktime_get_ns();
+		if (now - prev > HWTB_SPIN_GAP_NS)
+			stolen += now - prev;
+		prev = now;
+	} while (now < end);
+	w->t0 = start;
+	w->t1 = now;
+	w->out[0] = stolen;
+}
+
+/* ---- helpers for the controller ----------------------------------------- */
+
+static s64 hwtb_ns_per_op(struct hwtb_crew *c);
+
+/*
+ * ns per operation, in thousandths: the median chunk's over all workers
+ * (the mean when the loops were too short for a chunk).
+ */
+static s64 hwtb_ns_per_op_median(struct hwtb_crew *c)
+{
+	unsigned int i, k, cnt = 0;
+	s64 *v, med;
+
+	for (i = 0; i < c->nr; i++)
+		cnt += c->w[i].nchunks;
+	if (!cnt)
+		return hwtb_ns_per_op(c);
+	v = kvmalloc_array(cnt, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return hwtb_ns_per_op(c);
+	cnt = 0;
+	for (i = 0; i < c->nr; i++) {
+		for (k = 0; k < c->w[i].nchunks; k++)
+			v[cnt++] = c->w[i].tab->chunk[k];
+	}
+	med = hwtb_median(v, cnt);
+	kvfree(v);
+	return div64_s64(med * HWTB_MILLI, HWTB_CHUNK);
+}
+
+/* Mean ns per operation over the workers, in thousandths. */
+static s64 hwtb_ns_per_op(struct hwtb_crew *c)
+{
+	u64 ns = 0, ops = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		ns += c->w[i].t1 - c->w[i].t0;
+		ops += c->w[i].ops;
+	}
+	return ops ? div64_u64(ns * HWTB_MILLI, ops) : 0;
+}
+
+/* Operations per second of the whole crew, first start to last end. */
+static s64 hwtb_throughput(struct hwtb_crew *c)
+{
+	u64 t0 = U64_MAX, t1 = 0, ops = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		t0 = min(t0, c->w[i].t0);
+		t1 = max(t1, c->w[i].t1);
+		ops += c->w[i].ops;
+	}
+	return t1 > t0 ? div64_u64(ops * NSEC_PER_SEC, t1 - t0) * HWTB_MILLI : 0;
+}
+
+static int hwtb_tabs(struct hwtb_crew *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->w[i].tab)
+			continue;
+		c->w[i].tab = kvmalloc(sizeof(*c->w[i].tab), GFP_KERNEL);
+		if (!c->w[i].tab)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct hwtb_crew *hwtb_crew_get(unsigned int nr)
+{
+	struct hwtb_crew *c = hwtb_crew_create(nr, HWTB_HWT);
+
+	if (IS_ERR(c))
+		return c;
+	if (hwtb_tabs(c)) {
+		hwtb_crew_destroy(c);
+		return ERR_PTR(-ENOMEM);
+	}
+	return c;
+}
+
+/* Bytes the kernel holds in slab caches, and in all, right now. */
+static void hwtb_mem(s64 *slab, s64 *used)
+{
+	*slab = (s64)(global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
+		      global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B)) * PAGE_SIZE;
+	*used = -(s64)global_zone_page_state(NR_FREE_PAGES) * PAGE_SIZE;
+}
+
+static u64 hwtb_timer_irqs(void)
+{
+	u64 n = 0;
+#ifdef CONFIG_X86_LOCAL_APIC
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		n += per_cpu(irq_stat, cpu).apic_timer_irqs;
+#endif
+	return n;
+}
+
+/* Milli-units of @num / @den. */
+static s64 hwtb_ratio_milli(u64 num, u64 den)
+{
+	return den ? div64_u64(num * HWTB_MILLI, den) : 0;
+}
+
+/* ---- the benchmarks ----------------------------------------------------- */
+
+/* Keeps the calibration loops from being optimised away. */
+static u64 hwtb_sink;
+
+/*
+ * What the emulator makes of the primitives the facilities are built from:
+ * a clock read, a jiffies read, a 64-bit division, an uncontended
+ * spin_lock_irqsave() and unlock, each in ns including its loop.
+ */
+static int hwtb_bench_calib(void)
+{
+	static s64 v[4][HWTB_MAX_REPS];
+	static const char *const what[4] = {
+		"ktime_get_ns", "jiffies", "div64_u64", "spin_lock_irqsave",
+	};
+	const unsigned int m = 100000;
+	unsigned long flags;
+	spinlock_t lock;	/* uncontended: only its cost matters */
+	unsigned int r, i, k;
+	u64 t0, acc = 0, d = hwtb_tick();
+
+	spin_lock_init(&lock);
+	for (r = 0; r < hwtb_reps; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < m; i++)
+			acc += ktime_get_ns();
+		v[0][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
+		t0 = ktime_get_ns();
+		for (i = 0; i < m; i++)
+			acc += READ_ONCE(jiffies);
+		v[1][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
+		t0 = ktime_get_ns();
+		for (i = 0; i < m; i++)
+			acc += div64_u64(acc | BIT_ULL(40), d + (i & 1));
+		v[2][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
+		t0 = ktime_get_ns();
+		for (i = 0; i < m; i++) {
+			spin_lock_irqsave(&lock, flags);
+			acc++;
+			spin_unlock_irqrestore(&lock, flags);
+		}
+		v[3][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
+		cond_resched();
+	}
+	WRITE_ONCE(hwtb_sink, acc);
+	for (k = 0; k < 4; k++)
+		hwtb_result("calib", -1, 0, what[k], "ns", v[k], hwtb_reps);
+	return 0;
+}
+
+static void hwtb_bench_memory(void)
+{
+	hwtb_result_one("memory", HWTB_HWT, 0, "sizeof", "bytes",
+			sizeof(struct hwtimer) * HWTB_MILLI);
+	hwtb_result_one("memory", HWTB_TL, 0, "sizeof", "bytes",
+			sizeof(struct timer_list) * HWTB_MILLI);
+	hwtb_result_one("memory", HWTB_HRT, 0, "sizeof", "bytes",
+			sizeof(struct hrtimer) * HWTB_MILLI);
+}
+
+/*
+ * Start+cancel pairs and modifies with N timers pending, for each N: all
+ * three facilities are populated, then take turns rep by rep.
+ */
+static int hwtb_bench_startcancel(void)
+{
+	/* Static, as all the tables below: runs are serialised by hwtb_mutex. */
+	static s64 pair[HWTB_NR_FAC][HWTB_MAX_REPS], mod[HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 pmean[HWTB_NR_FAC][HWTB_MAX_REPS], mmean[HWTB_NR_FAC][HWTB_MAX_REPS];
+	unsigned int s, r, nr = num_online_cpus();
+	u64 rev = hwtb_rev_ns();
+	struct hwtb_crew *c;
+	int fac, ret = 0;
+
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+
+	for (s = 0; s < hwtb_nsizes; s++) {
+		unsigned long n = hwtb_sizes[s];
+		struct hwtimer_stats st0, st1;
+		u64 t0, t1;
+
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			s64 slab0, used0, slab1, used1;
+
+			ret = hwtb_crew_alloc(c, fac, n, HWTB_CB_COUNT);
+			if (ret)
+				goto out;
+			c->fac = fac;
+			c->arg[0] = rev;
+			c->arg[1] = 100 * rev;
+			hwtb_mem(&slab0, &used0);
+			hwtb_crew_run(c, hwtb_step_populate);
+			hwtb_mem(&slab1, &used1);
+			hwtb_start_ns[fac] = div64_u64(c->w[0].t1 - c->w[0].t0,
+						       max(c->w[0].ops, 1ULL));
+			if (s == hwtb_nsizes - 1 && n) {
+				hwtb_result_one("memory", fac, n, "slab_per_timer", "bytes",
+						div64_s64((slab1 - slab0) * HWTB_MILLI, n));
+				hwtb_result_one("memory", fac, n, "kmem_per_timer", "bytes",
+						div64_s64((used1 - used0) * HWTB_MILLI, n));
+			}
+		}
+
+		hwtimer_wheel_stats(hwtb_wheel, &st0);
+		t0 = ktime_get_ns();
+		c->arg[2] = hwtb_pairs;
+		for (r = 0; r < hwtb_reps; r++) {
+			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+				c->fac = fac;
+				hwtb_crew_run(c, hwtb_step_pairs);
+				pair[fac][r] = hwtb_ns_per_op_median(c);
+				pmean[fac][r] = hwtb_ns_per_op(c);
+			}
+		}
+		for (r = 0; r < hwtb_reps; r++) {
+			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+				c->fac = fac;
+				hwtb_crew_run(c, hwtb_step_modify);
+				mod[fac][r] = hwtb_ns_per_op_median(c);
+				mmean[fac][r] = hwtb_ns_per_op(c);
+			}
+		}
+		t1 = ktime_get_ns();
+		hwtimer_wheel_stats(hwtb_wheel, &st1);
+
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			hwtb_result("startcancel", fac, n, "pair", "ns", pair[fac], hwtb_reps);
+			hwtb_result("startcancel", fac, n, "pair_mean", "ns", pmean[fac],
+				    hwtb_reps);
+			hwtb_result("modify", fac, n, "modify", "ns", mod[fac], hwtb_reps);
+			hwtb_result("modify", fac, n, "modify_mean", "ns", mmean[fac],
+				    hwtb_reps);
+		}
+		/* Cascades while N timers of 1..100 revolutions stay pending. */
+		hwtb_result_one("startcancel", HWTB_HWT, n, "visited_per_tick", "entries",
+				hwtb_ratio_milli(st1.visited - st0.visited,
+						 div64_u64(t1 - t0, hwtb_tick())));
+
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			c->fac = fac;
+			hwtb_crew_run(c, hwtb_step_teardown);
+			hwtb_crew_free(c, fac);
+		}
+	}
+out:
+	hwtb_crew_destroy(c);
+	return ret;
+}
+
+/*
+ * Where to put the deadline so that starting @n_per_cpu timers is done by
+ * then: after the time the last expiry run of @fac took to start them, or
+ * else after an estimate from the start+cancel run.
+ */
+static u64 hwtb_deadline_after(int fac, unsigned long n_per_cpu)
+{
+	u64 per = hwtb_start_ns[fac] ? hwtb_start_ns[fac] : HWTB_START_GUESS_NS;
+	u64 pop = hwtb_pop_ns[fac] ? hwtb_pop_ns[fac] : 2 * per * n_per_cpu;
+
+	return ktime_get_ns() + pop + pop / 4 + 300 * NSEC_PER_MSEC;
+}
+
+/*
+ * Gather an expiry run's results. Return: false if starting the timers
+ * ended after their deadline (some may have fired meanwhile, so the run
+ * does not measure what it should).
+ */
+static bool hwtb_expiry_collect(struct hwtb_crew *c, int fac, u64 deadline,
+				s64 *span, s64 *stall, const char *what)
+{
+	u64 first = U64_MAX, last = 0, fired = 0, n = 0, ready = 0, pop = 0;
+	s64 st = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		struct hwtb_worker *w = &c->w[i];
+
+		fired += w->out[3];
+		n += w->ops;
+		ready = max(ready, w->t1);
+		pop = max(pop, w->t1 - w->t0);
+		/* When each CPU's callbacks ran, from the deadline, for readers. */
+		hwtb_out("D expiry %s %s cpu %u: %s %lld us, %s %lld us, %s %lld us\n",
+			 what, hwtb_fac_name[fac], w->cpu, "first callback after the deadline",
+			 div_s64(w->out[0] - (s64)deadline, NSEC_PER_USEC),
+			 "last", div_s64(w->out[1] - (s64)deadline, NSEC_PER_USEC),
+			 "longest stall", div_s64(w->out[2], NSEC_PER_USEC));
+		if (w->out[3]) {
+			first = min_t(u64, first, w->out[0]);
+			last = max_t(u64, last, w->out[1]);
+		}
+		st = max(st, w->out[2]);
+	}
+	if (fired != n)
+		hwtb_error("expiry %s %s: %llu of %llu callbacks ran", what,
+			   hwtb_fac_name[fac], fired, n);
+	*span = last > first && fired == n ? (last - first) * HWTB_MILLI : 0;
+	hwtb_pop_ns[fac] = pop;
+	*stall = st * HWTB_MILLI;
+	if (ready <= deadline)
+		return true;
+	hwtb_out("N expiry %s %s: starting the timers ended %llu us after their deadline\n",
+		 what, hwtb_fac_name[fac], div_u64(ready - deadline, NSEC_PER_USEC));
+	return false;
+}
+
+static int hwtb_bench_expiry(void)
+{
+	static s64 span[2][HWTB_NR_FAC][HWTB_MAX_REPS], stall[2][HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 passes[2][HWTB_MAX_REPS];
+	static const char *const what[2] = { "same_tick", "spread" };
+	unsigned int r, v, nr = num_online_cpus();
+	unsigned long n = hwtb_expiry_n;
+	u64 rev = hwtb_rev_ns();
+	struct hwtb_crew *c;
+	int fac, ret = 0;
+
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	memset(hwtb_pop_ns, 0, sizeof(hwtb_pop_ns));
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		ret = hwtb_crew_alloc(c, fac, n, HWTB_CB_EXPIRE);
+		if (ret)
+			goto out;
+	}
+
+	for (r = 0; r < hwtb_expiry_reps; r++) {
+		for (v = 0; v < 2; v++) {
+			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+				u64 dl = hwtb_deadline_after(fac, c->w[0].nobjs[fac]);
+
+				struct hwtimer_stats st0, st1;
+				unsigned int try;
+
+				/* A run whose deadline came too soon is run again. */
+				for (try = 0; try < HWTB_EXPIRY_TRIES; try++) {
+					if (try)
+						dl = hwtb_deadline_after(fac, c->w[0].nobjs[fac]);
+					c->fac = fac;
+					c->arg[0] = dl;
+					c->arg[1] = v ? rev : 0;
+					c->arg[2] = dl + c->arg[1] + 120 * NSEC_PER_SEC;
+					hwtimer_wheel_stats(hwtb_wheel, &st0);
+					hwtb_crew_run(c, hwtb_step_expire);
+					hwtimer_wheel_stats(hwtb_wheel, &st1);
+					if (hwtb_expiry_collect(c, fac, dl, &span[v][fac][r],
+								&stall[v][fac][r], what[v]))
+						break;
+				}
+				if (fac == HWTB_HWT)
+					passes[v][r] = (st1.wakeups - st0.wakeups) * HWTB_MILLI;
+			}
+		}
+	}
+	for (v = 0; v < 2; v++) {
+		/* Runs of hwtimer's expiry path: it yields every HWT_EXPIRE_BATCH. */
+		hwtb_result("expiry", HWTB_HWT, n, v ? "spread_wakeups" : "same_tick_wakeups",
+			    "wakeups", passes[v], hwtb_expiry_reps);
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			hwtb_result("expiry", fac, n, v ? "spread_first_to_last" :
+				    "same_tick_first_to_last", "ns", span[v][fac],
+				    hwtb_expiry_reps);
+			hwtb_result("expiry", fac, n, v ? "spread_longest_stall" :
+				    "same_tick_longest_stall", "ns", stall[v][fac],
+				    hwtb_expiry_reps);
+		}
+	}
+out:
+	hwtb_crew_destroy(c);
+	return ret;
+}
+
+/*
+ * Per-tick cost: N timers 1 to 2 hours away and nothing due. Entries the
+ * wheel visits per elapsed tick (hwtimer's counters), and CPU time taken
+ * from a spinning worker per tick, against the same window with nothing
+ * pending.
+ */
+static int hwtb_bench_tick(void)
+{
+	static s64 base[HWTB_MAX_REPS], stolen[HWTB_NR_FAC][HWTB_MAX_REPS];
+	unsigned int reps = hwtb_tick_reps;
+	static s64 extra[HWTB_MAX_REPS];
+	static s64 visited[HWTB_MAX_REPS], wakeups[HWTB_MAX_REPS];
+	unsigned int r, i, nr = num_online_cpus();
+	u64 win = (u64)hwtb_window_ms * NSEC_PER_MSEC;
+	u64 ticks = max(div64_u64(win, hwtb_tick()), 1ULL) * nr;
+	unsigned long n = hwtb_far_n;
+	struct hwtb_crew *c;
+	int fac, ret = 0;
+
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	c->arg[0] = win;
+	for (r = 0; r < reps; r++) {
+		u64 sum = 0;
+
+		hwtb_crew_run(c, hwtb_step_spin);
+		for (i = 0; i < nr; i++)
+			sum += c->w[i].out[0];
+		base[r] = div64_u64(sum * HWTB_MILLI, ticks);
+	}
+	hwtb_result("tick", -1, 0, "stolen_per_tick", "ns", base, reps);
+
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		s64 bmed;
+
+		ret = hwtb_crew_alloc(c, fac, n, HWTB_CB_COUNT);
+		if (ret)
+			goto out;
+		c->fac = fac;
+		c->arg[0] = 3600 * NSEC_PER_SEC;
+		c->arg[1] = 7200 * NSEC_PER_SEC;
+		hwtb_crew_run(c, hwtb_step_populate);
+		c->arg[0] = win;
+		for (r = 0; r < reps; r++) {
+			struct hwtimer_stats st0, st1;
+			u64 sum = 0, t0, t1;
+
+			hwtimer_wheel_stats(hwtb_wheel, &st0);
+			t0 = ktime_get_ns();
+			hwtb_crew_run(c, hwtb_step_spin);
+			t1 = ktime_get_ns();
+			hwtimer_wheel_stats(hwtb_wheel, &st1);
+			for (i = 0; i < nr; i++)
+				sum += c->w[i].out[0];
+			stolen[fac][r] = div64_u64(sum * HWTB_MILLI, ticks);
+			/* Per tick of one CPU's base: the counters sum the bases. */
+			t1 = max(div64_u64(t1 - t0, hwtb_tick()), 1ULL) * nr;
+			visited[r] = hwtb_ratio_milli(st1.visited - st0.visited, t1);
+			wakeups[r] = hwtb_ratio_milli(st1.wakeups - st0.wakeups, t1);
+		}
+		memcpy(extra, base, sizeof(extra));
+		bmed = hwtb_median(extra, reps);
+		for (r = 0; r < reps; r++)
+			extra[r] = stolen[fac][r] - bmed;
+		hwtb_result("tick", fac, n, "stolen_per_tick", "ns", stolen[fac], reps);
+		hwtb_result("tick", fac, n, "extra_per_tick", "ns", extra, reps);
+		if (fac == HWTB_HWT) {
+			hwtb_result("tick", fac, n, "visited_per_tick", "entries", visited,
+				    reps);
+			hwtb_result("tick", fac, n, "wakeups_per_tick", "wakeups", wakeups,
+				    reps);
+		}
+		hwtb_crew_run(c, hwtb_step_teardown);
+		hwtb_crew_free(c, fac);
+	}
+out:
+	hwtb_crew_destroy(c);
+	return ret;
+}
+
+/* One idle window: hwtimer wheel wakeups and local timer interrupts. */
+static void hwtb_idle_window(s64 *wakeups, s64 *irqs)
+{
+	struct hwtimer_stats st0, st1;
+	u64 i0, i1;
+
+	hwtimer_wheel_stats(hwtb_wheel, &st0);
+	i0 = hwtb_timer_irqs();
+	msleep_interruptible(hwtb_idle_ms);
+	i1 = hwtb_timer_irqs();
+	hwtimer_wheel_stats(hwtb_wheel, &st1);
+	*wakeups = (st1.wakeups - st0.wakeups) * HWTB_MILLI;
+	*irqs = (i1 - i0) * HWTB_MILLI;
+}
+
+static int hwtb_bench_idle(void)
+{
+	s64 wk[HWTB_MAX_REPS], irq[HWTB_MAX_REPS];
+	unsigned int r, reps = hwtb_idle_reps;
+	struct hwtb_hwt *h;
+	struct hwtb_tl *l;
+	struct hwtb_hrt *t;
+	void *one[HWTB_NR_FAC];
+	int fac, ret = 0;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!h || !l || !t) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	one[HWTB_HWT] = h;
+	one[HWTB_TL] = l;
+	one[HWTB_HRT] = t;
+
+	for (r = 0; r < reps; r++)
+		hwtb_idle_window(&wk[r], &irq[r]);
+	hwtb_result("idle", HWTB_HWT, 0, "wakeups_nothing_pending", "wakeups", wk, reps);
+	hwtb_result("idle", -1, 0, "timer_irqs_nothing_pending", "irqs", irq, reps);
+	/* What a wheel that ticks whether or not it has work would cost. */
+	hwtb_result_one("idle", -1, 0, "ticking_wheel_wakeups", "wakeups",
+			div64_u64((u64)hwtb_idle_ms * NSEC_PER_MSEC, hwtb_tick()) *
+			HWTB_MILLI);
+
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		hwtb_setup(fac, one[fac], HWTB_CB_COUNT);
+		hwtb_start(fac, one[fac], 3600 * NSEC_PER_SEC,
+			   hwtb_jiffies(3600 * NSEC_PER_SEC));
+		for (r = 0; r < reps; r++)
+			hwtb_idle_window(&wk[r], &irq[r]);
+		hwtb_cancel_sync(fac, one[fac]);
+		if (fac == HWTB_HWT)
+			hwtb_result("idle", fac, 1, "wakeups_one_timer_1h", "wakeups", wk, reps);
+		hwtb_result("idle", fac, 1, "timer_irqs_one_timer_1h", "irqs", irq, reps);
+	}
+out:
+	kfree(h);
+	kfree(l);
+	kfree(t);
+	return ret;
+}
+
+/* The CPU counts the scaling run compares with one: 2, 4, 8... and all. */
+static unsigned int hwtb_next_k(unsigned int k, unsigned int nr)
+{
+	return k >= nr ? nr + 1 : min(2 * k, nr);
+}
+
+/* Start+cancel throughput of 1, 2, 4... CPUs and of all of them. */
+static int hwtb_bench_scaling(void)
+{
+	static s64 thr[HWTB_NR_FAC][HWTB_MAX_REPS], base[HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 cost[HWTB_NR_FAC][HWTB_MAX_REPS], cost1[HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 speed[HWTB_MAX_REPS];
+	unsigned int nr = num_online_cpus(), k, r;
+	struct hwtb_crew *one, *c = NULL;
+	u64 rev = hwtb_rev_ns();
+	int fac, ret = 0;
+
+	one = hwtb_crew_get(1);
+	if (IS_ERR(one))
+		return PTR_ERR(one);
+
+	for (k = 2; k <= nr; k = hwtb_next_k(k, nr)) {
+		c = hwtb_crew_get(k);
+		if (IS_ERR(c)) {
+			ret = PTR_ERR(c);
+			break;
+		}
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			ret = hwtb_crew_alloc(one, fac, hwtb_sizes[0], HWTB_CB_COUNT);
+			if (!ret)
+				ret = hwtb_crew_alloc(c, fac, hwtb_sizes[0] * k, HWTB_CB_COUNT);
+			if (ret)
+				goto out;
+		}
+		/* Some timers pending on every CPU, as in real use. */
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			struct hwtb_crew *cc[2] = { one, c };
+			int i;
+
+			for (i = 0; i < 2; i++) {
+				cc[i]->fac = fac;
+				cc[i]->arg[0] = rev;
+				cc[i]->arg[1] = 100 * rev;
+				cc[i]->arg[2] = hwtb_scale_pairs;
+				hwtb_crew_run(cc[i], hwtb_step_populate);
+			}
+		}
+		/* Alternate 1 and k CPUs, rep by rep, facility by facility. */
+		for (r = 0; r < hwtb_reps; r++) {
+			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+				one->fac = fac;
+				hwtb_crew_run(one, hwtb_step_pairs);
+				base[fac][r] = hwtb_throughput(one);
+				cost1[fac][r] = hwtb_ns_per_op_median(one);
+				c->fac = fac;
+				hwtb_crew_run(c, hwtb_step_pairs);
+				thr[fac][r] = hwtb_throughput(c);
+				cost[fac][r] = hwtb_ns_per_op_median(c);
+			}
+		}
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			for (r = 0; r < hwtb_reps; r++)
+				speed[r] = base[fac][r] ?
+					   div64_s64(thr[fac][r] * HWTB_MILLI, base[fac][r]) : 0;
+			hwtb_result("scaling", fac, k, "speedup", "x", speed, hwtb_reps);
+			/*
+			 * The same from the median chunk's cost per operation:
+			 * k CPUs at once against one, when each CPU was not
+			 * descheduled by the host.
+			 */
+			for (r = 0; r < hwtb_reps; r++)
+				speed[r] = cost[fac][r] ?
+					   div64_s64(k * cost1[fac][r] * HWTB_MILLI,
+						     cost[fac][r]) : 0;
+			hwtb_result("scaling", fac, k, "speedup_from_op_cost", "x", speed,
+				    hwtb_reps);
+			hwtb_result("scaling", fac, k, "throughput", "pairs/s", thr[fac],
+				    hwtb_reps);
+			if (k == 2)
+				hwtb_result("scaling", fac, 1, "throughput", "pairs/s",
+					    base[fac], hwtb_reps);
+		}
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			hwtb_crew_free(one, fac);
+			hwtb_crew_free(c, fac);
+		}
+		hwtb_crew_destroy(c);
+		c = NULL;
+	}
+out:
+	if (!IS_ERR_OR_NULL(c))
+		hwtb_crew_destroy(c);
+	hwtb_crew_destroy(one);
+	return ret;
+}
+
+static int hwtb_bench_lateness(void)
+{
+	static s64 p50[HWTB_NR_FAC][HWTB_MAX_REPS], p99[HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 mx[HWTB_NR_FAC][HWTB_MAX_REPS], early[HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 t50[HWTB_MAX_REPS], t99[HWTB_MAX_REPS], tmx[HWTB_MAX_REPS];
+	static u64 hist[HWTB_NR_FAC][HWTB_HIST_BINS + 1];
+	static s64 wearly[HWTB_MAX_REPS];
+	unsigned int r, i, nr = num_online_cpus();
+	unsigned long n = hwtb_late_n, k, m;
+	u64 span = hwtb_late_revs * hwtb_rev_ns();
+	struct hwtb_crew *c;
+	s64 *all;
+	int fac, ret = 0;
+
+	if (!n)
+		return 0;
+	all = kvmalloc_array(n, sizeof(*all), GFP_KERNEL);
+	if (!all)
+		return -ENOMEM;
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c)) {
+		kvfree(all);
+		return PTR_ERR(c);
+	}
+	memset(hist, 0, sizeof(hist));
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		ret = hwtb_crew_alloc(c, fac, n, HWTB_CB_LATE);
+		if (ret)
+			goto out;
+	}
+
+	for (r = 0; r < hwtb_late_reps; r++) {
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			struct hwtimer_stats st0, st1;
+			u64 fired = 0;
+
+			c->fac = fac;
+			c->arg[0] = span;
+			c->arg[1] = ktime_get_ns() + span + 120 * NSEC_PER_SEC;
+			hwtimer_wheel_stats(hwtb_wheel, &st0);
+			hwtb_crew_run(c, hwtb_step_late);
+			hwtimer_wheel_stats(hwtb_wheel, &st1);
+			/* The wheel's own count of early fires, as a cross-check. */
+			if (fac == HWTB_HWT)
+				wearly[r] = (st1.early - st0.early) * HWTB_MILLI;
+			m = 0;
+			for (i = 0; i < nr; i++) {
+				struct hwtb_worker *w = &c->w[i];
+
+				fired += w->out[3];
+				for (k = 0; k < w->nobjs[fac]; k++)
+					all[m++] = *hwtb_val(fac, hwtb_obj(fac, w->objs[fac], k));
+			}
+			if (fired != n) {
+				hwtb_error("lateness %s: %llu of %lu callbacks ran",
+					   hwtb_fac_name[fac], fired, n);
+				m = 0;
+			}
+			hwtb_sort(all, m);
+			early[fac][r] = 0;
+			for (k = 0; k < m && all[k] < 0; k++)
+				early[fac][r] += HWTB_MILLI;
+			for (k = 0; k < m; k++) {
+				s64 v = all[k];
+
+				hist[fac][v <= 0 ? 0 : min(fls64(v), HWTB_HIST_BINS)]++;
+			}
+			p50[fac][r] = m ? all[m / 2] * HWTB_MILLI : 0;
+			p99[fac][r] = m ? all[m * 99 / 100] * HWTB_MILLI : 0;
+			mx[fac][r] = m ? all[m - 1] * HWTB_MILLI : 0;
+		}
+	}
+
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		u64 tick = hwtb_tick();
+
+		for (r = 0; r < hwtb_late_reps; r++) {
+			t50[r] = div64_s64(p50[fac][r], tick);
+			t99[r] = div64_s64(p99[fac][r], tick);
+			tmx[r] = div64_s64(mx[fac][r], tick);
+		}
+		hwtb_result("lateness", fac, n, "p50", "ns", p50[fac], hwtb_late_reps);
+		hwtb_result("lateness", fac, n, "p99", "ns", p99[fac], hwtb_late_reps);
+		hwtb_result("lateness", fac, n, "max", "ns", mx[fac], hwtb_late_reps);
+		hwtb_result("lateness", fac, n, "p50_ticks", "ticks", t50, hwtb_late_reps);
+		hwtb_result("lateness", fac, n, "p99_ticks", "ticks", t99, hwtb_late_reps);
+		hwtb_result("lateness", fac, n, "max_ticks", "ticks", tmx, hwtb_late_reps);
+		hwtb_result("lateness", fac, n, "early", "timers", early[fac], hwtb_late_reps);
+		if (fac == HWTB_HWT)
+			hwtb_result("lateness", fac, n, "early_wheel_counter", "timers", wearly,
+				    hwtb_late_reps);
+		/* Bin 0: not late at all (or early); bin k: [2^(k-1), 2^k) ns. */
+		for (k = 0; k <= HWTB_HIST_BINS; k++) {
+			if (hist[fac][k])
+				hwtb_out("H kernel %s %lu %llu %llu\n", hwtb_fac_name[fac], k,
+					 k ? 1ULL << (k - 1) : 0, hist[fac][k]);
+		}
+	}
+out:
+	hwtb_crew_destroy(c);
+	kvfree(all);
+	return ret;
+}
+
+/* ---- the entry point ---------------------------------------------------- */
+
+static void hwtb_info(void)
+{
+	hwtb_out("I cpus %u\n", num_online_cpus());
+	hwtb_out("I hz %u\n", HZ);
+	hwtb_out("I tick_ns %llu\n", hwtb_tick());
+	hwtb_out("I slots %u\n", hwtimer_wheel_slots(hwtb_wheel));
+	hwtb_out("I revolution_ns %llu\n", hwtb_rev_ns());
+	hwtb_out("I reps %u\n", hwtb_reps);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} hwtb_benches[] = {
+	{ "calib", hwtb_bench_calib },
+	{ "startcancel", hwtb_bench_startcancel },
+	{ "expiry", hwtb_bench_expiry },
+	{ "tick", hwtb_bench_tick },
+	{ "idle", hwtb_bench_idle },
+	{ "scaling", hwtb_bench_scaling },
+	{ "lateness", hwtb_bench_lateness },
+};
+
+/**
+ * hwtb_run_kernel - run one benchmark, or all of them
+ * @what: a benchmark's name, "memory", "info" or "all"
+ *
+ * Context: process context, under the results mutex.
+ * Return: 0, -EINVAL for an unknown name, -EIO if a benchmark found an
+ * error (its "E" line says which), or another negative errno.
+ */
+int hwtb_run_kernel(const char *what)
+{
+	bool all = !strcmp(what, "all");
+	unsigned int i;
+	int ret = -EINVAL;
+	u64 t0;
+
+	hwtb_errors = 0;
+	if (all || !strcmp(what, "info")) {
+		hwtb_info();
+		ret = 0;
+	}
+	if (all || !strcmp(what, "memory")) {
+		hwtb_bench_memory();
+		ret = 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(hwtb_benches); i++) {
+		if (!all && strcmp(what, hwtb_benches[i].name))
+			continue;
+		t0 = ktime_get_ns();
+		pr_info("%s: running\n", hwtb_benches[i].name);
+		ret = hwtb_benches[i].fn();
+		pr_info("%s: done in %llu ms (%d)\n", hwtb_benches[i].name,
+			div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC), ret);
+		if (ret) {
+			hwtb_error("%s failed: %d", hwtb_benches[i].name, ret);
+			break;
+		}
+	}
+	if (!ret && hwtb_errors)
+		ret = -EIO;
+	return ret;
+}

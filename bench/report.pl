@@ -1,0 +1,343 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0
+#
+# Turn the benchmark VM's serial log into the results: a table on stdout
+# (also OUT/table.md), OUT/results.json, OUT/results.csv, the gnuplot data
+# files OUT/nsop.dat and OUT/lateness.dat, and the target lines.
+#
+#   bench/report.pl LOG OUT
+#
+# The log lines it reads (from hwtbench.ko and hwtbench-user):
+#   R group facility n metric unit median min max reps    a measured figure
+#   H scope facility bin low_ns count                     lateness histogram
+#   I key value                                           about the run
+#   E text                                                an error
+#   N text                                                a note (printed)
+#   D text                                                a detail (JSON only)
+#
+# Every figure is put next to its anchor, the same measurement through
+# timer_list and hrtimer (kernel) or timerfd and timerfd+epoll (user space),
+# from the same boot, as a ratio: hwtimer's value / the anchor's.
+#
+# Exit status: 0, or 1 if the log has errors or lacks results. A missed
+# target is reported, not an error.
+use strict;
+use warnings;
+use JSON::PP;
+
+my ($log, $out) = @ARGV;
+die "usage: report.pl LOG OUT\n" unless defined $out;
+
+my (%info, @order, %res, %hist, @errors, @notes, @details);
+
+open(my $fh, '<', $log) or die "report.pl: $log: $!\n";
+while (my $line = <$fh>) {
+	$line =~ s/\r//g;
+	chomp $line;
+	if ($line =~ /^R (\S+) (\S+) (\d+) (\S+) (\S+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (\d+)\s*$/) {
+		my %r = (group => $1, facility => $2, n => $3 + 0, metric => $4,
+			 unit => $5, median => $6 + 0, min => $7 + 0, max => $8 + 0,
+			 reps => $9 + 0);
+		my $key = "$1|$2|$3|$4";
+		push @order, $key unless exists $res{$key};
+		$res{$key} = \%r;
+	} elsif ($line =~ /^H (\S+) (\S+) (\d+) (\d+) (\d+)\s*$/) {
+		$hist{"$1 $2"}{$3} = { low => $4 + 0, count => $5 + 0 };
+	} elsif ($line =~ /^I (\S+) (.*?)\s*$/) {
+		$info{$1} = $2;
+	} elsif ($line =~ /^E (.*?)\s*$/) {
+		push @errors, $1;
+	} elsif ($line =~ /^N (.*?)\s*$/) {
+		push @notes, $1;
+	} elsif ($line =~ /^D (.*?)\s*$/) {
+		push @details, $1;
+	}
+}
+close($fh);
+
+push @errors, "no results in $log" unless @order;
+
+sub get {
+	my ($group, $fac, $n, $metric) = @_;
+	my $r = $res{"$group|$fac|$n|$metric"};
+	return $r ? $r->{median} : undef;
+}
+
+# The figure's value over its anchor's (same group, n and metric).
+sub ratio {
+	my ($r, $anchor) = @_;
+	my $a = $res{"$r->{group}|$anchor|$r->{n}|$r->{metric}"};
+	return undef unless $a && $a->{median} != 0;
+	return $r->{median} / $a->{median};
+}
+
+sub num {
+	my ($v) = @_;
+	return '-' unless defined $v;
+	my $a = abs($v);
+	return sprintf('%.0f', $v) if $a >= 1000;
+	return sprintf('%.1f', $v) if $a >= 10;
+	return sprintf('%.2f', $v) if $a >= 0.1 || $a == 0;
+	return sprintf('%.3f', $v);
+}
+
+sub cell {
+	my ($r) = @_;
+	return '-' unless $r;
+	return num($r->{median}) if $r->{reps} < 2 || $r->{min} == $r->{max};
+	return sprintf('%s [%s-%s]', num($r->{median}), num($r->{min}), num($r->{max}));
+}
+
+sub human_n {
+	my ($n) = @_;
+	return ($n / 1000000) . 'M' if $n >= 1000000 && $n % 1000000 == 0;
+	return ($n / 1000) . 'k' if $n >= 1000 && $n % 1000 == 0;
+	return $n;
+}
+
+my @kfac = qw(hwtimer timer_list hrtimer);
+my @ufac = qw(hwtimer hwtimer_single timerfd timerfd_epoll);
+my %is_kfac = map { $_ => 1 } @kfac;
+
+# Rows of the kernel table and of the user table, in the order measured.
+my (@krows, @urows, @orows, %seen);
+for my $key (@order) {
+	my $r = $res{$key};
+	my $row = "$r->{group}|$r->{n}|$r->{metric}";
+	next if $seen{$row}++;
+	if ($r->{facility} eq '-') {
+		push @orows, $r;
+	} elsif ($r->{group} =~ /^user_/) {
+		push @urows, $row;
+	} else {
+		push @krows, $row;
+	}
+}
+
+my @table;
+my $cs = $info{clocksource} // 'unknown';
+my $cpus = $info{cpus} // $info{guest_cpus} // '?';
+push @table, "Measured in QEMU with TCG emulation ($cpus vCPUs, clocksource $cs, tick "
+	. ($info{tick_ns} // '?') . " ns, " . ($info{slots} // '?') . " slots): absolute"
+	. " times under emulation mean little; compare the ratios, each against an anchor"
+	. " measured in the same boot. Cells: median [min-max] over the repetitions.";
+push @table, '';
+push @table, '| benchmark | N | metric | unit | hwtimer | timer_list | hrtimer | hwt/timer_list | hwt/hrtimer |';
+push @table, '|---|---|---|---|---|---|---|---|---|';
+for my $row (@krows) {
+	my ($g, $n, $m) = split /\|/, $row;
+	my %c = map { $_ => $res{"$g|$_|$n|$m"} } @kfac;
+	my ($any) = grep { defined } values %c;
+	my $h = $c{hwtimer};
+	push @table, sprintf('| %s | %s | %s | %s | %s | %s | %s | %s | %s |', $g,
+		$n ? human_n($n) : '-', $m, $any->{unit}, cell($h), cell($c{timer_list}),
+		cell($c{hrtimer}), $h ? num(ratio($h, 'timer_list')) : '-',
+		$h ? num(ratio($h, 'hrtimer')) : '-');
+}
+if (@urows) {
+	push @table, '';
+	push @table, '| user space | N | metric | unit | hwtimer (batched) | hwtimer (1 per ioctl) | timerfd | timerfd+epoll | hwt/timerfd | hwt/timerfd+epoll |';
+	push @table, '|---|---|---|---|---|---|---|---|---|---|';
+	for my $row (@urows) {
+		my ($g, $n, $m) = split /\|/, $row;
+		my %c = map { $_ => $res{"$g|$_|$n|$m"} } @ufac;
+		my ($any) = grep { defined } values %c;
+		my $h = $c{hwtimer};
+		push @table, sprintf('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
+			$g =~ s/^user_//r, human_n($n), $m, $any->{unit}, cell($h),
+			cell($c{hwtimer_single}), cell($c{timerfd}), cell($c{timerfd_epoll}),
+			$h ? num(ratio($h, 'timerfd')) : '-',
+			$h ? num(ratio($h, 'timerfd_epoll')) : '-');
+	}
+}
+if (@orows) {
+	push @table, '';
+	push @table, '| reference | metric | unit | value |';
+	push @table, '|---|---|---|---|';
+	push @table, sprintf('| %s | %s | %s | %s |', $_->{group}, $_->{metric}, $_->{unit},
+		cell($_)) for @orows;
+}
+
+# ---- targets ---------------------------------------------------------------
+
+my @targets;
+sub target {
+	my ($name, $value, $op, $goal, $shown) = @_;
+	my $met = 0;
+	if (defined $value) {
+		$met = $op eq '<=' ? $value <= $goal : $op eq '>=' ? $value >= $goal :
+		       $value == $goal;
+	}
+	push @targets, { name => $name, value => $value, op => $op, goal => $goal,
+			 met => $met ? JSON::PP::true : JSON::PP::false,
+			 shown => $shown // (defined $value ? num($value) : 'no-data') };
+}
+
+sub div {
+	my ($a, $b) = @_;
+	return undef unless defined $a && defined $b && $b != 0;
+	return $a / $b;
+}
+
+my @sizes = sort { $a <=> $b } map { $res{$_}{n} } grep { /^startcancel\|hwtimer\|\d+\|pair$/ } keys %res;
+my $big = $sizes[-1] // 0;
+my $bn = human_n($big);
+target("start+cancel\@${bn}_pending/timer_list",
+	div(get('startcancel', 'hwtimer', $big, 'pair'), get('startcancel', 'timer_list', $big, 'pair')),
+	'<=', 0.8);
+target("start+cancel\@${bn}_pending/hrtimer",
+	div(get('startcancel', 'hwtimer', $big, 'pair'), get('startcancel', 'hrtimer', $big, 'pair')),
+	'<=', 0.5);
+my ($en) = map { $res{$_}{n} } grep { /^expiry\|hwtimer\|\d+\|same_tick_first_to_last$/ } keys %res;
+$en //= 0;
+target('expiry_of_' . human_n($en) . '_due/timer_list',
+	div(get('expiry', 'hwtimer', $en, 'same_tick_first_to_last'),
+	    get('expiry', 'timer_list', $en, 'same_tick_first_to_last')), '<=', 1.0);
+my ($fn) = map { $res{$_}{n} } grep { /^tick\|hwtimer\|\d+\|visited_per_tick$/ } keys %res;
+target('far_future_tick_visits', defined $fn ? get('tick', 'hwtimer', $fn, 'visited_per_tick') : undef,
+	'<=', 2);
+target('idle_wakeups_nothing_pending', get('idle', 'hwtimer', 0, 'wakeups_nothing_pending'), '==', 0);
+target('2cpu_scaling', get('scaling', 'hwtimer', 2, 'speedup'), '>=', 1.7);
+
+# Early fires: the worst repetition of each check, added up.
+my @early = grep { defined } map { $res{$_} } grep {
+	/^lateness\|hwtimer\|\d+\|early(_wheel_counter)?$/ ||
+	/^user_lateness\|hwtimer\|\d+\|early(_kernel)?$/
+} keys %res;
+my $early;
+$early += $_->{max} for @early;
+target('early_fires', $early, '==', 0);
+
+my $sz = get('memory', 'hwtimer', 0, 'sizeof');
+my ($alloc) = map { $res{$_} } grep { /^memory\|hwtimer\|\d+\|slab_per_timer$/ } keys %res;
+my ($kmem) = map { $res{$_} } grep { /^memory\|hwtimer\|\d+\|kmem_per_timer$/ } keys %res;
+{
+	# "Allocates nothing": under a byte per timer, which is the vmstat
+	# counters' own drift at a million timers.
+	my $bytes = defined $alloc ? $alloc->{median} : undef;
+	$bytes = $kmem->{median} if defined $kmem && defined $bytes && $kmem->{median} > $bytes;
+	my $ok = defined $sz && defined $bytes && $bytes < 1;
+	target('sizeof_hwtimer_and_alloc_per_timer', defined $sz ? $sz : undef, '<=', 64,
+	       defined $sz ? sprintf('%d B (allocates %s B/timer)', $sz, num($bytes)) : undef);
+	$targets[-1]{met} = JSON::PP::false unless $ok;
+	$targets[-1]{alloc_per_timer} = $bytes;
+}
+my ($un) = map { $res{$_}{n} } grep { /^user_arm\|hwtimer\|\d+\|arm$/ } keys %res;
+$un //= 0;
+my $unh = human_n($un);
+target("user_batched_arm_${unh}_speedup_vs_timerfd",
+	div(get('user_arm', 'timerfd', $un, 'arm'), get('user_arm', 'hwtimer', $un, 'arm')), '>=', 10);
+target("user_read_${unh}_speedup_vs_epoll+read",
+	div(get('user_deliver', 'timerfd_epoll', $un, 'deliver'), get('user_deliver', 'hwtimer', $un, 'deliver')),
+	'>=', 10);
+target('user_memory_per_timeout/timerfd',
+	div(get('user_mem', 'hwtimer', $un, 'mem_per_timeout'), get('user_mem', 'timerfd', $un, 'mem_per_timeout')),
+	'<=', 0.25);
+
+my $met = grep { $_->{met} } @targets;
+
+# ---- files -----------------------------------------------------------------
+
+mkdir $out unless -d $out;
+
+my @json_res;
+for my $key (@order) {
+	my %r = %{$res{$key}};
+	if ($is_kfac{$r{facility}}) {
+		$r{vs_timer_list} = ratio(\%r, 'timer_list');
+		$r{vs_hrtimer} = ratio(\%r, 'hrtimer');
+	} elsif ($r{group} =~ /^user_/) {
+		$r{vs_timerfd} = ratio(\%r, 'timerfd');
+		$r{vs_timerfd_epoll} = ratio(\%r, 'timerfd_epoll');
+	}
+	push @json_res, \%r;
+}
+my %json_hist;
+for my $k (sort keys %hist) {
+	$json_hist{$k} = [ map { { bin => $_ + 0, low_ns => $hist{$k}{$_}{low}, count => $hist{$k}{$_}{count} } }
+			   sort { $a <=> $b } keys %{$hist{$k}} ];
+}
+my %json = (
+	note => 'QEMU TCG emulation: absolute times mean little; compare the ratios (vs_*), '
+		. 'each against an anchor measured in the same boot',
+	info => \%info, results => \@json_res, lateness_histograms => \%json_hist,
+	targets => [ map { { name => $_->{name}, value => $_->{value}, op => $_->{op},
+			     goal => $_->{goal}, met => $_->{met},
+			     (exists $_->{alloc_per_timer} ? (alloc_per_timer => $_->{alloc_per_timer}) : ()) } } @targets ],
+	targets_met => $met + 0, targets_total => scalar(@targets),
+	errors => \@errors, notes => \@notes, details => \@details,
+);
+open(my $jf, '>', "$out/results.json") or die "$out/results.json: $!\n";
+print $jf JSON::PP->new->canonical->pretty->encode(\%json);
+close($jf);
+
+open(my $cf, '>', "$out/results.csv") or die "$out/results.csv: $!\n";
+print $cf "group,facility,n,metric,unit,median,min,max,reps,vs_timer_list,vs_hrtimer,vs_timerfd,vs_timerfd_epoll\n";
+for my $r (@json_res) {
+	print $cf join(',', (map { $r->{$_} } qw(group facility n metric unit median min max reps)),
+		       map { defined $r->{$_} ? sprintf('%.4f', $r->{$_}) : '' }
+		       qw(vs_timer_list vs_hrtimer vs_timerfd vs_timerfd_epoll)), "\n";
+}
+close($cf);
+
+# ns per operation against N, for the plot.
+open(my $nf, '>', "$out/nsop.dat") or die "$out/nsop.dat: $!\n";
+print $nf "# N, then median min max of: start+cancel hwtimer timer_list hrtimer, modify hwtimer timer_list hrtimer\n";
+for my $n (@sizes) {
+	my @f;
+	for my $gm (['startcancel', 'pair'], ['modify', 'modify']) {
+		for my $fac (@kfac) {
+			my $r = $res{"$gm->[0]|$fac|$n|$gm->[1]"};
+			push @f, $r ? ($r->{median}, $r->{min}, $r->{max}) : ('NaN') x 3;
+		}
+	}
+	print $nf join(' ', $n, @f), "\n";
+}
+close($nf);
+
+# Lateness histograms as fractions of the timers, by the bin's low edge.
+my @hcols = ('kernel hwtimer', 'kernel timer_list', 'kernel hrtimer', 'user hwtimer', 'user timerfd_epoll');
+my %bins;
+my %tot;
+for my $c (@hcols) {
+	for my $b (keys %{$hist{$c} // {}}) {
+		$bins{$b} = $hist{$c}{$b}{low};
+		$tot{$c} += $hist{$c}{$b}{count};
+	}
+}
+open(my $lf, '>', "$out/lateness.dat") or die "$out/lateness.dat: $!\n";
+print $lf "# bin low_ns, then the fraction of timers in [low, 2*low) ns late: ", join(', ', @hcols), "\n";
+for my $b (sort { $a <=> $b } keys %bins) {
+	next unless $b;		# bin 0: not late at all; the tables count early fires
+	print $lf join(' ', $bins{$b}, map {
+		my $h = $hist{$_} && $hist{$_}{$b};
+		$h && $tot{$_} ? sprintf('%.6f', $h->{count} / $tot{$_}) : 0
+	} @hcols), "\n";
+}
+close($lf);
+
+# Values the plot needs.
+open(my $pf, '>', "$out/plotvars.gp") or die "$out/plotvars.gp: $!\n";
+printf $pf "tick_ns = %d\n", $info{tick_ns} // 0;
+printf $pf "note = \"\\n%s vCPUs, clocksource %s, kernel %s\"\n", $cpus, $cs, $info{kernel} // '?';
+close($pf);
+
+# ---- stdout -----------------------------------------------------------------
+
+my @tlines = map {
+	sprintf('target %s: %s %s %s %s', $_->{name}, $_->{shown}, $_->{op}, $_->{goal},
+		$_->{met} ? 'met' : 'MISSED')
+} @targets;
+
+open(my $tf, '>', "$out/table.md") or die "$out/table.md: $!\n";
+print $tf join("\n", @table), "\n\n```\n", join("\n", @tlines),
+	"\nbench: $met of ", scalar(@targets), " targets met\n```\n";
+close($tf);
+
+print join("\n", @table), "\n\n";
+print "note: $_\n" for @notes;
+print "error: $_\n" for @errors;
+print "results: $out/results.json $out/results.csv $out/table.md\n";
+print "$_\n" for @tlines;
+print "bench: $met of ", scalar(@targets), " targets met\n";
+exit(@errors ? 1 : 0);

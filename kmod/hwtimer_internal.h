@@ -104,8 +104,11 @@ struct hwt_base {
  *            @max_pending is set, so uncapped wheels share no cache line on
  *            the hot path
  * @flags: %HWTIMER_WHEEL_* from the configuration
- * @stopped: set by destroy: starts fail with -ESHUTDOWN. Written under
- *           every base lock, so reading it under any one is exact.
+ * @stopped: set by destroy: starts fail with -ESHUTDOWN. Written once,
+ *           false to true, under each base lock in turn (WRITE_ONCE), so
+ *           a reader under another base lock may race with the write:
+ *           READ_ONCE. Once destroy has passed a base, a reader under
+ *           that base's lock sees it set.
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
  *          and no hrtimer or work item is ever armed
  * @manual_now: the manual clock, in ns

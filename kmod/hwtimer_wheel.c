@@ -338,7 +338,7 @@ static void hwt_program(struct hwt_base *base)
 
 	lockdep_assert_held(&base->lock);
 
-	if (w->manual || base->processing || base->offline || w->stopped)
+	if (w->manual || base->processing || base->offline || READ_ONCE(w->stopped))
 		return;
 	if (base->next_event == U64_MAX) {
 		if (base->armed != U64_MAX) {
@@ -431,7 +431,7 @@ static bool hwt_run(struct hwt_base *base)
 	u64 now, now_tick, ev;
 
 	spin_lock_irq(&base->lock);
-	if (base->offline || w->stopped) {
+	if (base->offline || READ_ONCE(w->stopped)) {
 		spin_unlock_irq(&base->lock);
 		return false;
 	}
@@ -448,7 +448,7 @@ static bool hwt_run(struct hwt_base *base)
 				break;
 			}
 			hwt_expire_one(base, now);
-			if (w->stopped || base->offline)
+			if (READ_ONCE(w->stopped) || base->offline)
 				break;
 			continue;
 		}
@@ -472,7 +472,7 @@ static bool hwt_run(struct hwt_base *base)
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = base->clk ? base->clk - 1 : 0;
 		if (!w->manual && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
-		    !w->stopped && !base->offline) {
+		    !READ_ONCE(w->stopped) && !base->offline) {
 			/* A fresh softirq pass, behind whatever else is pending. */
 			base->armed = 0;
 			hrtimer_start(&base->hrt, ktime_get(), HRTIMER_MODE_ABS_PINNED_SOFT);
@@ -579,7 +579,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool
 		ret = -EIDRM;
 		goto out_reject;
 	}
-	if (w->stopped) {
+	if (READ_ONCE(w->stopped)) {
 		ret = -ESHUTDOWN;
 		goto out_reject;
 	}
@@ -607,23 +607,36 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool
 	 * finding it (the rule timer.c follows for the same reason).
 	 */
 	new_base = this_cpu_ptr(w->bases);
-	if (base != new_base && base->running != t) {
-		if (was_pending && !base->npending) {
+	if (base != new_base && base->running != t && was_pending &&
+	    spin_trylock(&new_base->lock)) {
+		/*
+		 * A pending timer moves with both locks held. Dropping the old
+		 * lock first would leave it on no base for a moment, and a
+		 * hwtimer_wheel_destroy() that passes both bases meanwhile
+		 * would neither see it pending nor hand it back, although the
+		 * modify fails with -ESHUTDOWN. Holding the old lock keeps
+		 * destroy from stopping this base, so it drains the new one
+		 * only after the move. If the new base is busy (trylock: two
+		 * CPUs may move timers towards each other), the timer stays.
+		 */
+		if (!base->npending) {
 			/* Leave no hrtimer armed on a base that is now empty. */
 			base->next_event = U64_MAX;
 			hwt_program(base);
 		}
+		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new_base->cpu);
+		spin_unlock(&base->lock);
+		base = new_base;
+	} else if (base != new_base && base->running != t && !was_pending) {
 		WRITE_ONCE(t->flags, t->flags | HWT_MIGRATING);
 		spin_unlock(&base->lock);
 		base = new_base;
 		spin_lock(&base->lock);
 		WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | base->cpu);
-		if (w->stopped) {
-			/* Destroy raced with the move: the timer is now idle. */
+		if (READ_ONCE(w->stopped)) {
+			/* Destroy raced with the move: the idle timer stays idle. */
 			if (w->max_pending)
 				atomic64_dec(&w->npending);
-			if (was_pending)
-				base->stats.cancelled++;
 			ret = -ESHUTDOWN;
 			goto out_reject;
 		}
@@ -762,7 +775,7 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 {
 	struct hwt_base *base;
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 
 	might_sleep();
 	/* Tell lockdep we wait for a callback: see timer_delete_sync(). */
@@ -771,13 +784,18 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	lock_map_release(&t->wheel->lockdep_map);
 	local_irq_restore(flags);
 
+	/*
+	 * While the callback runs, leave a pending re-arm alone (as
+	 * timer_delete_sync() does) and cancel once it has returned: one call
+	 * then cancels at most one arming, so its return value accounts for
+	 * every start exactly once.
+	 */
 	for (;;) {
 		base = hwt_lock_base(t, &flags);
 		if (shutdown)
 			WRITE_ONCE(t->flags, t->flags | HWT_SHUTDOWN);
-		if (hwt_cancel_locked(base, t))
-			ret = 1;
 		if (base->running != t) {
+			ret = hwt_cancel_locked(base, t);
 			spin_unlock_irqrestore(&base->lock, flags);
 			return ret;
 		}
@@ -803,7 +821,9 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
  *
  * When this returns, @timer is not pending and its callback is not running
  * on any CPU, unless the callback was re-armed by someone else meanwhile.
- * A callback that re-arms itself is cancelled again after it returns.
+ * While the callback runs nothing is cancelled; once it has returned, the
+ * timer is cancelled if pending (so a callback that re-armed itself is
+ * cancelled then). One call cancels at most one arming.
  *
  * The caller must not hold a lock the callback takes, and must not call it
  * from a callback of the same wheel (lockdep reports both).

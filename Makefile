@@ -103,3 +103,6 @@ clean:
 
 # Benchmarks: make bench, bench-plot, bench-smoke (run by check).
 include bench/bench.mk
+
+# Stress, fault injection, fuzzing, KCSAN: make stress, stress-smoke, check-kcsan.
+include stress/stress.mk

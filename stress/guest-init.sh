@@ -1,0 +1,359 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the stress VM (busybox initramfs, booted by stress/stress.sh).
+#
+# Runs the steps of `make stress`, `make stress-smoke` or `make check-kcsan`
+# and prints everything to the serial console, using the markers of
+# scripts/guest-init.sh so that scripts/parse-log.awk judges the log:
+#
+#   @@HWT ok|fail <name> [why]           a check
+#   @@HWT ut-begin|ut-end <prog> [rc]    a TAP program (or the stress
+#                                        module's TAP results)
+#   @@HWT begin|end <segment>            a part of the log judged on its
+#                                        own: stress:leak-warn and
+#                                        stress:leak-pending must hold
+#                                        exactly the expected warning
+#   @@HWT done                           the guest finished
+#
+# and "@@STRESS <key> <value>" lines that stress/stress.sh sums up.
+#
+# Steps (STEPS): kacct, drace, uacct, hotplug, faults, fuzz, security,
+# lifecycle, leakwarn, leakpending, kunit; see step_<name> below.
+#
+# Guest layout: /hwt/kmod/hwtimer.ko, /hwt/stress/*.ko, /hwt/stress/bin/*,
+# /hwt/kunit/*.ko (check-kcsan), /hwt/stress/stress.conf (shell variables:
+# STEPS, the steps to run, and the durations, see stress/stress.sh).
+
+/bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+mkdir -p /sys/fs/cgroup
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+cd /tmp || exit 1
+
+ut_timeout=900
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	hwt.timeout=*) ut_timeout=${arg#hwt.timeout=} ;;
+	esac
+done
+
+# Defaults: the smoke run. stress.conf overrides them.
+STEPS="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn"
+KACCT="duration_ms=3000"
+DRACE_N=250
+UACCT="-t 3"
+HOTPLUG_S=4
+FUZZ_S=5
+LIFECYCLE_N=5
+FAULT_ARGS=""
+SEC_ARGS=""
+# shellcheck disable=SC1091 # written by stress/stress.sh
+[ -f /hwt/stress/stress.conf ] && . /hwt/stress/stress.conf
+
+B=/hwt/stress/bin
+K=/sys/kernel/debug/hwtimer_stress
+mark() { echo "@@HWT $*"; }
+ok() { mark ok "$@"; }
+fail() { mark fail "$@"; }
+note() { echo "@@STRESS $*"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+settle() { sleep 0.2; }
+
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name" "exit status $?"; fi
+}
+
+load() { check "insmod $(basename "$1") $2" insmod "$@"; }
+unload() { check "rmmod $1" rmmod "$1"; }
+
+# A TAP program; the host counts its results and exit status.
+run_ut() {
+	local name=$1 rc
+	shift
+	mark ut-begin "$name"
+	timeout -s KILL "$ut_timeout" "$@" 2>&1
+	rc=$?
+	mark ut-end "$name" "$rc" "t=$(now)"
+	return $rc
+}
+
+# A run of the stress module; its results are TAP.
+kstress() {
+	local name=$1 rc
+	shift
+	mark ut-begin "$name"
+	echo "$*" >$K/run
+	rc=$?
+	cat $K/results
+	mark ut-end "$name" "$rc" "t=$(now)"
+	return $rc
+}
+
+stats_from() {
+	# The "ledger ..." and "faults ..." summary lines of a TAP output.
+	sed -n 's/^\(ledger\|faults\|fuzz\|uledger\|hotplug\) /@@STRESS \1 /p' "$1"
+}
+
+ktap_run() {
+	local name=$1 out=/tmp/$1.out
+	shift
+	kstress "$name" "$@" >$out 2>&1
+	cat $out
+	stats_from $out
+}
+
+utap_run() {
+	local name=$1 out=/tmp/$1.out rc
+	shift
+	run_ut "$name" "$@" >$out 2>&1
+	rc=$?
+	cat $out
+	stats_from $out
+	return $rc
+}
+
+mods_up() {
+	load /hwt/kmod/hwtimer.ko && load /hwt/stress/hwtimer_stress.ko
+}
+
+mods_down() {
+	unload hwtimer_stress
+	unload hwtimer
+}
+
+# ---- steps -------------------------------------------------------------------
+
+step_kacct() {
+	ktap_run kstress-acct acct $KACCT
+}
+
+# Destroy a wheel every few ms while every thread moves its far-future timers
+# between CPUs with modify: the race between a modify that migrates a pending
+# timer and destroy.
+step_drace() {
+	ktap_run kstress-drace drace "$DRACE_N"
+}
+
+step_uacct() {
+	utap_run hwtstress-user $B/hwtstress-user $UACCT
+}
+
+# Toggle CPUs 1.. offline and online while both stress loads run.
+step_hotplug() {
+	local cpus cycles=0 end c kpid upid
+	cpus=$(ls -d /sys/devices/system/cpu/cpu[1-9]* 2>/dev/null)
+	if [ -z "$cpus" ]; then
+		echo "hotplug: only one CPU, skipped"
+		return
+	fi
+	kstress kstress-hotplug acct duration_ms=$((HOTPLUG_S * 1000 + 1000)) $KHOTPLUG >/tmp/kh.out 2>&1 &
+	kpid=$!
+	run_ut hwtstress-user-hotplug $B/hwtstress-user -t $((HOTPLUG_S + 1)) $UHOTPLUG >/tmp/uh.out 2>&1 &
+	upid=$!
+	end=$(($(cut -d. -f1 /proc/uptime) + HOTPLUG_S))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+		for c in $cpus; do
+			[ -w "$c/online" ] || continue
+			if echo 0 >"$c/online" && sleep 0.1 && echo 1 >"$c/online"; then
+				cycles=$((cycles + 1))
+			else
+				fail "hotplug $(basename "$c")" "offline/online failed"
+				echo 1 >"$c/online"
+			fi
+			sleep 0.2
+		done
+	done
+	wait $kpid
+	wait $upid
+	cat /tmp/kh.out /tmp/uh.out
+	stats_from /tmp/kh.out
+	stats_from /tmp/uh.out
+	for c in $cpus; do
+		[ "$(cat "$c/online" 2>/dev/null || echo 1)" = 1 ] || fail "hotplug $(basename "$c")" "left offline"
+	done
+	if [ $cycles -gt 0 ]; then ok "hotplug: $cycles offline/online cycles"; else fail hotplug "no cycle"; fi
+	note hotplug cycles=$cycles
+}
+
+step_faults() {
+	ktap_run kstress-faults faults
+	utap_run hwtfault $B/hwtfault $FAULT_ARGS
+	utap_run hwtfault-32 $B/hwtfault-32 -q $FAULT_ARGS
+}
+
+P=/sys/module/hwtimer/parameters
+step_fuzz() {
+	local fc gc p64 t
+	# Low caps: the fuzzer arms thousands of timeouts per call, and the caps'
+	# error paths get fuzzed too.
+	fc=$(cat $P/file_cap)
+	gc=$(cat $P/global_cap)
+	echo 4096 >$P/file_cap
+	echo 16384 >$P/global_cap
+	# Both ABIs at once, each for FUZZ_S seconds, then the sanity checks.
+	run_ut hwtfuzz $B/hwtfuzz -t "$FUZZ_S" >/tmp/fuzz64.out 2>&1 &
+	p64=$!
+	utap_run hwtfuzz-32 $B/hwtfuzz-32 -t "$FUZZ_S"
+	wait $p64
+	cat /tmp/fuzz64.out
+	stats_from /tmp/fuzz64.out
+	echo "$fc" >$P/file_cap
+	echo "$gc" >$P/global_cap
+	utap_run hwtfuzz-sanity $B/hwtfuzz -S
+	for t in $B/dev_*_test; do
+		[ -x "$t" ] && run_ut "$(basename "$t")" "$t"
+	done
+}
+
+step_security() {
+	utap_run hwtsec $B/hwtsec $SEC_ARGS
+}
+
+# No hwtimer hrtimer is armed (/proc/timer_list names them while loaded).
+no_hrtimer() {
+	local n
+	n=$(grep -c hwt_hrtimer_fn /proc/timer_list)
+	if [ "$n" = 0 ]; then ok "$1"; else fail "$1" "$n hrtimers armed"; fi
+}
+
+# insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client module's timers
+# pending in between; rmmod refused while an fd is open or a client is
+# loaded.
+step_lifecycle() {
+	local i bad=0 fd_pid
+	mods_down
+	for i in $(seq 1 "$LIFECYCLE_N"); do
+		insmod /hwt/kmod/hwtimer.ko || { bad=$((bad + 1)); continue; }
+		insmod /hwt/stress/hwtimer_stress_client.ko ntimers=32 || bad=$((bad + 1))
+		[ $((i % 10)) = 1 ] && usleep 50000
+		if rmmod hwtimer 2>/dev/null; then
+			fail "lifecycle $i" "hwtimer unloaded under its client"
+			bad=$((bad + 1))
+		fi
+		rmmod hwtimer_stress_client || bad=$((bad + 1))
+		rmmod hwtimer || bad=$((bad + 1))
+	done
+	if [ $bad = 0 ]; then ok "lifecycle: $LIFECYCLE_N insmod/rmmod cycles with a client's timers pending"; else fail lifecycle "$bad failed steps"; fi
+	note lifecycle cycles=$LIFECYCLE_N
+
+	insmod /hwt/kmod/hwtimer.ko
+	# An open fd pins the module.
+	$B/hwtstress-user -H 3 &
+	fd_pid=$!
+	sleep 1
+	if rmmod hwtimer 2>/dev/null; then
+		fail "lifecycle: rmmod with an fd open" "it was unloaded"
+		insmod /hwt/kmod/hwtimer.ko
+	else
+		ok "lifecycle: rmmod refused while an fd is open"
+	fi
+	wait $fd_pid
+	no_hrtimer "lifecycle: no hrtimer armed once the fd is closed (tickless)"
+	check "lifecycle: rmmod once the fd is closed" rmmod hwtimer
+	mods_up
+}
+
+# A client that forgets its wheel: hwtimer.ko must warn at unload, and
+# nothing may stay armed. The warning is expected: this segment is judged
+# on its own by the host (stress/stress.sh), the rest of the log must stay
+# clean.
+step_leakwarn() {
+	mods_down
+	settle
+	mark begin stress:leak-warn "t=$(now)"
+	settle
+	insmod /hwt/kmod/hwtimer.ko
+	insmod /hwt/stress/hwtimer_stress_client.ko leak=1 ntimers=16
+	usleep 20000
+	rmmod hwtimer_stress_client
+	# The client cancelled its timers: its forgotten wheel arms nothing.
+	no_hrtimer "leak-warn: the forgotten wheel has no hrtimer armed"
+	rmmod hwtimer
+	# Anything left armed would now fire into unloaded code.
+	sleep 1
+	settle
+	mark end stress:leak-warn "t=$(now)"
+	settle
+	# Nothing of the forgotten wheel stays behind: it loads again.
+	mods_up
+}
+
+# leak=2: a client leaves its wheel with timers pending in its module data.
+# Only a hwtimer that destroys a module's wheels when the module goes (the
+# owner patch) survives this: not in the default steps.
+step_leakpending() {
+	mods_down
+	settle
+	mark begin stress:leak-pending "t=$(now)"
+	settle
+	insmod /hwt/kmod/hwtimer.ko
+	insmod /hwt/stress/hwtimer_stress_client.ko leak=2 ntimers=16
+	usleep 20000
+	rmmod hwtimer_stress_client
+	sleep 1
+	no_hrtimer "leak-pending: nothing armed once the client is gone"
+	rmmod hwtimer
+	settle
+	mark end stress:leak-pending "t=$(now)"
+	settle
+	mods_up
+}
+
+step_kunit() {
+	for m in /hwt/kunit/*.ko; do
+		[ -e "$m" ] || continue
+		load "$m" && unload "$(basename "$m" .ko)"
+	done
+}
+
+# kmemleak: a leak is reported at the second scan after it at the earliest.
+kmemleak_check() {
+	local f=/sys/kernel/debug/kmemleak
+	if [ ! -w $f ]; then
+		echo "kmemleak: not available in this kernel"
+		return
+	fi
+	sleep 6
+	echo scan >$f
+	echo scan >$f
+	cat $f
+	ok "kmemleak scan"
+}
+
+fault_setup() {
+	local d
+	for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_usercopy; do
+		[ -d $d ] || continue
+		echo 0 >$d/verbose
+		echo 0 >$d/probability
+	done
+	[ -w /sys/kernel/debug/failslab/ignore-gfp-wait ] &&
+		echo N >/sys/kernel/debug/failslab/ignore-gfp-wait
+}
+
+mark "boot $(uname -r) mode=stress cpus=$(nproc) steps=$STEPS"
+t0=$(now)
+fault_setup
+# Stress programs run as nobody too and need their files readable.
+chmod 755 /hwt /hwt/stress $B 2>/dev/null
+mods_up
+for s in $STEPS; do
+	echo "@@STRESS step $s begin t=$(now)"
+	"step_$s"
+	echo "@@STRESS step $s end t=$(now)"
+done
+mods_down
+kmemleak_check
+echo "@@STRESS vm_seconds $(now) (steps from $t0)"
+mark done
+poweroff -f

@@ -1,0 +1,1503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_stress: accounting stress and fault injection for the wheel API.
+ *
+ * Not part of the product: `make stress` and `make stress-smoke` load it in
+ * the debug VM and drive it through debugfs:
+ *
+ *   echo "acct duration_ms=5000 extra=2" >/sys/kernel/debug/hwtimer_stress/run
+ *   echo "drace 300" >/sys/kernel/debug/hwtimer_stress/run
+ *   echo faults >/sys/kernel/debug/hwtimer_stress/run
+ *   cat /sys/kernel/debug/hwtimer_stress/results      (TAP)
+ *
+ * The write returns when the run is over: 0 if every check passed, EIO if
+ * one failed. acct's parameters (key=value): duration_ms, extra (threads
+ * beyond one per CPU), priv, shared, chaos (timers per wheel), doomed_ms
+ * (destroy period of the doomed wheel, 0: never), doomed_pct (share of the
+ * operations that go to it), cap (the capped wheel's max_pending), rearm
+ * (% of callbacks that re-arm), far (% of far-future delays).
+ *
+ * The accounting stress ("acct")
+ * ------------------------------
+ * One kthread per online CPU plus @extra more start, modify, cancel and
+ * cancel_sync timers at random for @duration_ms, on five wheels: the
+ * default wheel (shared with /dev/hwtimer), a softirq wheel, a process-
+ * context (%HWTIMER_WHEEL_PROCESS) wheel, a wheel with a small pending cap,
+ * and a "doomed" wheel that is destroyed and created again every
+ * @doomed_ms while the threads keep hammering it, alternating softirq and
+ * process context. Callbacks re-arm some timers. At the end the threads
+ * stop, every wheel but the default one is destroyed with timers still
+ * pending, and the timers of the default wheel are shut down.
+ *
+ * Each timer keeps a ledger, so that every start is seen to resolve exactly
+ * once: by its callback (fired), by a cancel that returned 1 (cancelled),
+ * by a modify that returned 1 (replaced), or by destroy handing it back.
+ *
+ *  - Ledger timers (private to one thread, or shared by all) keep the
+ *    deadlines of their outstanding starts in a small FIFO under their own
+ *    spinlock, which is held across each start, modify and cancel and taken
+ *    by the callback: a fire pops the oldest deadline and checks that it is
+ *    not early; a cancel, a replacing modify or a hand-back pops the newest
+ *    (the one pending). A pop from an empty FIFO is a duplicate. Thread-side
+ *    operations are serialised by a mutex, so hwtimer_cancel_sync() runs
+ *    without the spinlock and resolves everything left in the FIFO: after
+ *    it the timer is idle, so a later fire would be a duplicate and a
+ *    non-empty FIFO with a return of 0 a lost timer.
+ *  - Chaos timers are shared by all threads without any lock: concurrent
+ *    start, modify and cancel of the same timer from several CPUs. They only
+ *    count their outstanding starts (incremented before the call, so the
+ *    count can never legitimately go below zero). Their callbacks never
+ *    re-arm and they are never cancelled with cancel_sync, whose return
+ *    value cannot count two starts it may cancel.
+ *
+ * At the end every FIFO must be empty and every count zero: a leftover is a
+ * lost timer, a negative count a duplicate. The wheels' own counters must
+ * agree with the ledgers and say that nothing fired early.
+ *
+ * Destroying the doomed wheel while the threads run: a thread that gets
+ * -ESHUTDOWN from it acknowledges and leaves that wheel alone. The wheel
+ * holds one "sentinel" timer that nobody touches; destroy hands it back
+ * first or last, and its hand-back waits until every thread has
+ * acknowledged, so no thread uses a timer of the wheel once destroy frees
+ * it. Then every timer of the wheel must be idle with an empty ledger, and
+ * the timers are set up again on a new wheel of the same name.
+ *
+ * Destroy racing modify ("drace N")
+ * ---------------------------------
+ * N cycles of: a wheel with 64 timers pending an hour away, one thread per
+ * CPU modifying them (so they move between the CPUs' bases), destroy at a
+ * random moment. A modify that fails with -ESHUTDOWN must leave its timer
+ * pending, so destroy hands back all 64, every cycle.
+ *
+ * Fault injection ("faults")
+ * --------------------------
+ * Creates wheels of several shapes with current->fail_nth set to 1, 2, ...
+ * (the mechanism behind /proc/self/fail-nth; with failslab's
+ * ignore-gfp-wait off, every slab allocation is a fault point) until a
+ * create succeeds with no fault injected. Each create must fail with
+ * -ENOMEM or succeed (a fault it tolerates) and give a working wheel; the
+ * name must be free again afterwards. kmemleak, at the end of the VM run,
+ * finds what a failed create left behind.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hwtimer.h>
+#include <linux/kernel.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#define MS			1000000ULL
+#define SEC			1000000000ULL
+
+/* Deadlines a ledger timer can have outstanding: one pending, one firing. */
+#define HWTS_QLEN		4
+#define HWTS_MAX_WORKERS	64
+#define HWTS_RESULTS_SIZE	8192
+
+enum hwts_wheel_idx {
+	HWTS_W_DEFAULT,
+	HWTS_W_SOFT,
+	HWTS_W_PROC,
+	HWTS_W_CAP,
+	HWTS_W_DOOMED,
+	HWTS_NWHEELS
+};
+
+enum hwts_kind {
+	HWTS_LEDGER,
+	HWTS_CHAOS,
+	HWTS_SENTINEL,
+};
+
+struct hwts_wheel;
+
+/**
+ * struct hwts_obj - a timer under test and its ledger
+ * @timer: the timer
+ * @ws: the wheel it belongs to
+ * @lock: protects @q and @qlen; held across start, modify and cancel of a
+ *        %HWTS_LEDGER timer and by its callback and hand-back. Taken with
+ *        interrupts disabled, before the wheel's base lock.
+ * @op: serialises the threads' operations on a %HWTS_LEDGER timer
+ * @q: deadlines of the outstanding starts, oldest first
+ * @qlen: entries in @q
+ * @out: %HWTS_CHAOS: starts not resolved yet
+ * @kind: enum hwts_kind
+ * @rearm: the callback may start the timer again
+ */
+struct hwts_obj {
+	struct hwtimer		timer;
+	struct hwts_wheel	*ws;
+	spinlock_t		lock;	/* see above */
+	struct mutex		op;	/* see above */
+	u64			q[HWTS_QLEN];
+	unsigned int		qlen;
+	atomic_t		out;
+	u8			kind;
+	bool			rearm;
+};
+
+/* Counters of one wheel (all its generations for the doomed one). */
+struct hwts_ledger {
+	atomic64_t	armed;		/* successful starts and modifies */
+	atomic64_t	fired;		/* callbacks */
+	atomic64_t	cancelled;	/* resolved by cancel or cancel_sync */
+	atomic64_t	replaced;	/* resolved by a modify returning 1 */
+	atomic64_t	handed;		/* resolved by destroy's hand-back */
+	atomic64_t	rearmed;	/* starts made by callbacks */
+	atomic64_t	lost;
+	atomic64_t	dup;
+	atomic64_t	early;
+	atomic64_t	ctx;		/* callbacks in the wrong context */
+	atomic64_t	busy;		/* -EBUSY: the pending cap */
+	atomic64_t	already;	/* -EALREADY: start of a pending timer */
+	atomic64_t	shutdown;	/* -ESHUTDOWN from the doomed wheel */
+	atomic64_t	errors;		/* anything else unexpected */
+	atomic64_t	max_late;	/* ns */
+};
+
+/**
+ * struct hwts_wheel - a wheel under test
+ * @name: its name
+ * @cfg: how it is created (not for the default wheel)
+ * @w: the wheel
+ * @run: the run it belongs to
+ * @owned: created and destroyed here (all but the default wheel)
+ * @doomed: destroyed and created again while the threads run
+ * @process: callbacks run in process context
+ * @tick_ns: its tick
+ * @objs: its timers: @npriv per worker, then @nshared, @nchaos, 1 sentinel
+ * @nobjs: entries in @objs
+ * @npriv: private ledger timers per worker
+ * @nshared: shared ledger timers
+ * @nchaos: chaos timers
+ * @gen: generation of the doomed wheel, bumped when it is created again
+ * @acks: workers that saw -ESHUTDOWN from generation @gen
+ * @cycles: times the doomed wheel was destroyed while the threads ran
+ * @destroy_n: what destroy returned, summed
+ * @stats_early: the wheels' own early counters, summed
+ * @l: the ledger totals
+ */
+struct hwts_wheel {
+	char			name[HWTIMER_NAME_MAX];
+	struct hwtimer_wheel_config cfg;
+	struct hwtimer_wheel	*w;
+	struct hwts_run		*run;
+	bool			owned;
+	bool			doomed;
+	bool			process;
+	u64			tick_ns;
+	struct hwts_obj		*objs;
+	unsigned int		nobjs;
+	unsigned int		npriv;
+	unsigned int		nshared;
+	unsigned int		nchaos;
+	unsigned long		gen;
+	atomic_t		acks;
+	unsigned long		cycles;
+	unsigned long		destroy_n;
+	u64			stats_early;
+	struct hwts_ledger	l;
+};
+
+struct hwts_worker {
+	struct task_struct	*task;
+	struct hwts_run		*run;
+	unsigned int		idx;
+	unsigned long		acked[HWTS_NWHEELS];
+	struct rnd_state	rnd;
+	u64			ops;
+};
+
+struct hwts_params {
+	unsigned int	duration_ms;
+	unsigned int	extra;
+	unsigned int	priv;
+	unsigned int	shared;
+	unsigned int	chaos;
+	unsigned int	doomed_ms;
+	unsigned int	cap;
+	unsigned int	rearm;
+	unsigned int	far;
+	unsigned int	doomed_pct;
+};
+
+struct hwts_run {
+	struct hwts_params	p;
+	struct hwts_wheel	ws[HWTS_NWHEELS];
+	struct hwts_worker	*workers;
+	unsigned int		nworkers;
+	bool			cycling;
+	wait_queue_head_t	ackwq;
+};
+
+/* Serialises runs and protects hwts_results. */
+static DEFINE_MUTEX(hwts_mutex);
+static char *hwts_results;
+static size_t hwts_results_len;
+static unsigned int hwts_tests;
+static unsigned int hwts_failed;
+static struct dentry *hwts_dir;
+
+static __printf(1, 2) void hwts_out(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	hwts_results_len += vscnprintf(hwts_results + hwts_results_len,
+				       HWTS_RESULTS_SIZE - hwts_results_len, fmt, args);
+	va_end(args);
+}
+
+/* One TAP result line; returns whether it passed. */
+static __printf(2, 3) bool hwts_check(bool pass, const char *fmt, ...)
+{
+	char buf[160];
+	va_list args;
+
+	va_start(args, fmt);
+	vscnprintf(buf, sizeof(buf), fmt, args);
+	va_end(args);
+	hwts_out("%sok %u - %s\n", pass ? "" : "not ", ++hwts_tests, buf);
+	if (!pass) {
+		hwts_failed++;
+		pr_err("not ok: %s\n", buf);
+	}
+	return pass;
+}
+
+static void hwts_max(atomic64_t *max, u64 v)
+{
+	s64 old = atomic64_read(max);
+
+	while ((u64)old < v) {
+		s64 cur = atomic64_cmpxchg(max, old, v);
+
+		if (cur == old)
+			break;
+		old = cur;
+	}
+}
+
+/* ---- the ledger FIFO (under obj->lock) ---------------------------------- */
+
+static bool hwts_push(struct hwts_obj *o, u64 deadline)
+{
+	lockdep_assert_held(&o->lock);
+	if (o->qlen == HWTS_QLEN) {
+		pr_err("%s: %u starts of one timer outstanding\n", o->ws->name, o->qlen);
+		atomic64_inc(&o->ws->l.errors);
+		return false;
+	}
+	o->q[o->qlen++] = deadline;
+	return true;
+}
+
+static bool hwts_pop_oldest(struct hwts_obj *o, u64 *deadline)
+{
+	lockdep_assert_held(&o->lock);
+	if (!o->qlen)
+		return false;
+	*deadline = o->q[0];
+	o->qlen--;
+	memmove(&o->q[0], &o->q[1], o->qlen * sizeof(o->q[0]));
+	return true;
+}
+
+/* Remove the entry @back places from the newest (0: the newest). */
+static bool hwts_pop_back(struct hwts_obj *o, unsigned int back)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&o->lock);
+	if (back >= o->qlen)
+		return false;
+	i = o->qlen - 1 - back;
+	memmove(&o->q[i], &o->q[i + 1], (o->qlen - 1 - i) * sizeof(o->q[0]));
+	o->qlen--;
+	return true;
+}
+
+/* A resolution of a pending (newest) start: cancel, replace or hand-back. */
+static void hwts_resolve_newest(struct hwts_obj *o, atomic64_t *counter,
+				unsigned int back)
+{
+	if (!hwts_pop_back(o, back))
+		atomic64_inc(&o->ws->l.dup);
+	atomic64_inc(counter);
+}
+
+static void hwts_count_error(struct hwts_wheel *ws, int ret)
+{
+	switch (ret) {
+	case -EBUSY:
+		atomic64_inc(&ws->l.busy);
+		break;
+	case -EALREADY:
+		atomic64_inc(&ws->l.already);
+		break;
+	case -ESHUTDOWN:
+		atomic64_inc(&ws->l.shutdown);
+		break;
+	default:
+		atomic64_inc(&ws->l.errors);
+		pr_err("%s: unexpected error %d\n", ws->name, ret);
+		break;
+	}
+}
+
+/* ---- callbacks ------------------------------------------------------------ */
+
+static u64 hwts_rand_delay(struct hwts_wheel *ws, u32 r, u32 r2)
+{
+	u64 tick = ws->tick_ns;
+
+	/* Far: cancelled, replaced or handed back by destroy. */
+	if (r % 100 < ws->run->p.far)
+		return SEC + (u64)(r2 % 20) * SEC;
+	r /= 100;
+	switch (r % 19) {
+	case 0:
+		return 0;				/* due now */
+	case 1 ... 8:
+		return r2 % (4 * tick);			/* within a few ticks */
+	case 9 ... 14:
+		return 4 * tick + r2 % (252 * tick);	/* levels 0 and 1 */
+	default:
+		return r2 % (100 * MS);			/* up to 100 ms */
+	}
+}
+
+static void hwts_check_context(struct hwts_wheel *ws)
+{
+	bool ok = ws->process ? in_task() : in_serving_softirq();
+
+	if (!ok)
+		atomic64_inc(&ws->l.ctx);
+}
+
+static void hwts_ledger_fn(struct hwtimer *timer)
+{
+	struct hwts_obj *o = from_hwtimer(o, timer, timer);
+	struct hwts_wheel *ws = o->ws;
+	unsigned long flags;
+	u64 now, d;
+	u32 r = get_random_u32();
+	int ret;
+
+	hwts_check_context(ws);
+	spin_lock_irqsave(&o->lock, flags);
+	now = ktime_get_ns();
+	if (!hwts_pop_oldest(o, &d)) {
+		atomic64_inc(&ws->l.dup);
+	} else if (now < d) {
+		atomic64_inc(&ws->l.early);
+		pr_err("%s: timer fired %llu ns early\n", ws->name, d - now);
+	} else {
+		hwts_max(&ws->l.max_late, now - d);
+	}
+	atomic64_inc(&ws->l.fired);
+
+	if (o->rearm && r % 100 < ws->run->p.rearm) {
+		d = now + hwts_rand_delay(ws, r >> 8, get_random_u32());
+		if (hwts_push(o, d)) {
+			ret = hwtimer_start_abs(timer, d);
+			if (ret) {
+				hwts_pop_back(o, 0);
+				if (ret == -EBUSY)
+					atomic64_inc(&ws->l.busy);
+				else if (ret == -EALREADY)
+					atomic64_inc(&ws->l.already);
+				/* Destroy, or shutdown at the end of the run. */
+				else if (ret != -ESHUTDOWN && ret != -EIDRM)
+					hwts_count_error(ws, ret);
+			} else {
+				atomic64_inc(&ws->l.armed);
+				atomic64_inc(&ws->l.rearmed);
+			}
+		}
+	}
+	spin_unlock_irqrestore(&o->lock, flags);
+
+	/* Widen the window in which the callback runs and cancel_sync waits. */
+	if (ws->process && !(r & 0x3f0000))
+		usleep_range(20, 100);
+	else if (!(r & 0x7f0000))
+		udelay(5);
+}
+
+static void hwts_chaos_fn(struct hwtimer *timer)
+{
+	struct hwts_obj *o = from_hwtimer(o, timer, timer);
+
+	hwts_check_context(o->ws);
+	if (atomic_dec_return(&o->out) < 0)
+		atomic64_inc(&o->ws->l.dup);
+	atomic64_inc(&o->ws->l.fired);
+}
+
+static void hwts_sentinel_fn(struct hwtimer *timer)
+{
+	struct hwts_obj *o = from_hwtimer(o, timer, timer);
+
+	/* An hour away: it never fires during a run. */
+	atomic64_inc(&o->ws->l.errors);
+}
+
+/*
+ * Destroy hands back @timer. For the doomed wheel's sentinel during a run,
+ * wait until every worker has stopped using the wheel's timers.
+ */
+static void hwts_unprocessed(struct hwtimer *timer, void *arg)
+{
+	struct hwts_obj *o = from_hwtimer(o, timer, timer);
+	struct hwts_wheel *ws = o->ws;
+	struct hwts_run *run = ws->run;
+	unsigned long flags;
+
+	spin_lock_irqsave(&o->lock, flags);
+	if (o->kind == HWTS_CHAOS) {
+		if (atomic_dec_return(&o->out) < 0)
+			atomic64_inc(&ws->l.dup);
+		atomic64_inc(&ws->l.handed);
+	} else {
+		hwts_resolve_newest(o, &ws->l.handed, 0);
+	}
+	spin_unlock_irqrestore(&o->lock, flags);
+
+	if (o->kind == HWTS_SENTINEL && READ_ONCE(run->cycling)) {
+		while (!wait_event_timeout(run->ackwq,
+					   atomic_read(&ws->acks) >= run->nworkers,
+					   30 * HZ))
+			pr_err("%s: workers still use the wheel being destroyed (%d of %u left it)\n",
+			       ws->name, atomic_read(&ws->acks), run->nworkers);
+	}
+}
+
+/* ---- thread-side operations ----------------------------------------------- */
+
+static u32 hwts_rand(struct hwts_worker *wk)
+{
+	return prandom_u32_state(&wk->rnd);
+}
+
+/* Start or modify, relative or absolute. */
+static int hwts_arm_call(struct hwtimer *t, unsigned int op, u64 now, u64 delay)
+{
+	switch (op) {
+	case 0:
+		return hwtimer_start(t, delay);
+	case 1:
+		return hwtimer_start_abs(t, now + delay);
+	case 2:
+		return hwtimer_modify(t, delay);
+	default:
+		return hwtimer_modify_abs(t, now + delay);
+	}
+}
+
+static int hwts_ledger_op(struct hwts_worker *wk, struct hwts_obj *o)
+{
+	struct hwts_wheel *ws = o->ws;
+	u32 r = hwts_rand(wk);
+	unsigned int op = r % 100;
+	unsigned long flags;
+	u64 now, delay;
+	int ret = 0, n;
+
+	mutex_lock(&o->op);
+	if (op < 65) {
+		delay = hwts_rand_delay(ws, r >> 8, hwts_rand(wk));
+		op %= 4;
+		spin_lock_irqsave(&o->lock, flags);
+		/*
+		 * A relative start measures from a clock read inside the call:
+		 * @now + @delay is a lower bound of its deadline.
+		 */
+		now = ktime_get_ns();
+		if (hwts_push(o, now + delay)) {
+			ret = hwts_arm_call(&o->timer, op, now, delay);
+			if (ret < 0) {
+				hwts_pop_back(o, 0);
+				hwts_count_error(ws, ret);
+			} else {
+				atomic64_inc(&ws->l.armed);
+				if (ret == 1)
+					hwts_resolve_newest(o, &ws->l.replaced, 1);
+			}
+		}
+		spin_unlock_irqrestore(&o->lock, flags);
+	} else if (op < 85) {
+		spin_lock_irqsave(&o->lock, flags);
+		if (hwtimer_cancel(&o->timer) == 1)
+			hwts_resolve_newest(o, &ws->l.cancelled, 0);
+		spin_unlock_irqrestore(&o->lock, flags);
+	} else if (op < 95) {
+		ret = hwtimer_cancel_sync(&o->timer);
+		spin_lock_irqsave(&o->lock, flags);
+		n = o->qlen;
+		if (ret == 1 && !n)
+			atomic64_inc(&ws->l.dup);
+		if (ret == 0 && n) {
+			atomic64_add(n, &ws->l.lost);
+			pr_err("%s: cancel_sync returned 0 with %d starts outstanding\n",
+			       ws->name, n);
+		}
+		if (ret < 0)
+			atomic64_inc(&ws->l.errors);
+		else
+			atomic64_add(n, &ws->l.cancelled);
+		o->qlen = 0;
+		spin_unlock_irqrestore(&o->lock, flags);
+		ret = 0;
+	} else {
+		/* Lockless snapshots against everything else going on. */
+		if (hwtimer_state(&o->timer) > HWTIMER_RUNNING)
+			atomic64_inc(&ws->l.errors);
+		hwtimer_pending(&o->timer);
+	}
+	mutex_unlock(&o->op);
+	return ret;
+}
+
+static int hwts_chaos_op(struct hwts_worker *wk, struct hwts_obj *o)
+{
+	struct hwts_wheel *ws = o->ws;
+	u32 r = hwts_rand(wk);
+	unsigned int op = r % 100;
+	u64 delay;
+	int ret = 0;
+
+	if (op < 70) {
+		delay = hwts_rand_delay(ws, r >> 8, hwts_rand(wk));
+		atomic_inc(&o->out);
+		ret = hwts_arm_call(&o->timer, op % 4, ktime_get_ns(), delay);
+		if (ret < 0) {
+			atomic_dec(&o->out);
+			hwts_count_error(ws, ret);
+			return ret;
+		}
+		atomic64_inc(&ws->l.armed);
+		if (ret == 1) {
+			if (atomic_dec_return(&o->out) < 0)
+				atomic64_inc(&ws->l.dup);
+			atomic64_inc(&ws->l.replaced);
+		}
+		return 0;
+	}
+	if (op < 95) {
+		if (hwtimer_cancel(&o->timer) == 1) {
+			if (atomic_dec_return(&o->out) < 0)
+				atomic64_inc(&ws->l.dup);
+			atomic64_inc(&ws->l.cancelled);
+		}
+		return 0;
+	}
+	if (hwtimer_state(&o->timer) > HWTIMER_RUNNING)
+		atomic64_inc(&ws->l.errors);
+	return 0;
+}
+
+static void hwts_ack(struct hwts_worker *wk, unsigned int wi, unsigned long gen)
+{
+	struct hwts_wheel *ws = &wk->run->ws[wi];
+
+	if (wk->acked[wi] == gen)
+		return;
+	wk->acked[wi] = gen;
+	atomic_inc(&ws->acks);
+	wake_up(&wk->run->ackwq);
+}
+
+/* The wheel to use: the doomed one @doomed_pct % of the time. */
+static unsigned int hwts_pick_wheel(struct hwts_run *run, u32 r)
+{
+	if (r % 100 < run->p.doomed_pct)
+		return HWTS_W_DOOMED;
+	return (r >> 8) % HWTS_W_DOOMED;
+}
+
+static void hwts_step(struct hwts_worker *wk)
+{
+	struct hwts_run *run = wk->run;
+	u32 r = hwts_rand(wk);
+	unsigned int wi = hwts_pick_wheel(run, r), k = (r >> 16) % 100, i;
+	struct hwts_wheel *ws = &run->ws[wi];
+	unsigned long gen = 0;
+	struct hwts_obj *o;
+	int ret;
+
+	if (ws->doomed) {
+		/* Pairs with the release in hwts_doomed_cycle(): timers set up. */
+		gen = smp_load_acquire(&ws->gen);
+		if (wk->acked[wi] == gen)
+			return;
+	}
+	r = hwts_rand(wk);
+	if (k < 40)
+		i = wk->idx * ws->npriv + r % ws->npriv;
+	else if (k < 70)
+		i = run->nworkers * ws->npriv + r % ws->nshared;
+	else
+		i = run->nworkers * ws->npriv + ws->nshared + r % ws->nchaos;
+	o = &ws->objs[i];
+	if (o->kind == HWTS_CHAOS)
+		ret = hwts_chaos_op(wk, o);
+	else
+		ret = hwts_ledger_op(wk, o);
+	if (ret == -ESHUTDOWN) {
+		if (ws->doomed)
+			hwts_ack(wk, wi, gen);
+		else
+			atomic64_inc(&ws->l.errors);
+	}
+}
+
+static int hwts_worker_fn(void *arg)
+{
+	struct hwts_worker *wk = arg;
+	unsigned int ncpus = nr_cpu_ids, cpu;
+
+	while (!kthread_should_stop()) {
+		hwts_step(wk);
+		if (!(++wk->ops & 63)) {
+			cond_resched();
+			/*
+			 * Move now and then, so timers migrate between bases;
+			 * the first workers go back to their own CPU.
+			 */
+			if (!(wk->ops & 1023)) {
+				cpu = wk->idx < ncpus && hwts_rand(wk) & 1 ?
+				      wk->idx : hwts_rand(wk) % ncpus;
+				if (cpu_online(cpu))
+					set_cpus_allowed_ptr(current, cpumask_of(cpu));
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- setting up, checking and tearing down -------------------------------- */
+
+static void hwts_setup_objs(struct hwts_wheel *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->nobjs; i++) {
+		struct hwts_obj *o = &ws->objs[i];
+		hwtimer_fn_t fn = o->kind == HWTS_CHAOS ? hwts_chaos_fn :
+				  o->kind == HWTS_SENTINEL ? hwts_sentinel_fn :
+				  hwts_ledger_fn;
+
+		hwtimer_setup(&o->timer, ws->w, fn);
+	}
+}
+
+static int hwts_start_sentinel(struct hwts_wheel *ws)
+{
+	struct hwts_obj *o = &ws->objs[ws->nobjs - 1];
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&o->lock, flags);
+	hwts_push(o, ktime_get_ns() + 3600 * SEC);
+	ret = hwtimer_start(&o->timer, 3600 * SEC);
+	if (ret)
+		hwts_pop_back(o, 0);
+	else
+		atomic64_inc(&ws->l.armed);
+	spin_unlock_irqrestore(&o->lock, flags);
+	return ret;
+}
+
+static int hwts_wheel_init(struct hwts_run *run, unsigned int wi)
+{
+	struct hwts_wheel *ws = &run->ws[wi];
+	static const char * const names[HWTS_NWHEELS] = {
+		"default", "hwts-soft", "hwts-proc", "hwts-cap", "hwts-doomed",
+	};
+	unsigned int i, nw = run->nworkers;
+
+	strscpy(ws->name, names[wi], sizeof(ws->name));
+	ws->run = run;
+	ws->gen = 1;
+	ws->cfg.name = ws->name;
+	switch (wi) {
+	case HWTS_W_DEFAULT:
+		ws->w = hwtimer_default_wheel();
+		break;
+	case HWTS_W_SOFT:
+		ws->cfg.tick_ns = 100000;
+		ws->cfg.slots = 64;
+		break;
+	case HWTS_W_PROC:
+		ws->cfg.tick_ns = 500000;
+		ws->cfg.slots = 16;
+		ws->cfg.flags = HWTIMER_WHEEL_PROCESS;
+		break;
+	case HWTS_W_CAP:
+		ws->cfg.tick_ns = 250000;
+		ws->cfg.slots = 256;
+		ws->cfg.max_pending = run->p.cap;
+		break;
+	case HWTS_W_DOOMED:
+		ws->cfg.tick_ns = 200000;
+		ws->cfg.slots = 32;
+		ws->doomed = true;
+		break;
+	}
+	ws->process = ws->cfg.flags & HWTIMER_WHEEL_PROCESS;
+	ws->owned = wi != HWTS_W_DEFAULT;
+	if (ws->owned) {
+		ws->w = hwtimer_wheel_create(&ws->cfg);
+		if (IS_ERR(ws->w)) {
+			int ret = PTR_ERR(ws->w);
+
+			ws->w = NULL;
+			return ret;
+		}
+	}
+	ws->tick_ns = hwtimer_wheel_tick_ns(ws->w);
+
+	ws->npriv = run->p.priv;
+	ws->nshared = run->p.shared;
+	ws->nchaos = run->p.chaos;
+	ws->nobjs = nw * ws->npriv + ws->nshared + ws->nchaos + 1;
+	ws->objs = kvcalloc(ws->nobjs, sizeof(*ws->objs), GFP_KERNEL);
+	if (!ws->objs)
+		return -ENOMEM;
+	for (i = 0; i < ws->nobjs; i++) {
+		struct hwts_obj *o = &ws->objs[i];
+
+		o->ws = ws;
+		spin_lock_init(&o->lock);
+		mutex_init(&o->op);
+		if (i == ws->nobjs - 1)
+			o->kind = HWTS_SENTINEL;
+		else if (i >= nw * ws->npriv + ws->nshared)
+			o->kind = HWTS_CHAOS;
+		else
+			o->kind = HWTS_LEDGER;
+		o->rearm = o->kind == HWTS_LEDGER && i % 2;
+	}
+	hwts_setup_objs(ws);
+	if (ws->doomed)
+		return hwts_start_sentinel(ws);
+	return 0;
+}
+
+/* Every timer of @ws must be idle with its ledger settled. */
+static void hwts_settle(struct hwts_wheel *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->nobjs; i++) {
+		struct hwts_obj *o = &ws->objs[i];
+		unsigned long flags;
+		int out;
+
+		spin_lock_irqsave(&o->lock, flags);
+		if (o->qlen) {
+			pr_err("%s: timer %u: %u starts never resolved\n",
+			       ws->name, i, o->qlen);
+			atomic64_add(o->qlen, &ws->l.lost);
+			o->qlen = 0;
+		}
+		out = atomic_xchg(&o->out, 0);
+		if (out > 0) {
+			pr_err("%s: chaos timer %u: %d starts never resolved\n",
+			       ws->name, i, out);
+			atomic64_add(out, &ws->l.lost);
+		} else if (out < 0) {
+			atomic64_add(-out, &ws->l.dup);
+		}
+		spin_unlock_irqrestore(&o->lock, flags);
+	}
+}
+
+static void hwts_read_early(struct hwts_wheel *ws)
+{
+	struct hwtimer_stats s;
+
+	hwtimer_wheel_stats(ws->w, &s);
+	ws->stats_early += s.early;
+}
+
+/* Destroy @ws's wheel, count what it hands back and settle the ledgers. */
+static void hwts_destroy(struct hwts_wheel *ws)
+{
+	s64 before = atomic64_read(&ws->l.handed);
+	unsigned long n;
+
+	hwts_read_early(ws);
+	n = hwtimer_wheel_destroy(ws->w, hwts_unprocessed, NULL);
+	ws->w = NULL;
+	ws->destroy_n += n;
+	if (atomic64_read(&ws->l.handed) - before != n) {
+		pr_err("%s: destroy returned %lu, handed back %lld\n", ws->name,
+		       n, atomic64_read(&ws->l.handed) - before);
+		atomic64_inc(&ws->l.errors);
+	}
+	hwts_settle(ws);
+}
+
+/* The doomed wheel: destroy it under the threads' feet, create it again. */
+static int hwts_doomed_cycle(struct hwts_wheel *ws)
+{
+	int ret;
+
+	hwts_destroy(ws);
+	ws->cycles++;
+	atomic_set(&ws->acks, 0);
+	/* Alternate softirq and process-context callbacks. */
+	ws->cfg.flags ^= HWTIMER_WHEEL_PROCESS;
+	ws->process = ws->cfg.flags & HWTIMER_WHEEL_PROCESS;
+	ws->w = hwtimer_wheel_create(&ws->cfg);
+	if (IS_ERR(ws->w)) {
+		ret = PTR_ERR(ws->w);
+		ws->w = NULL;
+		pr_err("%s: cannot create it again: %d\n", ws->name, ret);
+		return ret;
+	}
+	hwts_setup_objs(ws);
+	ret = hwts_start_sentinel(ws);
+	/* The workers may use it again: pairs with the acquire in hwts_step(). */
+	smp_store_release(&ws->gen, ws->gen + 1);
+	return ret;
+}
+
+/* Shut down every timer of the default wheel; settle their ledgers. */
+static void hwts_shutdown_default(struct hwts_wheel *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->nobjs; i++) {
+		struct hwts_obj *o = &ws->objs[i];
+		unsigned long flags;
+		int ret;
+
+		ret = hwtimer_shutdown_sync(&o->timer);
+		spin_lock_irqsave(&o->lock, flags);
+		if (o->kind == HWTS_CHAOS) {
+			if (ret == 1) {
+				if (atomic_dec_return(&o->out) < 0)
+					atomic64_inc(&ws->l.dup);
+				atomic64_inc(&ws->l.cancelled);
+			}
+		} else {
+			if (ret == 1 && !o->qlen)
+				atomic64_inc(&ws->l.dup);
+			atomic64_add(o->qlen, &ws->l.cancelled);
+			o->qlen = 0;
+		}
+		spin_unlock_irqrestore(&o->lock, flags);
+		if (hwtimer_start(&o->timer, 0) != -EIDRM ||
+		    hwtimer_state(&o->timer) != HWTIMER_SHUTDOWN)
+			atomic64_inc(&ws->l.errors);
+	}
+	hwts_read_early(ws);
+	hwts_settle(ws);
+}
+
+static void hwts_wheel_free(struct hwts_wheel *ws)
+{
+	if (ws->w && ws->owned)
+		hwtimer_wheel_destroy(ws->w, hwts_unprocessed, NULL);
+	else if (ws->w && ws->objs)
+		hwts_shutdown_default(ws);
+	kvfree(ws->objs);
+	ws->objs = NULL;
+	ws->w = NULL;
+}
+
+static int hwts_acct(struct hwts_params *p)
+{
+	struct hwts_run *run;
+	struct hwts_ledger tot;
+	unsigned long end, next_doom;
+	unsigned int i, k;
+	u64 sum[8] = {};
+	int ret = 0;
+
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	run->p = *p;
+	init_waitqueue_head(&run->ackwq);
+	run->nworkers = min_t(unsigned int, num_online_cpus() + p->extra,
+			      HWTS_MAX_WORKERS);
+	run->workers = kcalloc(run->nworkers, sizeof(*run->workers), GFP_KERNEL);
+	if (!run->workers) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < HWTS_NWHEELS; i++) {
+		ret = hwts_wheel_init(run, i);
+		if (ret) {
+			hwts_check(false, "wheel %u set up: %d", i, ret);
+			goto out_wheels;
+		}
+	}
+
+	hwts_out("# acct: %u ms, %u threads (%u CPUs online), %u wheels, ",
+		 p->duration_ms, run->nworkers, num_online_cpus(), HWTS_NWHEELS);
+	hwts_out("%u/%u/%u private/shared/chaos timers, doomed wheel every %u ms\n",
+		 p->priv, p->shared, p->chaos, p->doomed_ms);
+
+	WRITE_ONCE(run->cycling, true);
+	for (i = 0; i < run->nworkers; i++) {
+		struct hwts_worker *wk = &run->workers[i];
+		struct task_struct *task;
+
+		wk->run = run;
+		wk->idx = i;
+		prandom_seed_state(&wk->rnd, get_random_u64());
+		task = kthread_create(hwts_worker_fn, wk, "hwts/%u", i);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			hwts_check(false, "kthread %u: %d", i, ret);
+			break;
+		}
+		get_task_struct(task);
+		wk->task = task;
+		if (i < nr_cpu_ids && cpu_online(i))
+			set_cpus_allowed_ptr(task, cpumask_of(i));
+		wake_up_process(task);
+	}
+
+	end = jiffies + msecs_to_jiffies(p->duration_ms);
+	next_doom = jiffies + msecs_to_jiffies(p->doomed_ms);
+	while (!ret && time_before(jiffies, end)) {
+		msleep(min(20U, p->duration_ms));
+		if (p->doomed_ms && time_after_eq(jiffies, next_doom) &&
+		    time_before(jiffies, end)) {
+			ret = hwts_doomed_cycle(&run->ws[HWTS_W_DOOMED]);
+			next_doom = jiffies + msecs_to_jiffies(p->doomed_ms);
+		}
+	}
+	WRITE_ONCE(run->cycling, false);
+	for (i = 0; i < run->nworkers; i++) {
+		struct hwts_worker *wk = &run->workers[i];
+
+		if (!wk->task)
+			continue;
+		kthread_stop(wk->task);
+		put_task_struct(wk->task);
+		wk->task = NULL;
+	}
+
+	/* The hammering stopped: destroy the wheels with timers pending. */
+	for (i = 0; i < HWTS_NWHEELS; i++) {
+		struct hwts_wheel *ws = &run->ws[i];
+		struct hwtimer_stats s;
+
+		if (!ws->w)
+			continue;
+		if (!ws->owned) {
+			hwts_shutdown_default(ws);
+			ws->w = NULL;
+			continue;
+		}
+		/*
+		 * Only the ledger used these wheels: their counters must agree,
+		 * once the callbacks in flight (counted by the wheel before
+		 * they run, by the ledger as they run) are done.
+		 */
+		for (k = 0; !ws->doomed && k < 50; k++) {
+			hwtimer_wheel_stats(ws->w, &s);
+			if (s.started == atomic64_read(&ws->l.armed) &&
+			    s.fired == atomic64_read(&ws->l.fired) &&
+			    s.cancelled == atomic64_read(&ws->l.cancelled))
+				break;
+			msleep(20);
+		}
+		if (!ws->doomed && k == 50) {
+			pr_err("%s: wheel counters started %llu fired %llu cancelled %llu, ledger %lld %lld %lld\n",
+			       ws->name, s.started, s.fired, s.cancelled,
+			       atomic64_read(&ws->l.armed),
+			       atomic64_read(&ws->l.fired),
+			       atomic64_read(&ws->l.cancelled));
+			atomic64_inc(&ws->l.errors);
+		}
+		hwts_destroy(ws);
+	}
+
+	memset(&tot, 0, sizeof(tot));
+	for (i = 0; i < HWTS_NWHEELS; i++) {
+		struct hwts_wheel *ws = &run->ws[i];
+		struct hwts_ledger *l = &ws->l;
+		s64 resolved = atomic64_read(&l->fired) + atomic64_read(&l->cancelled) +
+			       atomic64_read(&l->replaced) + atomic64_read(&l->handed);
+
+		hwts_out("# %-11s armed %lld (by callbacks %lld) fired %lld cancelled %lld ",
+			 ws->name, atomic64_read(&l->armed), atomic64_read(&l->rearmed),
+			 atomic64_read(&l->fired), atomic64_read(&l->cancelled));
+		hwts_out("replaced %lld handed back %lld; busy %lld already %lld ",
+			 atomic64_read(&l->replaced), atomic64_read(&l->handed),
+			 atomic64_read(&l->busy), atomic64_read(&l->already));
+		hwts_out("shutdown %lld; late max %llu us\n", atomic64_read(&l->shutdown),
+			 div_u64(atomic64_read(&l->max_late), 1000));
+		if (ws->doomed)
+			hwts_out("# %-11s destroyed and created again %lu times under load\n",
+				 ws->name, ws->cycles);
+		hwts_check(atomic64_read(&l->armed) == resolved,
+			   "%s: armed %lld == fired + cancelled + replaced + handed back %lld",
+			   ws->name, atomic64_read(&l->armed), resolved);
+		sum[0] += atomic64_read(&l->armed);
+		sum[1] += atomic64_read(&l->fired);
+		sum[2] += atomic64_read(&l->cancelled);
+		sum[3] += atomic64_read(&l->replaced);
+		sum[4] += atomic64_read(&l->handed);
+		sum[5] += atomic64_read(&l->lost);
+		sum[6] += atomic64_read(&l->dup);
+		sum[7] += atomic64_read(&l->early) + ws->stats_early;
+		hwts_check(!atomic64_read(&l->lost) && !atomic64_read(&l->dup),
+			   "%s: nothing lost (%lld), nothing duplicated (%lld)",
+			   ws->name, atomic64_read(&l->lost), atomic64_read(&l->dup));
+		hwts_check(!atomic64_read(&l->early) && !ws->stats_early,
+			   "%s: nothing early (ledger %lld, wheel counter %llu)", ws->name,
+			   atomic64_read(&l->early), ws->stats_early);
+		hwts_check(!atomic64_read(&l->errors) && !atomic64_read(&l->ctx),
+			   "%s: no unexpected result (%lld), callbacks in their context (%lld wrong)",
+			   ws->name, atomic64_read(&l->errors), atomic64_read(&l->ctx));
+		if (ws->doomed)
+			hwts_check(!p->doomed_ms || ws->cycles,
+				   "%s: destroyed under load %lu times", ws->name, ws->cycles);
+	}
+	hwts_out("ledger armed=%llu fired=%llu cancelled=%llu replaced=%llu ",
+		 sum[0], sum[1], sum[2], sum[3]);
+	hwts_out("handed_back=%llu lost=%llu duplicated=%llu early=%llu\n",
+		 sum[4], sum[5], sum[6], sum[7]);
+	hwts_check(sum[0] && sum[0] == sum[1] + sum[2] + sum[3] + sum[4] &&
+		   !sum[5] && !sum[6] && !sum[7],
+		   "every start resolved exactly once: armed == fired + cancelled + replaced + handed back");
+
+out_wheels:
+	for (i = 0; i < HWTS_NWHEELS; i++)
+		hwts_wheel_free(&run->ws[i]);
+	kfree(run->workers);
+out_free:
+	kfree(run);
+	return ret;
+}
+
+/* ---- destroy racing with modify ------------------------------------------- */
+
+#define HWTS_DRACE_TIMERS	64
+
+/**
+ * struct hwts_drace - "drace": destroy a wheel while modify moves its timers
+ * @w: the wheel of this cycle
+ * @timers: all pending, an hour away, for the whole cycle
+ * @gen: the cycle; workers leave the wheel alone once they saw -ESHUTDOWN
+ *       from it, until @gen moves on
+ * @acks: workers that saw -ESHUTDOWN in this cycle
+ * @nworkers: worker threads, one per online CPU
+ * @handed: timers destroy handed back in this cycle
+ * @wheel_cancelled: the wheels' cancel counters at destroy, summed
+ * @errors: unexpected results
+ * @stop: the workers exit
+ * @wq: the first hand-back waits here for @acks
+ */
+struct hwts_drace {
+	struct hwtimer_wheel	*w;
+	struct hwtimer		timers[HWTS_DRACE_TIMERS];
+	unsigned long		gen;
+	atomic_t		acks;
+	unsigned int		nworkers;
+	unsigned int		handed;
+	u64			wheel_cancelled;
+	atomic_t		errors;
+	bool			stop;
+	wait_queue_head_t	wq;
+};
+
+static void hwts_drace_fn(struct hwtimer *timer)
+{
+}
+
+static void hwts_drace_unprocessed(struct hwtimer *timer, void *arg)
+{
+	struct hwts_drace *d = arg;
+
+	/* No worker may touch the timers once destroy returns. */
+	if (!d->handed++) {
+		struct hwtimer_stats s;
+
+		wait_event(d->wq, atomic_read(&d->acks) >= d->nworkers);
+		/* Nobody cancels here: a cancel count is a modify losing a timer. */
+		hwtimer_wheel_stats(d->w, &s);
+		d->wheel_cancelled += s.cancelled;
+	}
+}
+
+static int hwts_drace_worker(void *arg)
+{
+	struct hwts_drace *d = arg;
+	unsigned long acked = 0, gen;
+	struct rnd_state rnd;
+	int ret;
+
+	prandom_seed_state(&rnd, get_random_u64());
+	while (!kthread_should_stop()) {
+		/* Pairs with the release in hwts_drace(): timers set up. */
+		gen = smp_load_acquire(&d->gen);
+		if (gen == acked || READ_ONCE(d->stop)) {
+			usleep_range(10, 50);
+			continue;
+		}
+		/* From this CPU: the timer moves here from wherever it is. */
+		ret = hwtimer_modify(&d->timers[prandom_u32_state(&rnd) % HWTS_DRACE_TIMERS],
+				     3600 * SEC);
+		if (ret == -ESHUTDOWN) {
+			acked = gen;
+			atomic_inc(&d->acks);
+			wake_up(&d->wq);
+		} else if (ret != 1) {
+			atomic_inc(&d->errors);
+		}
+		if (prandom_u32_state(&rnd) % 8 == 0) {
+			unsigned int cpu = prandom_u32_state(&rnd) % nr_cpu_ids;
+
+			if (cpu_online(cpu))
+				set_cpus_allowed_ptr(current, cpumask_of(cpu));
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every cycle: a new wheel with HWTS_DRACE_TIMERS timers pending, one
+ * thread per CPU modifying them (so they move between the CPUs' bases),
+ * and destroy after a random moment. A modify either works (1) or fails
+ * with -ESHUTDOWN, which leaves the timer as it was: pending, so destroy
+ * hands it back. Every timer must come back every cycle.
+ */
+static int hwts_drace(unsigned int cycles)
+{
+	struct task_struct *tasks[HWTS_MAX_WORKERS];
+	struct hwtimer_wheel_config cfg = {
+		.name = "hwts-drace", .tick_ns = 1000000, .slots = 64,
+	};
+	unsigned int c, i, n, lost = 0, bad_cycles = 0;
+	struct hwts_drace *d;
+	int ret = 0;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	init_waitqueue_head(&d->wq);
+	d->nworkers = min_t(unsigned int, num_online_cpus(), HWTS_MAX_WORKERS);
+	for (i = 0; i < d->nworkers; i++) {
+		tasks[i] = kthread_create(hwts_drace_worker, d, "hwts-drace/%u", i);
+		if (IS_ERR(tasks[i])) {
+			ret = PTR_ERR(tasks[i]);
+			d->nworkers = i;
+			goto out_stop;
+		}
+		get_task_struct(tasks[i]);
+		wake_up_process(tasks[i]);
+	}
+
+	for (c = 0; c < cycles; c++) {
+		d->w = hwtimer_wheel_create(&cfg);
+		if (IS_ERR(d->w)) {
+			ret = PTR_ERR(d->w);
+			goto out_stop;
+		}
+		for (i = 0; i < HWTS_DRACE_TIMERS; i++) {
+			hwtimer_setup(&d->timers[i], d->w, hwts_drace_fn);
+			if (hwtimer_start(&d->timers[i], 3600 * SEC))
+				atomic_inc(&d->errors);
+		}
+		d->handed = 0;
+		atomic_set(&d->acks, 0);
+		/* The workers may go: pairs with the acquire in the worker. */
+		smp_store_release(&d->gen, c + 1);
+		usleep_range(20, 20 + get_random_u32_below(2000));
+		n = hwtimer_wheel_destroy(d->w, hwts_drace_unprocessed, d);
+		if (n != HWTS_DRACE_TIMERS || d->handed != n) {
+			if (!bad_cycles++)
+				pr_err("drace cycle %u: destroy handed back %u (%u) of %u pending timers\n",
+				       c, n, d->handed, HWTS_DRACE_TIMERS);
+			lost += HWTS_DRACE_TIMERS - min_t(unsigned int, n, HWTS_DRACE_TIMERS);
+		}
+		if (!n)
+			wait_event(d->wq, atomic_read(&d->acks) >= d->nworkers);
+	}
+
+out_stop:
+	WRITE_ONCE(d->stop, true);
+	for (i = 0; i < d->nworkers; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+	hwts_out("drace: %u cycles of %u pending timers, %u workers: %u timers lost in %u cycles",
+		 c, HWTS_DRACE_TIMERS, d->nworkers, lost, bad_cycles);
+	hwts_out(" (the wheels counted %llu cancelled)\n", d->wheel_cancelled);
+	hwts_check(!ret && !lost,
+		   "destroy under concurrent modify: every pending timer handed back (%u lost)",
+		   lost);
+	hwts_check(!atomic_read(&d->errors), "no unexpected modify result (%d)",
+		   atomic_read(&d->errors));
+	hwts_out("ledger armed=%llu fired=0 cancelled=0 replaced=0 ",
+		 (u64)c * HWTS_DRACE_TIMERS);
+	hwts_out("handed_back=%llu lost=%u duplicated=0 early=0\n",
+		 (u64)c * HWTS_DRACE_TIMERS - lost, lost);
+	kfree(d);
+	return ret;
+}
+
+/* ---- fault injection of wheel creation ------------------------------------ */
+
+static void hwts_nop_fn(struct hwtimer *timer)
+{
+}
+
+/* Returns the fault points tried, or -errno. */
+static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *injected)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	struct hwtimer_wheel *w;
+	struct hwtimer t;
+	unsigned int n, left;
+	int ret;
+
+	for (n = 1; n < 10000; n++) {
+		WRITE_ONCE(current->fail_nth, n);
+		w = hwtimer_wheel_create(cfg);
+		left = READ_ONCE(current->fail_nth);
+		WRITE_ONCE(current->fail_nth, 0);
+		if (IS_ERR(w)) {
+			ret = PTR_ERR(w);
+			if (left || ret != -ENOMEM) {
+				hwts_check(false, "fault %u creating %s: %d (fault %sinjected)",
+					   n, cfg->name, ret, left ? "not " : "");
+				return -EINVAL;
+			}
+			(*injected)++;
+			continue;
+		}
+		/* It worked (perhaps around the fault): it must work fully. */
+		hwtimer_setup(&t, w, hwts_nop_fn);
+		ret = hwtimer_start(&t, SEC);
+		if (ret || hwtimer_cancel(&t) != 1) {
+			hwts_check(false, "fault %u: wheel %s created but broken: %d",
+				   n, cfg->name, ret);
+			hwtimer_wheel_destroy(w, NULL, NULL);
+			return -EINVAL;
+		}
+		WRITE_ONCE(current->fail_nth, 1);
+		ret = hwtimer_wheel_destroy(w, NULL, NULL);
+		WRITE_ONCE(current->fail_nth, 0);
+		if (ret) {
+			hwts_check(false, "wheel %s: destroy handed back %d", cfg->name, ret);
+			return -EINVAL;
+		}
+		if (left)
+			return n;
+		(*injected)++;
+	}
+	hwts_check(false, "%s: still faulting after %u points", cfg->name, n);
+	return -EINVAL;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int hwts_faults(void)
+{
+	static const struct hwtimer_wheel_config cfgs[] = {
+		{ .name = "hwts-fault-soft", .tick_ns = 1000000, .slots = 512 },
+		{ .name = "hwts-fault-proc", .tick_ns = 100000, .slots = 16,
+		  .flags = HWTIMER_WHEEL_PROCESS },
+		{ .name = "hwts-fault-big", .tick_ns = 10000, .slots = 65536,
+		  .max_pending = 10 },
+	};
+	unsigned int i, total = 0, injected = 0;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(cfgs); i++) {
+		struct hwtimer_wheel *w;
+
+		n = hwts_fault_one(&cfgs[i], &injected);
+		if (n == -EOPNOTSUPP) {
+			hwts_out("ok %u - # SKIP no CONFIG_FAULT_INJECTION\n", ++hwts_tests);
+			return 0;
+		}
+		if (n < 0)
+			return -EIO;
+		total += n;
+		/* Nothing of a failed create may stay behind: the name is free. */
+		w = hwtimer_wheel_create(&cfgs[i]);
+		hwts_check(!IS_ERR(w), "wheel %s: %d fault points, then created again",
+			   cfgs[i].name, n);
+		if (!IS_ERR(w))
+			hwtimer_wheel_destroy(w, NULL, NULL);
+	}
+	hwts_out("faults wheel_create points=%u injected=%u\n", total, injected);
+	return 0;
+}
+
+/* ---- debugfs -------------------------------------------------------------- */
+
+static int hwts_parse(char *buf, struct hwts_params *p)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "duration_ms", offsetof(struct hwts_params, duration_ms) },
+		{ "extra", offsetof(struct hwts_params, extra) },
+		{ "priv", offsetof(struct hwts_params, priv) },
+		{ "shared", offsetof(struct hwts_params, shared) },
+		{ "chaos", offsetof(struct hwts_params, chaos) },
+		{ "doomed_ms", offsetof(struct hwts_params, doomed_ms) },
+		{ "cap", offsetof(struct hwts_params, cap) },
+		{ "rearm", offsetof(struct hwts_params, rearm) },
+		{ "far", offsetof(struct hwts_params, far) },
+		{ "doomed_pct", offsetof(struct hwts_params, doomed_pct) },
+	};
+	char *tok, *val;
+	unsigned int i;
+
+	while ((tok = strsep(&buf, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		for (i = 0; i < ARRAY_SIZE(keys); i++)
+			if (!strcmp(tok, keys[i].key))
+				break;
+		if (i == ARRAY_SIZE(keys) ||
+		    kstrtouint(val, 0, (unsigned int *)((char *)p + keys[i].off)))
+			return -EINVAL;
+	}
+	if (!p->duration_ms || !p->priv || !p->shared || !p->chaos ||
+	    p->duration_ms > 3600000 || p->priv > 64 || p->shared > 4096 ||
+	    p->chaos > 4096 || p->extra > HWTS_MAX_WORKERS || p->rearm > 100 ||
+	    p->far > 100 || p->doomed_pct > 100)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t hwts_run_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	struct hwts_params p = {
+		.duration_ms = 2000, .extra = 2, .priv = 4, .shared = 16,
+		.chaos = 16, .doomed_ms = 200, .cap = 16, .rearm = 30,
+		.far = 5, .doomed_pct = 20,
+	};
+	char buf[256], *args;
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	args = buf;
+	strsep(&args, " \t\n");
+
+	mutex_lock(&hwts_mutex);
+	hwts_results_len = 0;
+	hwts_tests = 0;
+	hwts_failed = 0;
+	hwts_results[0] = '\0';
+	if (!strcmp(buf, "acct")) {
+		ret = args ? hwts_parse(args, &p) : 0;
+		if (!ret)
+			ret = hwts_acct(&p);
+	} else if (!strcmp(buf, "faults")) {
+		ret = hwts_faults();
+	} else if (!strcmp(buf, "drace")) {
+		unsigned int cycles = 200;
+
+		ret = args && *args ? kstrtouint(strim(args), 0, &cycles) : 0;
+		if (!ret)
+			ret = hwts_drace(cycles);
+	} else {
+		ret = -EINVAL;
+	}
+	/* TAP: the plan goes first. */
+	if (!ret || hwts_tests) {
+		char plan[16];
+		int n = scnprintf(plan, sizeof(plan), "1..%u\n", hwts_tests);
+
+		if (hwts_results_len + n < HWTS_RESULTS_SIZE) {
+			memmove(hwts_results + n, hwts_results, hwts_results_len + 1);
+			memcpy(hwts_results, plan, n);
+			hwts_results_len += n;
+		}
+		if (hwts_failed && !ret)
+			ret = -EIO;
+	}
+	mutex_unlock(&hwts_mutex);
+	return ret ?: len;
+}
+
+static ssize_t hwts_results_read(struct file *file, char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&hwts_mutex);
+	ret = simple_read_from_buffer(ubuf, len, ppos, hwts_results, hwts_results_len);
+	mutex_unlock(&hwts_mutex);
+	return ret;
+}
+
+static const struct file_operations hwts_run_fops = {
+	.owner	= THIS_MODULE,
+	.write	= hwts_run_write,
+	.llseek	= noop_llseek,
+};
+
+static const struct file_operations hwts_results_fops = {
+	.owner	= THIS_MODULE,
+	.read	= hwts_results_read,
+	.llseek	= default_llseek,
+};
+
+static int __init hwts_init(void)
+{
+	hwts_results = kzalloc(HWTS_RESULTS_SIZE, GFP_KERNEL);
+	if (!hwts_results)
+		return -ENOMEM;
+	hwts_dir = debugfs_create_dir("hwtimer_stress", NULL);
+	debugfs_create_file("run", 0200, hwts_dir, NULL, &hwts_run_fops);
+	debugfs_create_file("results", 0400, hwts_dir, NULL, &hwts_results_fops);
+	return 0;
+}
+
+static void __exit hwts_exit(void)
+{
+	debugfs_remove_recursive(hwts_dir);
+	kfree(hwts_results);
+}
+
+module_init(hwts_init);
+module_exit(hwts_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("hwtimer accounting stress and fault injection (test only)");
+MODULE_AUTHOR("hwtimer developers");

@@ -604,7 +604,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool
 	/*
 	 * Queue on this CPU's base, unless the timer's callback is running on
 	 * its old base: then it stays there, so hwtimer_cancel_sync() keeps
-	 * finding it (the rule timer.c follows for the same reason).
+	 * finding it (the rule timer.c follows for the same reason), or it
+	 * is pending and this CPU's base lock is contended (see below).
 	 */
 	new_base = this_cpu_ptr(w->bases);
 	if (base != new_base && base->running != t && was_pending &&
@@ -703,7 +704,8 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  *
  * Equivalent to a cancel and a start done atomically: the timer cannot
  * fire in between. It moves to this CPU's base unless its callback is
- * running right now.
+ * running right now, or (rarely) that base's lock is contended while the
+ * pending timer is being moved; then it stays on its old base.
  *
  * Context: any context, including hard interrupts.
  * Return: 1 if @timer was pending, 0 if it was not, or -EBUSY, -ESHUTDOWN,

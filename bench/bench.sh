@@ -117,33 +117,10 @@ EOF
 # host's monotonic clock, so trusting it is sound.
 append="tsc=reliable ${APPEND:-}"
 
-# Boot. scripts/vm-boot.sh is used when it takes another /init (GUEST_INIT);
-# otherwise the same VM is built here.
+# Boot through scripts/vm-boot.sh, with this /init; 2G by default.
 boot() {
-	if grep -q GUEST_INIT scripts/vm-boot.sh; then
-		GUEST_INIT=$top/bench/guest-init.sh QUIET=1 VM_TIMEOUT=$timeout \
-			APPEND="$append" scripts/vm-boot.sh "$kdir" "$root" bench "$log"
-		return
-	fi
-	local initrd=$vm/initramfs.cpio.gz rc=0
-	{
-		echo "dir /dev 0755 0 0"
-		echo "nod /dev/console 0600 0 0 c 5 1"
-		echo "dir /bin 0755 0 0"
-		echo "file /bin/busybox /bin/busybox 0755 0 0"
-		echo "file /init $top/bench/guest-init.sh 0755 0 0"
-		(cd "$root" && find . -mindepth 1 -type d -printf 'dir /%P 0755 0 0\n')
-		(cd "$root" && find . -mindepth 1 -type f -printf "file /%P $root/%P %m 0 0\n")
-	} >"$initrd.list"
-	"$kdir/usr/gen_init_cpio" "$initrd.list" | gzip -1 >"$initrd"
-	timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -smp "${SMP:-2}" \
-		-m "${MEM:-2G}" -nographic -no-reboot -kernel "$kdir/arch/x86/boot/bzImage" \
-		-initrd "$initrd" -append "console=ttyS0 hwt.mode=bench panic=-1 nokaslr \
-kasan_multi_shot no_hash_pointers kmemleak=on rcupdate.rcu_cpu_stall_timeout=60 \
-watchdog_thresh=30 workqueue.watchdog_thresh=60 printk.devkmsg=on $append" \
-		</dev/null >"$log" 2>&1 || rc=$?
-	[ "$rc" = 137 ] && rc=124
-	return $rc
+	GUEST_INIT=$top/bench/guest-init.sh QUIET=1 VM_TIMEOUT=$timeout MEM=${MEM:-2G} \
+		APPEND="$append" scripts/vm-boot.sh "$kdir" "$root" bench "$log"
 }
 
 say "booting the VM (SMP=${SMP:-2}, time limit $timeout s), log in $log"

@@ -203,6 +203,25 @@ selftest_asserts() {
 	need_done=1 expect "guest never finished" main "the guest never finished" "$cut"
 }
 
+# The stress smoke (stress/stress.sh smoke, docs/security.md) boots its own
+# VM with its own /init; its counts join this run's. STRESS_SMOKE=0 skips it.
+stress_smoke() {
+	local res last
+	[ -x stress/stress.sh ] && [ "${STRESS_SMOKE:-1}" != 0 ] || return 0
+	say "stress smoke (stress/stress.sh smoke, log in build/stress/smoke/)"
+	res=$out/stress-smoke.txt
+	stress/stress.sh smoke >"$res" 2>&1 || true
+	sed -n '/^==== stress/,$p' "$res"
+	grep -E '^FAIL|^stress: error' "$res" || true
+	last=$(tail -n 1 "$res")
+	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
+	else
+		echo "FAIL the stress smoke did not finish (see $res)"
+		failed=$((failed + 1))
+	fi
+}
+
 boot() {
 	local rc=0
 	say "booting the VM (SMP=${SMP:-2}, time limit ${VM_TIMEOUT:-1200} s), log in $log"
@@ -240,6 +259,7 @@ check)
 	judge main 1 || true
 	selftest_asserts
 	echo "full log: $log"
+	stress_smoke
 	summary
 	;;
 selftest)

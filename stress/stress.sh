@@ -190,32 +190,10 @@ printf '%s\n' "${conf[@]}" >"$root/hwt/stress/stress.conf"
 # slub_nomerge: the device's timeout cache keeps its own slab statistics.
 append="slub_nomerge ${APPEND:-}"
 
+# scripts/vm-boot.sh, with this /init.
 boot() {
-	if grep -q GUEST_INIT scripts/vm-boot.sh; then
-		GUEST_INIT=$top/stress/guest-init.sh QUIET=1 SMP=$smp VM_TIMEOUT=$timeout \
-			APPEND="$append" scripts/vm-boot.sh "$kdir" "$root" stress "$log"
-		return
-	fi
-	# The same VM as scripts/vm-boot.sh, with this /init.
-	local initrd=$vm/initramfs.cpio.gz rc=0
-	{
-		echo "dir /dev 0755 0 0"
-		echo "nod /dev/console 0600 0 0 c 5 1"
-		echo "dir /bin 0755 0 0"
-		echo "file /bin/busybox /bin/busybox 0755 0 0"
-		echo "file /init $top/stress/guest-init.sh 0755 0 0"
-		(cd "$root" && find . -mindepth 1 -type d -printf 'dir /%P 0755 0 0\n')
-		(cd "$root" && find . -mindepth 1 -type f -printf "file /%P $root/%P %m 0 0\n")
-	} >"$initrd.list"
-	"$kdir/usr/gen_init_cpio" "$initrd.list" | gzip -1 >"$initrd"
-	timeout -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" \
-		-m "${MEM:-1G}" -nographic -no-reboot -kernel "$kdir/arch/x86/boot/bzImage" \
-		-initrd "$initrd" -append "console=ttyS0 hwt.mode=stress hwt.timeout=900 \
-panic=-1 kasan_multi_shot no_hash_pointers kmemleak=on nokaslr \
-rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30 workqueue.watchdog_thresh=60 \
-printk.devkmsg=on $append" </dev/null >"$log" 2>&1 || rc=$?
-	[ "$rc" = 137 ] && rc=124
-	return $rc
+	GUEST_INIT=$top/stress/guest-init.sh QUIET=1 SMP=$smp VM_TIMEOUT=$timeout \
+		UT_TIMEOUT=900 APPEND="$append" scripts/vm-boot.sh "$kdir" "$root" stress "$log"
 }
 
 say "booting the VM (SMP=$smp, time limit $timeout s), log in $log"

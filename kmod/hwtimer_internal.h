@@ -115,6 +115,8 @@ struct hwt_base {
  * @bases: the per-CPU bases
  * @wq: workqueue of a %HWTIMER_WHEEL_PROCESS wheel
  * @node: in the global list of wheels (under hwt_wheels_mutex)
+ * @owner: the module that created the wheel (NULL: built in, or a manual
+ *         test wheel); its unload destroys what it left behind
  * @debugfs: the wheel's debugfs directory
  * @lockdep_key: class of @lockdep_map
  * @lockdep_map: held by callbacks and taken by hwtimer_cancel_sync(), so
@@ -138,6 +140,7 @@ struct hwtimer_wheel {
 	struct hwt_base __percpu *bases;
 	struct workqueue_struct	*wq;
 	struct list_head	node;
+	struct module		*owner;
 	struct dentry		*debugfs;
 	struct lock_class_key	lockdep_key;
 	struct lockdep_map	lockdep_map;

@@ -1010,7 +1010,7 @@ static int hwt_check_config(const struct hwtimer_wheel_config *cfg)
 }
 
 static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
-					bool manual)
+					bool manual, struct module *owner)
 {
 	struct hwtimer_wheel *w, *other;
 	unsigned int cpu;
@@ -1034,6 +1034,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	w->max_pending = cfg->max_pending;
 	w->flags = cfg->flags;
 	w->manual = manual;
+	w->owner = owner;
 	w->epoch_ns = manual ? 0 : ktime_get_ns();
 	INIT_LIST_HEAD(&w->node);
 
@@ -1086,11 +1087,17 @@ out_free:
 }
 
 /**
- * hwtimer_wheel_create - create a wheel
+ * __hwtimer_wheel_create - create a wheel (call hwtimer_wheel_create())
  * @cfg: the configuration; copied, so it may live on the stack
+ * @owner: the calling module, THIS_MODULE
  *
  * The slot count is rounded up to a power of two. The wheel's epoch is now:
  * tick boundaries fall at now + k * tick_ns.
+ *
+ * The wheel belongs to @owner: if @owner is unloaded without destroying it,
+ * a warning names it and it is destroyed right after @owner's exit
+ * function, while the timers @owner embeds in its module data still exist,
+ * so nothing is left armed and no callback runs into unloaded code.
  *
  * Context: process context; may sleep.
  * Return: the wheel, or ERR_PTR(-EINVAL) for a missing, empty or invalid
@@ -1099,11 +1106,12 @@ out_free:
  * slot count outside the HWTIMER_TICK_* / HWTIMER_SLOTS_* bounds,
  * ERR_PTR(-EEXIST) if a wheel of that name exists, ERR_PTR(-ENOMEM).
  */
-struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg)
+struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
+					     struct module *owner)
 {
-	return hwt_create(cfg, false);
+	return hwt_create(cfg, false, owner);
 }
-EXPORT_SYMBOL_GPL(hwtimer_wheel_create);
+EXPORT_SYMBOL_GPL(__hwtimer_wheel_create);
 
 /*
  * Pop every timer left on @base, detached, handing each to @fn with the
@@ -1269,6 +1277,46 @@ static int hwt_cpu_dead(unsigned int cpu)
 
 /* ---- module glue and test hooks ----------------------------------------- */
 
+/* A wheel @mod created and did not destroy, or NULL. */
+static struct hwtimer_wheel *hwt_find_owned(struct module *mod)
+{
+	struct hwtimer_wheel *w, *found = NULL;
+
+	mutex_lock(&hwt_wheels_mutex);
+	list_for_each_entry(w, &hwt_wheels, node) {
+		if (w->owner == mod) {
+			found = w;
+			break;
+		}
+	}
+	mutex_unlock(&hwt_wheels_mutex);
+	return found;
+}
+
+/*
+ * A module is going: its exit function has run, its memory is still there.
+ * Destroy the wheels it forgot, loudly, before its timers and callbacks go.
+ */
+static int hwt_module_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct module *mod = data;
+	struct hwtimer_wheel *w;
+
+	if (action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	while ((w = hwt_find_owned(mod))) {
+		WARN(1, "hwtimer: module %s did not destroy its wheel '%s'\n",
+		     mod->name, w->name);
+		hwtimer_wheel_destroy(w, NULL, NULL);
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block hwt_module_nb = {
+	.notifier_call = hwt_module_notify,
+};
+
 int hwt_core_init(void)
 {
 	int ret;
@@ -1281,14 +1329,20 @@ int hwt_core_init(void)
 		return ret;
 	}
 	hwt_hp_state = ret;
-	return 0;
+	ret = register_module_notifier(&hwt_module_nb);
+	if (ret) {
+		cpuhp_remove_state_nocalls(hwt_hp_state);
+		debugfs_remove_recursive(hwt_debugfs_root);
+	}
+	return ret;
 }
 
 void hwt_core_exit(void)
 {
 	struct hwtimer_wheel *w, *tmp;
 
-	/* A client module that forgot to destroy its wheel: say so, clean up. */
+	unregister_module_notifier(&hwt_module_nb);
+	/* Clients are gone: only wheels without an owner can be left. */
 	list_for_each_entry_safe(w, tmp, &hwt_wheels, node) {
 		WARN(1, "hwtimer: wheel '%s' was never destroyed\n", w->name);
 		hwtimer_wheel_destroy(w, NULL, NULL);
@@ -1311,7 +1365,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwt_wheel_now);
  */
 struct hwtimer_wheel *hwt_wheel_create_manual(const struct hwtimer_wheel_config *cfg)
 {
-	return hwt_create(cfg, true);
+	return hwt_create(cfg, true, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_wheel_create_manual);
 

@@ -11,15 +11,16 @@
 #   @@HWT ut-begin|ut-end <prog> [rc]    a TAP program (or the stress
 #                                        module's TAP results)
 #   @@HWT begin|end <segment>            a part of the log judged on its
-#                                        own: stress:leak-warn and
-#                                        stress:leak-pending must hold
+#                                        own: stress:leak-warn,
+#                                        stress:leak-pending and
+#                                        stress:leak-init must each hold
 #                                        exactly the expected warning
 #   @@HWT done                           the guest finished
 #
 # and "@@STRESS <key> <value>" lines that stress/stress.sh sums up.
 #
 # Steps (STEPS): kacct, drace, uacct, hotplug, faults, fuzz, security,
-# lifecycle, leakwarn, leakpending, kunit; see step_<name> below.
+# lifecycle, leakwarn, leakpending, leakinit, kunit; see step_<name> below.
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/stress/*.ko, /hwt/stress/bin/*,
 # /hwt/kunit/*.ko (check-kcsan), /hwt/stress/stress.conf (shell variables:
@@ -46,7 +47,7 @@ for arg in $(cat /proc/cmdline); do
 done
 
 # Defaults: the smoke run. stress.conf overrides them.
-STEPS="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn"
+STEPS="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn leakpending leakinit"
 KACCT="duration_ms=3000"
 DRACE_N=250
 UACCT="-t 3"
@@ -289,8 +290,8 @@ step_leakwarn() {
 }
 
 # leak=2: a client leaves its wheel with timers pending in its module data.
-# Only a hwtimer that destroys a module's wheels when the module goes (the
-# owner patch) survives this: not in the default steps.
+# hwtimer destroys a module's wheels when the module goes (the module
+# notifier), before that memory is freed: one warning, nothing armed.
 step_leakpending() {
 	mods_down
 	settle
@@ -305,6 +306,28 @@ step_leakpending() {
 	rmmod hwtimer
 	settle
 	mark end stress:leak-pending "t=$(now)"
+	settle
+	mods_up
+}
+
+# leak=3: a client's init creates a wheel, arms timers on it and fails. The
+# failed load goes through the same notifier: one warning, nothing armed.
+step_leakinit() {
+	mods_down
+	settle
+	mark begin stress:leak-init "t=$(now)"
+	settle
+	insmod /hwt/kmod/hwtimer.ko
+	# busybox insmod tries finit_module, then init_module: two failed loads.
+	if insmod /hwt/stress/hwtimer_stress_client.ko leak=3 ntimers=16; then
+		fail "leak-init: the client's failing init loaded"
+		rmmod hwtimer_stress_client
+	fi
+	sleep 1
+	no_hrtimer "leak-init: nothing armed after the failed load"
+	rmmod hwtimer
+	settle
+	mark end stress:leak-init "t=$(now)"
 	settle
 	mods_up
 }

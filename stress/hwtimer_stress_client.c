@@ -15,7 +15,9 @@
  * With leak=2 it also leaves its own wheel's timers pending, in its module
  * data: hwtimer must destroy the wheel before that memory goes (which only
  * a hwtimer that destroys a module's wheels when the module is unloaded
- * can do). The test VM expects exactly one warning.
+ * can do). With leak=3 its init arms its own wheel's timers and then fails:
+ * hwtimer must clean up after the failed load the same way. The test VM
+ * expects exactly one warning for each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,7 +35,7 @@ MODULE_PARM_DESC(ntimers, "Timers on each of the two wheels (default 64)");
 
 static unsigned int leak;
 module_param(leak, uint, 0444);
-MODULE_PARM_DESC(leak, "1: do not destroy the wheel at unload; 2: nor cancel its timers (default 0)");
+MODULE_PARM_DESC(leak, "1: do not destroy the wheel at unload; 2: nor cancel its timers; 3: fail init with them pending (default 0)");
 
 static char *wheel_name = "hwts-client";
 module_param(wheel_name, charp, 0444);
@@ -47,7 +49,7 @@ struct client_timer {
 
 static struct hwtimer_wheel *client_wheel;
 static struct client_timer *timers;	/* ntimers on each wheel */
-/* leak=2: timers that outlive the exit function, until the module goes. */
+/* leak>=2: timers that outlive the exit function, until the module goes. */
 static struct client_timer static_timers[2 * 16];
 static atomic_t nfired = ATOMIC_INIT(0);
 static atomic_t nearly = ATOMIC_INIT(0);
@@ -79,10 +81,10 @@ static int __init client_init(void)
 	unsigned int i;
 	int ret;
 
-	if (!ntimers || ntimers > 100000 || leak > 2 ||
-	    (leak == 2 && ntimers > ARRAY_SIZE(static_timers) / 2))
+	if (!ntimers || ntimers > 100000 || leak > 3 ||
+	    (leak >= 2 && ntimers > ARRAY_SIZE(static_timers) / 2))
 		return -EINVAL;
-	timers = leak == 2 ? static_timers :
+	timers = leak >= 2 ? static_timers :
 		 kvcalloc(2 * ntimers, sizeof(*timers), GFP_KERNEL);
 	if (!timers)
 		return -ENOMEM;
@@ -97,9 +99,12 @@ static int __init client_init(void)
 		struct client_timer *ct = &timers[i];
 		u64 delay = 1000000ULL + get_random_u32_below(5000) * 1000000ULL;
 
-		/* leak=2: its own wheel's timers stay pending at unload. */
-		if (leak == 2 && i < ntimers)
+		/* leak>=2: its own wheel's timers stay pending at unload. */
+		if (leak >= 2 && i < ntimers)
 			delay = 3600 * 1000000000ULL;
+		/* leak=3: the load fails; only the own wheel may hold timers. */
+		if (leak == 3 && i >= ntimers)
+			break;
 
 		hwtimer_setup(&ct->timer, i < ntimers ? client_wheel :
 			      hwtimer_default_wheel(), client_fn);
@@ -113,6 +118,11 @@ static int __init client_init(void)
 		nstarted++;
 	}
 	pr_info("started %u timers\n", nstarted);
+	if (leak == 3) {
+		pr_info("failing the load with wheel %s and %u timers pending\n",
+			wheel_name, nstarted);
+		return -EAGAIN;
+	}
 	return 0;
 }
 

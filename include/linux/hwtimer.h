@@ -142,7 +142,15 @@ struct hwtimer_stats {
 	u64	cascaded;
 };
 
-struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg);
+struct module;
+struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
+					     struct module *owner);
+/*
+ * hwtimer_wheel_create(cfg) - create a wheel owned by the calling module:
+ * see __hwtimer_wheel_create(). A wheel its module did not destroy by the
+ * time the module is unloaded is destroyed then, with a warning.
+ */
+#define hwtimer_wheel_create(cfg)	__hwtimer_wheel_create(cfg, THIS_MODULE)
 unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 				    void (*unprocessed)(struct hwtimer *timer, void *arg),
 				    void *arg);

@@ -10,7 +10,7 @@
  * charged to the caller's memory cgroup. It embeds the wheel timer and the
  * list node that queues its record, so an expiry allocates nothing and the
  * memory of a file is bounded by the number of timeouts it holds, which
- * the per-file and global caps bound in turn.
+ * the per-file, per-user and global caps bound in turn.
  *
  * Life of a timeout (hwt_timeout::state; every change under the file lock):
  *
@@ -45,7 +45,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -56,9 +58,11 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -74,6 +78,10 @@ MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold
 static unsigned int global_cap = 1048576;
 module_param(global_cap, uint, 0644);
 MODULE_PARM_DESC(global_cap, "Most timeouts all open files of /dev/hwtimer may hold together (default 1048576)");
+
+static unsigned int user_cap = 524288;
+module_param(user_cap, uint, 0644);
+MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid of the opener) may hold together (default 524288)");
 
 /* Records one read() pass moves to user space per taking of the lock. */
 #define HWT_READ_CHUNK		8
@@ -100,6 +108,27 @@ enum hwt_state {
 };
 
 /**
+ * struct hwt_user - the timeouts of one user, for the per-user cap
+ * @node: in hwt_users, hashed by @uid
+ * @uid: the real uid, in the initial user namespace, of the credentials
+ *       that opened the files (file->f_cred->uid)
+ * @refs: open files of this user; the last one to close frees it
+ * @count: timeouts all files of this user hold; what the per-user cap
+ *         counts. Changed only with the global count, by hwt_charge() and
+ *         hwt_uncharge().
+ *
+ * A timeout is charged to the user who opened its file, whoever arms it
+ * through that file later (a file passed to another process), as inotify
+ * charges its watches to the user who created the instance.
+ */
+struct hwt_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	refcount_t		refs;
+	atomic_long_t		count;
+};
+
+/**
  * struct hwt_file - the state of one open file of /dev/hwtimer
  * @ids: the id table, an allocating xarray of struct hwt_timeout.
  *       Its lock, @ids.xa_lock, is the file lock: the xarray takes it with
@@ -123,6 +152,7 @@ enum hwt_state {
  * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
  * @wq: readers and pollers wait here for @nqueued to become non-zero
  * @wheel: the wheel the timeouts run on
+ * @user: the user the timeouts are charged to; set at open, put at close
  * @nlive: timeouts in the id table (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED);
  *         what the per-file cap counts
  * @nqueued: timeouts on @ready
@@ -134,6 +164,7 @@ struct hwt_file {
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	struct hwtimer_wheel	*wheel;
+	struct hwt_user		*user;
 	unsigned long		nlive;
 	unsigned long		nqueued;
 	u32			next_index;
@@ -180,6 +211,22 @@ static struct hwtimer_wheel *dev_wheel;
 static struct kmem_cache *hwt_cache;
 static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
 
+/*
+ * The users with files open, hashed by uid.
+ *
+ * hwt_users_lock protects hwt_users (the table and every @node in it) and
+ * every change of a user's @refs: hwt_user_put() drops a reference and, if
+ * it was the last, unhashes the user under the lock, so a user found in
+ * the table under the lock has @refs >= 1 and may be taken with
+ * refcount_inc(). @count is atomic and needs no lock.
+ *
+ * Taken in process context only (open and close), with no other lock held;
+ * nothing is taken or allocated under it.
+ */
+#define HWT_USER_HASH_BITS	6
+static DEFINE_HASHTABLE(hwt_users, HWT_USER_HASH_BITS);
+static DEFINE_SPINLOCK(hwt_users_lock);
+
 void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 {
 	dev_wheel = wheel;
@@ -193,6 +240,143 @@ static void hwt_lockdep_assert(struct hwt_file *hf)
 static void hwt_wake(struct hwt_file *hf)
 {
 	wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/* The user @uid in hwt_users, or NULL. Context: hwt_users_lock held. */
+static struct hwt_user *hwt_user_find(kuid_t uid)
+{
+	struct hwt_user *u;
+
+	lockdep_assert_held(&hwt_users_lock);
+	hash_for_each_possible(hwt_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+/* Take a reference to @uid's user if it has files open. */
+static struct hwt_user *hwt_user_tryget(kuid_t uid)
+{
+	struct hwt_user *u;
+
+	spin_lock(&hwt_users_lock);
+	u = hwt_user_find(uid);
+	if (u)
+		refcount_inc(&u->refs);
+	spin_unlock(&hwt_users_lock);
+	return u;
+}
+
+/**
+ * hwt_user_get() - take a reference to a user, creating it if needed
+ * @uid: the real uid of the opener
+ *
+ * Context: process; may sleep (allocates with %GFP_KERNEL_ACCOUNT).
+ * Return: the user, or NULL when it had to be allocated and that failed.
+ */
+static struct hwt_user *hwt_user_get(kuid_t uid)
+{
+	struct hwt_user *u, *new;
+
+	u = hwt_user_tryget(uid);
+	if (u)
+		return u;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return NULL;
+	new->uid = uid;
+	refcount_set(&new->refs, 1);
+	atomic_long_set(&new->count, 0);
+
+	/* Another open by the same user may have added it meanwhile. */
+	spin_lock(&hwt_users_lock);
+	u = hwt_user_find(uid);
+	if (u)
+		refcount_inc(&u->refs);
+	else
+		hash_add(hwt_users, &new->node, __kuid_val(uid));
+	spin_unlock(&hwt_users_lock);
+	if (u) {
+		kfree(new);
+		return u;
+	}
+	return new;
+}
+
+/**
+ * hwt_user_put() - drop a reference taken by hwt_user_get()
+ * @u: the user
+ *
+ * Frees @u when its last file closes; by then its files have freed all
+ * their timeouts, so its count is zero.
+ *
+ * Context: process.
+ */
+static void hwt_user_put(struct hwt_user *u)
+{
+	bool last;
+
+	spin_lock(&hwt_users_lock);
+	last = refcount_dec_and_test(&u->refs);
+	if (last)
+		hash_del(&u->node);
+	spin_unlock(&hwt_users_lock);
+	if (!last)
+		return;
+	WARN_ON_ONCE(atomic_long_read(&u->count));
+	kfree(u);
+}
+
+/*
+ * Add one to @count unless that would take it above @cap. Unlike an
+ * increment that is undone when it overshoots, this never lets the count
+ * exceed the cap, not even for a moment, so callers that fail at the cap
+ * cannot make a concurrent arm below it fail.
+ */
+static bool hwt_count_inc_below(atomic_long_t *count, unsigned int cap)
+{
+	long c = atomic_long_read(count);
+
+	do {
+		if (c >= (long)cap)
+			return false;
+	} while (!atomic_long_try_cmpxchg(count, &c, c + 1));
+	return true;
+}
+
+/**
+ * hwt_charge() - count one more timeout of @hf against the per-user and
+ *                the global cap
+ * @hf: the file the timeout is for
+ *
+ * hwt_charge() and hwt_uncharge() are the only places that change the two
+ * counts, and they change both, so the counts cannot drift apart.
+ *
+ * The user's count is taken first: a user at its cap then fails without
+ * touching the global count, so however often it retries it cannot make
+ * another user's arm fail. A global failure briefly holds one unit of the
+ * caller's own count, which is its own business.
+ *
+ * Return: 0, or -EDQUOT when the files of @hf's user hold user_cap
+ * timeouts or all files hold global_cap timeouts; then nothing is charged.
+ */
+static int hwt_charge(struct hwt_file *hf)
+{
+	if (!hwt_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
+		return -EDQUOT;
+	if (!hwt_count_inc_below(&hwt_global_count, READ_ONCE(global_cap))) {
+		atomic_long_dec(&hf->user->count);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/* Undo one hwt_charge() for @hf. */
+static void hwt_uncharge(struct hwt_file *hf)
+{
+	atomic_long_dec(&hf->user->count);
+	atomic_long_dec(&hwt_global_count);
 }
 
 /* Put @t's record at the tail of the ready list, expired at @now. */
@@ -246,9 +430,11 @@ static u32 hwt_unlink(struct hwt_file *hf, struct hwt_timeout *t)
 /* Free a %HWT_DEAD timeout. Context: process; no file lock held. */
 static void hwt_free(struct hwt_timeout *t)
 {
+	struct hwt_file *hf = t->hf;
+
 	hwtimer_cancel_sync(&t->timer);
 	kmem_cache_free(hwt_cache, t);
-	atomic_long_dec(&hwt_global_count);
+	hwt_uncharge(hf);
 }
 
 /* The live timeout @id names, or NULL. */
@@ -380,10 +566,9 @@ static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 	hf->nlive++;
 	xa_unlock_irq(&hf->ids);
 
-	if (atomic_long_inc_return(&hwt_global_count) > READ_ONCE(global_cap)) {
-		ret = -EDQUOT;
-		goto out_uncharge;
-	}
+	ret = hwt_charge(hf);
+	if (ret)
+		goto out_unlive;
 
 	t = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
 	if (!t) {
@@ -415,7 +600,8 @@ static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 out_free:
 	kmem_cache_free(hwt_cache, t);
 out_uncharge:
-	atomic_long_dec(&hwt_global_count);
+	hwt_uncharge(hf);
+out_unlive:
 	xa_lock_irq(&hf->ids);
 	hf->nlive--;
 	xa_unlock_irq(&hf->ids);
@@ -430,7 +616,7 @@ static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
 	hf->nlive--;
 	xa_unlock_irq(&hf->ids);
 	kmem_cache_free(hwt_cache, t);
-	atomic_long_dec(&hwt_global_count);
+	hwt_uncharge(hf);
 }
 
 /*
@@ -630,6 +816,8 @@ static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
 	info.file_cap = READ_ONCE(file_cap);
 	info.global_cap = READ_ONCE(global_cap);
 	info.global_count = atomic_long_read(&hwt_global_count);
+	info.user_cap = READ_ONCE(user_cap);
+	info.user_count = atomic_long_read(&hf->user->count);
 	xa_lock_irq(&hf->ids);
 	info.pending = hf->nlive - hf->nqueued;
 	info.queued = hf->nqueued;
@@ -788,6 +976,11 @@ static int hwt_open(struct inode *inode, struct file *file)
 	hf = kzalloc(sizeof(*hf), GFP_KERNEL_ACCOUNT);
 	if (!hf)
 		return -ENOMEM;
+	hf->user = hwt_user_get(file->f_cred->uid);
+	if (!hf->user) {
+		kfree(hf);
+		return -ENOMEM;
+	}
 	xa_init_flags(&hf->ids, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	INIT_LIST_HEAD(&hf->ready);
 	init_waitqueue_head(&hf->wq);
@@ -813,10 +1006,11 @@ static int hwt_release(struct inode *inode, struct file *file)
 	}
 	xa_for_each(&hf->ids, index, t) {
 		kmem_cache_free(hwt_cache, t);
-		atomic_long_dec(&hwt_global_count);
+		hwt_uncharge(hf);
 		cond_resched();
 	}
 	xa_destroy(&hf->ids);
+	hwt_user_put(hf->user);
 	kfree(hf);
 	return 0;
 }
@@ -833,6 +1027,8 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
 		   pending, queued, READ_ONCE(file_cap));
+	seq_printf(m, "user_count:\t%ld\nuser_cap:\t%u\n",
+		   atomic_long_read(&hf->user->count), READ_ONCE(user_cap));
 }
 
 static const struct file_operations hwt_fops = {
@@ -874,5 +1070,7 @@ out_cache:
 void hwt_dev_exit(void)
 {
 	misc_deregister(&hwt_misc);
+	/* No file is open: each one holds a reference to the module. */
+	WARN_ON(!hash_empty(hwt_users));
 	kmem_cache_destroy(hwt_cache);
 }

@@ -194,13 +194,16 @@ step_faults() {
 
 P=/sys/module/hwtimer/parameters
 step_fuzz() {
-	local fc gc p64 t
+	local fc gc uc p64 t
 	# Low caps: the fuzzer arms thousands of timeouts per call, and the caps'
-	# error paths get fuzzed too.
+	# error paths get fuzzed too. Both fuzzers run as root, so the per-user
+	# cap is the one they reach (hwtsec covers global_cap).
 	fc=$(cat $P/file_cap)
 	gc=$(cat $P/global_cap)
+	uc=$(cat $P/user_cap)
 	echo 4096 >$P/file_cap
 	echo 16384 >$P/global_cap
+	echo 12288 >$P/user_cap
 	# Both ABIs at once, each for FUZZ_S seconds, then the sanity checks.
 	run_ut hwtfuzz $B/hwtfuzz -t "$FUZZ_S" >/tmp/fuzz64.out 2>&1 &
 	p64=$!
@@ -210,6 +213,7 @@ step_fuzz() {
 	stats_from /tmp/fuzz64.out
 	echo "$fc" >$P/file_cap
 	echo "$gc" >$P/global_cap
+	echo "$uc" >$P/user_cap
 	utap_run hwtfuzz-sanity $B/hwtfuzz -S
 	for t in $B/dev_*_test; do
 		[ -x "$t" ] && run_ut "$(basename "$t")" "$t"

@@ -7,8 +7,11 @@
  *   hwtsec [-m]     (-m: also the memory cgroup limit test, slower)
  *
  * Checks: any user may open the device; an unprivileged user cannot change
- * the caps or read hwtimer's debugfs files; the per-file cap (ENOSPC) and
- * the global cap (EDQUOT) hold for it, whatever batch it sends; another
+ * the caps or read hwtimer's debugfs files; the per-file cap (ENOSPC), the
+ * global cap and the per-user cap (EDQUOT) hold for it, whatever batch it
+ * sends, and the per-user cap counts all files of the user together; a
+ * user at its user_cap leaves another user free to arm, and each user's
+ * count is back to 0 once its files close; another
  * user can neither reach a user's file (/proc/PID/fd, fdinfo, pidfd_getfd)
  * nor cancel, modify or read its timeouts through its own file, and the
  * victim's timeouts all expire untouched; nothing reaches user space that
@@ -20,6 +23,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -28,9 +32,12 @@
 #define NOBODY		65534
 #define OTHER		65533
 
-static long old_file_cap = -1, old_global_cap = -1;
+/* The per-user cap the user_cap tests set (file_cap is USER_CAP_T * 3 / 5). */
+#define USER_CAP_T	100
 
-static void set_caps(long file_cap, long global_cap)
+static long old_file_cap = -1, old_global_cap = -1, old_user_cap = -1;
+
+static void set_caps(long file_cap, long global_cap, long user_cap)
 {
 	char buf[32];
 
@@ -38,12 +45,29 @@ static void set_caps(long file_cap, long global_cap)
 	write_file(HWT_PARAMS "file_cap", buf);
 	snprintf(buf, sizeof(buf), "%ld", global_cap);
 	write_file(HWT_PARAMS "global_cap", buf);
+	snprintf(buf, sizeof(buf), "%ld", user_cap);
+	write_file(HWT_PARAMS "user_cap", buf);
 }
 
 static void restore_caps(void)
 {
 	if (old_file_cap >= 0)
-		set_caps(old_file_cap, old_global_cap);
+		set_caps(old_file_cap, old_global_cap, old_user_cap);
+}
+
+/* In a child: say what went wrong, as whom, and return @step to exit with. */
+static __printf(2, 3)
+int ufail(int step, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# uid %u, step %d: ", (unsigned int)getuid(), step);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return step;
 }
 
 static int become(uid_t uid)
@@ -114,6 +138,8 @@ static int u_open_and_params(void *arg)
 		return 3;
 	if (open("/sys/kernel/debug/hwtimer/default/stats", O_RDONLY) >= 0)
 		return 4;
+	if (open(HWT_PARAMS "user_cap", O_WRONLY) >= 0 || errno != EACCES)
+		return 5;
 	return 0;
 }
 
@@ -162,6 +188,288 @@ static int u_global_cap(void *arg)
 	for (i = 0; i < 3; i++)
 		close(fd[i]);
 	return hwt_global_count() == 0 ? 0 : 5;
+}
+
+/* Arm one timeout: 0 and its id, or the entry's (or the call's) -errno. */
+static int arm_one(int fd, uint64_t expires_ns, uint64_t *id)
+{
+	struct hwtimer_arm_entry a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.expires_ns = expires_ns;
+	ret = hwt_batch(fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL);
+	if (id)
+		*id = a.id;
+	return a.result ? a.result : ret;
+}
+
+/* The user count INFO reports on @fd, or -errno. */
+static long user_count(int fd)
+{
+	struct hwtimer_info info;
+	int ret = hwt_info(fd, &info);
+
+	return ret ? ret : (long)info.user_count;
+}
+
+/*
+ * user_cap is USER_CAP_T (100), file_cap 60, global_cap far above: the
+ * user's two files take 60 and 40, and the 101st fails with EDQUOT although
+ * each file is under file_cap; so does a third file. A cancel, a read and a
+ * close give timeouts back, and an arm that fails on a bad pointer keeps
+ * nothing.
+ */
+static int u_user_cap(void *arg)
+{
+	struct hwtimer_expiry rec;
+	struct hwtimer_info info;
+	struct pollfd p;
+	uint64_t id, id_cancel;
+	uint32_t failed;
+	int32_t err;
+	int watch, fa, fb, fresh, ret;
+	long n;
+	void *ro;
+
+	watch = hwt_open(0);
+	fa = hwt_open(0);
+	fb = hwt_open(O_NONBLOCK);
+	if (watch < 0 || fa < 0 || fb < 0)
+		return ufail(1, "open: %s", strerror(errno));
+	if (hwt_info(watch, &info) || info.user_cap != USER_CAP_T || info.user_count)
+		return ufail(2, "INFO of a fresh file: user_cap %llu (want %u), user_count %llu (want 0)",
+			     (unsigned long long)info.user_cap, USER_CAP_T,
+			     (unsigned long long)info.user_count);
+
+	/* An arm whose id cannot be written back keeps nothing charged. */
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED)
+		return ufail(3, "mmap: %s", strerror(errno));
+	memset(ro, 0, sizeof(struct hwtimer_arm_entry));
+	((struct hwtimer_arm_entry *)ro)->expires_ns = 3600 * SEC;
+	if (mprotect(ro, 4096, PROT_READ))
+		return ufail(3, "mprotect: %s", strerror(errno));
+	ret = hwt_batch(fa, HWTIMER_IOC_ARM, ro, 1, 0, NULL, NULL);
+	n = user_count(watch);
+	if (ret != -EFAULT || n != 0)
+		return ufail(4, "ARM into a read-only entry: %s (want EFAULT), user_count %ld (want 0)",
+			     strerror(-ret), n);
+	munmap(ro, 4096);
+
+	/* Fill the user up: 60 in one file, 40 in the other, then EDQUOT. */
+	ret = arm_one(fa, 3600 * SEC, &id_cancel);
+	if (ret)
+		return ufail(5, "first arm: %s", strerror(-ret));
+	ret = arm_many(fa, 59, &failed, &err);
+	if (ret || failed)
+		return ufail(6, "59 more in file A: %s, %u failed (%s); file_cap is 60",
+			     strerror(-ret), failed, strerror(-err));
+	ret = arm_many(fb, 60, &failed, &err);
+	if (ret || failed != 20 || err != -EDQUOT)
+		return ufail(7, "60 in file B with 60 in A, user_cap %u: %s, %u failed (want 20) with %s (want EDQUOT)",
+			     USER_CAP_T, strerror(-ret), failed, strerror(-err));
+	if (hwt_info(fb, &info) || info.pending != 40 || info.user_count != USER_CAP_T ||
+	    info.pending >= info.file_cap)
+		return ufail(8, "INFO of file B: pending %llu (want 40 < file_cap %llu), user_count %llu (want %u)",
+			     (unsigned long long)info.pending, (unsigned long long)info.file_cap,
+			     (unsigned long long)info.user_count, USER_CAP_T);
+	n = user_count(watch);
+	if (n != USER_CAP_T)
+		return ufail(9, "user_count on a third, empty file: %ld (want %u)", n, USER_CAP_T);
+	ret = arm_one(watch, 3600 * SEC, NULL);
+	if (ret != -EDQUOT)
+		return ufail(10, "arm in a third, empty file at the user cap: %s (want EDQUOT)",
+			     strerror(-ret));
+	ret = arm_one(fb, 3600 * SEC, NULL);
+	if (ret != -EDQUOT)
+		return ufail(11, "one more arm in file B: %s (want EDQUOT)", strerror(-ret));
+
+	/* A cancel gives one back; a one-shot that expires holds it until read. */
+	ret = hwt_batch(fa, HWTIMER_IOC_CANCEL, &(struct hwtimer_cancel_entry){ .id = id_cancel },
+			1, 0, NULL, NULL);
+	if (ret)
+		return ufail(12, "cancel: %s", strerror(-ret));
+	ret = arm_one(fb, 0, &id);
+	if (ret)
+		return ufail(13, "arm after a cancel gave one back: %s", strerror(-ret));
+	ret = arm_one(fb, 3600 * SEC, NULL);
+	if (ret != -EDQUOT)
+		return ufail(14, "arm while an expired record is unread: %s (want EDQUOT)",
+			     strerror(-ret));
+	p.fd = fb;
+	p.events = POLLIN;
+	if (poll(&p, 1, 5000) != 1 || read(fb, &rec, sizeof(rec)) != sizeof(rec) || rec.id != id)
+		return ufail(15, "reading the expired record: %s", strerror(errno));
+	n = user_count(watch);
+	if (n != USER_CAP_T - 1)
+		return ufail(16, "user_count after reading a one-shot record: %ld (want %u)",
+			     n, USER_CAP_T - 1);
+	ret = arm_one(fb, 3600 * SEC, NULL);
+	if (ret)
+		return ufail(17, "arm after a read gave one back: %s", strerror(-ret));
+
+	/* Closing the files gives the rest back, to the file still open too. */
+	close(fa);
+	close(fb);
+	n = user_count(watch);
+	if (n != 0)
+		return ufail(18, "user_count after its full files closed: %ld (want 0)", n);
+	close(watch);
+	fresh = hwt_open(0);
+	if (fresh < 0)
+		return ufail(19, "open: %s", strerror(errno));
+	n = user_count(fresh);
+	if (n != 0)
+		return ufail(20, "user_count of a fresh file after all closed: %ld (want 0)", n);
+	close(fresh);
+	return 0;
+}
+
+/* Fill @fd[0] with 60 and @fd[1] with 40: the user's whole USER_CAP_T. */
+static int fill_user(int fd[2])
+{
+	uint32_t failed;
+	int32_t err;
+	int ret;
+
+	ret = arm_many(fd[0], 60, &failed, &err);
+	if (ret || failed)
+		return ufail(21, "60 arms in the first file: %s, %u failed (%s)",
+			     strerror(-ret), failed, strerror(-err));
+	ret = arm_many(fd[1], 40, &failed, &err);
+	if (ret || failed)
+		return ufail(22, "40 arms in the second file: %s, %u failed (%s)",
+			     strerror(-ret), failed, strerror(-err));
+	ret = arm_one(fd[1], 3600 * SEC, NULL);
+	if (ret != -EDQUOT)
+		return ufail(23, "arm beyond user_cap %u: %s (want EDQUOT)", USER_CAP_T,
+			     strerror(-ret));
+	return 0;
+}
+
+/*
+ * User A sits at its user cap with its files open while user B arms
+ * (u_user_b): B gets its own USER_CAP_T, and A's count does not move.
+ */
+struct user_a {
+	int to_a[2], from_a[2];
+};
+
+static int user_a_fn(void *arg)
+{
+	struct user_a *ua = arg;
+	int fd[2], ret;
+	long n;
+	char c = 0;
+
+	fd[0] = hwt_open(0);
+	fd[1] = hwt_open(0);
+	if (fd[0] < 0 || fd[1] < 0)
+		return ufail(29, "open: %s", strerror(errno));
+	ret = fill_user(fd);
+	if (ret)
+		return ret;
+	if (write(ua->from_a[1], "a", 1) != 1 || read(ua->to_a[0], &c, 1) != 1)
+		return ufail(24, "lost the parent");
+	n = user_count(fd[0]);
+	if (n != USER_CAP_T)
+		return ufail(25, "user_count of user A after user B armed: %ld (want %u)",
+			     n, USER_CAP_T);
+	/* fd[1] holds 40, under file_cap: EDQUOT is the user cap's. */
+	ret = arm_one(fd[1], 3600 * SEC, NULL);
+	if (ret != -EDQUOT)
+		return ufail(26, "user A armed past its cap after user B's arms: %s (want EDQUOT)",
+			     strerror(-ret));
+	close(fd[0]);
+	close(fd[1]);
+	return 0;
+}
+
+static int u_user_b(void *arg)
+{
+	struct hwtimer_info info;
+	int fd[2], ret;
+
+	fd[0] = hwt_open(0);
+	fd[1] = hwt_open(0);
+	if (fd[0] < 0 || fd[1] < 0)
+		return ufail(30, "open: %s", strerror(errno));
+	if (hwt_info(fd[0], &info) || info.user_count || info.global_count < USER_CAP_T)
+		return ufail(27, "INFO of user B while user A is at its cap: user_count %llu (want 0), global_count %llu (want >= %u)",
+			     (unsigned long long)info.user_count,
+			     (unsigned long long)info.global_count, USER_CAP_T);
+	/* B's arms must all succeed although A holds its whole cap. */
+	ret = fill_user(fd);
+	if (ret)
+		return ret;
+	if (hwt_info(fd[1], &info) || info.user_count != USER_CAP_T ||
+	    info.global_count < 2 * USER_CAP_T)
+		return ufail(28, "INFO of user B at its cap: user_count %llu (want %u), global_count %llu (want >= %u)",
+			     (unsigned long long)info.user_count, USER_CAP_T,
+			     (unsigned long long)info.global_count, 2 * USER_CAP_T);
+	close(fd[0]);
+	close(fd[1]);
+	return 0;
+}
+
+static void check_user_isolation(void)
+{
+	struct user_a ua;
+	int status, ret;
+	pid_t pid;
+	char c;
+
+	if (pipe(ua.to_a) || pipe(ua.from_a)) {
+		tap(false, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		tap(false, "fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		close(ua.to_a[1]);
+		close(ua.from_a[0]);
+		if (become(NOBODY))
+			_exit(100);
+		_exit(user_a_fn(&ua));
+	}
+	close(ua.to_a[0]);
+	close(ua.from_a[1]);
+	if (read(ua.from_a[0], &c, 1) != 1) {
+		ret = -1;
+		tap(false, "user B arms while user A sits at its user_cap: user A did not get there");
+	} else {
+		ret = as_user(OTHER, u_user_b, NULL);
+		tap(ret == 0, "user B arms its own user_cap while user A sits at its user_cap (step %d)",
+		    ret);
+	}
+	/* Let A go on (or see EOF and fail) and collect it. */
+	if (write(ua.to_a[1], "g", 1) != 1)
+		ret = -1;
+	close(ua.to_a[1]);
+	close(ua.from_a[0]);
+	waitpid(pid, &status, 0);
+	tap(WIFEXITED(status) && !WEXITSTATUS(status),
+	    "user A's count and cap held while user B armed (step %d)",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* A fresh file of a user whose files are all closed reports user_count 0. */
+static int u_user_count_zero(void *arg)
+{
+	int fd = hwt_open(0);
+	long n;
+
+	if (fd < 0)
+		return ufail(1, "open: %s", strerror(errno));
+	n = user_count(fd);
+	close(fd);
+	if (n != 0)
+		return ufail(2, "user_count of a fresh file after all closed: %ld (want 0)", n);
+	return 0;
 }
 
 /* The victim's side: see check_other_user(). */
@@ -317,7 +625,7 @@ static void check_leaks(void)
 		return;
 	}
 	if (hwt_info(fd, &info) || info.reserved[0] || info.reserved[1] ||
-	    info.reserved[2] || info.reserved[3] || info.record_size != sizeof(r[0]))
+	    info.record_size != sizeof(r[0]))
 		ok = 0;
 	memset(a, 0, sizeof(a));
 	a[0].expires_ns = 0;
@@ -400,7 +708,7 @@ static void check_memcg(void)
 	}
 	write_file("/sys/fs/cgroup/hwts-sec/memory.max", "8M");
 	write_file("/sys/fs/cgroup/hwts-sec/memory.swap.max", "0");
-	set_caps(100000000, 100000000);
+	set_caps(100000000, 100000000, 100000000);
 	pid = fork();
 	if (!pid) {
 		snprintf(buf, sizeof(buf), "%d", getpid());
@@ -434,9 +742,10 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP must run as root (it drops to other users)\n");
 		return 0;
 	}
-	tap_plan(memcg ? 10 : 9);
+	tap_plan(memcg ? 14 : 13);
 	old_file_cap = read_long(HWT_PARAMS "file_cap");
 	old_global_cap = read_long(HWT_PARAMS "global_cap");
+	old_user_cap = read_long(HWT_PARAMS "user_cap");
 	atexit(restore_caps);
 
 	memset(&st, 0, sizeof(st));
@@ -447,12 +756,26 @@ int main(int argc, char **argv)
 	tap(ret == 0, "an unprivileged user opens it, cannot change caps or read debugfs (step %d)",
 	    ret);
 
-	set_caps(50, 120);
+	/* user_cap far above global_cap: EDQUOT here is the global cap's. */
+	set_caps(50, 120, 1000);
 	ret = as_user(NOBODY, u_file_cap, NULL);
 	tap(ret == 0, "file_cap holds for an unprivileged user: ENOSPC (step %d)", ret);
 	ret = as_user(NOBODY, u_global_cap, NULL);
 	tap(ret == 0, "global_cap holds across its files: EDQUOT (step %d)", ret);
 	tap(hwt_global_count() == 0, "all released when its files close");
+
+	/* file_cap above half of user_cap, global_cap far above both. */
+	set_caps(60, 100000, USER_CAP_T);
+	ret = as_user(NOBODY, u_user_cap, NULL);
+	tap(ret == 0, "user_cap %u holds across a user's files though each is under file_cap: EDQUOT; cancel, read and close give back (step %d)",
+	    USER_CAP_T, ret);
+	check_user_isolation();
+	ret = as_user(NOBODY, u_user_count_zero, NULL);
+	if (!ret)
+		ret = as_user(OTHER, u_user_count_zero, NULL);
+	tap(ret == 0 && hwt_global_count() == 0,
+	    "each user's count is back to 0 when its files close (step %d, global count %ld)",
+	    ret, hwt_global_count());
 	restore_caps();
 
 	check_other_user();
@@ -461,6 +784,10 @@ int main(int argc, char **argv)
 		check_memcg();
 	restore_caps();
 	tap(read_long(HWT_PARAMS "file_cap") == old_file_cap &&
-	    read_long(HWT_PARAMS "global_cap") == old_global_cap, "caps restored");
+	    read_long(HWT_PARAMS "global_cap") == old_global_cap &&
+	    read_long(HWT_PARAMS "user_cap") == old_user_cap,
+	    "caps restored (file_cap %ld, global_cap %ld, user_cap %ld)",
+	    read_long(HWT_PARAMS "file_cap"), read_long(HWT_PARAMS "global_cap"),
+	    read_long(HWT_PARAMS "user_cap"));
 	return tap_failed ? 1 : 0;
 }

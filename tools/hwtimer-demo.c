@@ -250,8 +250,9 @@ int main(int argc, char **argv)
 		die("HWTIMER_IOC_INFO");
 	d.tick = info.tick_ns;
 	printf("hwtimer ABI %u: tick %" PRIu64 " ns, %u slots, file cap %" PRIu64
-	       ", global cap %" PRIu64 "\n", info.abi_version, d.tick, info.slots,
-	       (uint64_t)info.file_cap, (uint64_t)info.global_cap);
+	       ", user cap %" PRIu64 ", global cap %" PRIu64 "\n", info.abi_version,
+	       d.tick, info.slots, (uint64_t)info.file_cap, (uint64_t)info.user_cap,
+	       (uint64_t)info.global_cap);
 	printf("arming %u one-shot timeouts, delays 0-%u ms (a tenth due at once), cancelling %u%%, and %u periodic ones\n",
 	       d.n, max_delay_ms, cancel_pct, NPERIODIC);
 

@@ -17,7 +17,9 @@ TEST(struct_layout)
 {
 	ASSERT_EQ(96, sizeof(struct hwtimer_info));
 	ASSERT_EQ(8, offsetof(struct hwtimer_info, tick_ns));
-	ASSERT_EQ(64, offsetof(struct hwtimer_info, reserved));
+	ASSERT_EQ(64, offsetof(struct hwtimer_info, user_cap));
+	ASSERT_EQ(72, offsetof(struct hwtimer_info, user_count));
+	ASSERT_EQ(80, offsetof(struct hwtimer_info, reserved));
 	ASSERT_EQ(64, sizeof(struct hwtimer_arm_entry));
 	ASSERT_EQ(24, offsetof(struct hwtimer_arm_entry, flags));
 	ASSERT_EQ(28, offsetof(struct hwtimer_arm_entry, result));
@@ -40,6 +42,7 @@ TEST(struct_layout)
 TEST_F(hwt, info)
 {
 	struct hwtimer_info *i = &self->info;
+	long long param;
 	unsigned int k;
 
 	HWT_NEED_DEV();
@@ -53,12 +56,21 @@ TEST_F(hwt, info)
 	ASSERT_LE(i->file_cap, i->global_cap);
 	ASSERT_EQ(0, i->pending);
 	ASSERT_EQ(0, i->queued);
-	for (k = 0; k < 4; k++)
-		ASSERT_EQ(0, i->reserved[k]);
-	TH_LOG("tick %llu ns, %u slots, caps %llu/%llu, %llu in use",
+	/* The per-user cap is the module parameter, as the others are. */
+	ASSERT_LT(0, i->user_cap);
+	param = ht_param_get("user_cap");
+	if (param >= 0)
+		ASSERT_EQ((unsigned long long)param, i->user_cap);
+	ASSERT_LE(i->user_count, i->user_cap);
+	ASSERT_LE(i->user_count, i->global_count);
+	for (k = 0; k < ARRAY_SIZE(i->reserved); k++)
+		ASSERT_EQ(0, i->reserved[k]) TH_LOG("reserved[%u]", k);
+	TH_LOG("tick %llu ns, %u slots, caps %llu/%llu/%llu (file/user/global), %llu/%llu in use (user/all)",
 	       (unsigned long long)i->tick_ns, i->slots,
 	       (unsigned long long)i->file_cap,
+	       (unsigned long long)i->user_cap,
 	       (unsigned long long)i->global_cap,
+	       (unsigned long long)i->user_count,
 	       (unsigned long long)i->global_count);
 }
 
@@ -75,6 +87,9 @@ TEST_F(hwt, info_counts)
 	ASSERT_EQ(2, info.pending);
 	ASSERT_EQ(1, info.queued);
 	ASSERT_LE(3, info.global_count);
+	/* This file's three count for its user too. */
+	ASSERT_LE(3, info.user_count);
+	ASSERT_LE(info.user_count, info.global_count);
 }
 
 TEST_F(hwt, info_bad_pointer)

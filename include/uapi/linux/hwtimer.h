@@ -43,6 +43,12 @@
  * @pending: timeouts of this file that wait for their deadline
  * @queued: timeouts of this file that expired and whose record was not
  *          read yet
+ * @user_cap: the most timeouts the open files of one user may hold together
+ *            (module parameter user_cap); arming beyond it fails with
+ *            EDQUOT. A user is the real user ID of the process that opened
+ *            the file, as the initial user namespace sees it.
+ * @user_count: timeouts held now by all open files of the user this file
+ *              is charged to (the one that opened it)
  * @reserved: written as zero
  *
  * A timeout counts against the caps from the moment it is armed until it is
@@ -59,7 +65,9 @@ struct hwtimer_info {
 	__aligned_u64 global_count;
 	__aligned_u64 pending;
 	__aligned_u64 queued;
-	__aligned_u64 reserved[4];
+	__aligned_u64 user_cap;
+	__aligned_u64 user_count;
+	__aligned_u64 reserved[2];
 };
 
 /*
@@ -267,7 +275,8 @@ struct hwtimer_expiry {
  * Entry errors: EINVAL (unknown flag, reserved field not zero, period
  * shorter than a tick or longer than INT64_MAX, deadline beyond INT64_MAX),
  * ENOSPC (the file holds file_cap timeouts), EDQUOT (all files hold
- * global_cap timeouts), ENOMEM, EBUSY (the wheel's own pending cap).
+ * global_cap timeouts, or the files of the user that opened this one hold
+ * user_cap timeouts), ENOMEM, EBUSY (the wheel's own pending cap).
  */
 #define HWTIMER_IOC_ARM		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_batch)
 

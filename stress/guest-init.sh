@@ -268,73 +268,63 @@ step_lifecycle() {
 	mods_up
 }
 
-# A client that forgets its wheel: hwtimer.ko must warn at unload, and
-# nothing may stay armed. The warning is expected: this segment is judged
-# on its own by the host (stress/stress.sh), the rest of the log must stay
-# clean.
-step_leakwarn() {
+# The leak steps: a fresh hwtimer.ko, a client that misbehaves (LEAK_BODY,
+# a function), then hwtimer's unload, all inside the segment stress:NAME.
+# The warnings are expected: the host judges each such segment on its own
+# (stress/stress.sh), and the rest of the log must stay clean. Nothing of
+# the forgotten wheel may stay behind: hwtimer loads again afterwards.
+leak_segment() {
+	local name=$1 body=$2
 	mods_down
 	settle
-	mark begin stress:leak-warn "t=$(now)"
+	mark begin "stress:$name" "t=$(now)"
 	settle
 	insmod /hwt/kmod/hwtimer.ko
-	insmod /hwt/stress/hwtimer_stress_client.ko leak=1 ntimers=16
-	usleep 20000
-	rmmod hwtimer_stress_client
-	# The client cancelled its timers: its forgotten wheel arms nothing.
-	no_hrtimer "leak-warn: the forgotten wheel has no hrtimer armed"
+	"$body"
 	rmmod hwtimer
 	# Anything left armed would now fire into unloaded code.
 	sleep 1
 	settle
-	mark end stress:leak-warn "t=$(now)"
+	mark end "stress:$name" "t=$(now)"
 	settle
-	# Nothing of the forgotten wheel stays behind: it loads again.
 	mods_up
+}
+
+# leak=1: a client cancels its timers but forgets its wheel: one warning
+# when the client goes, and no hrtimer armed for the forgotten wheel.
+leak_warn() {
+	insmod /hwt/stress/hwtimer_stress_client.ko leak=1 ntimers=16
+	usleep 20000
+	rmmod hwtimer_stress_client
+	no_hrtimer "leak-warn: the forgotten wheel has no hrtimer armed"
 }
 
 # leak=2: a client leaves its wheel with timers pending in its module data.
 # hwtimer destroys a module's wheels when the module goes (the module
 # notifier), before that memory is freed: one warning, nothing armed.
-step_leakpending() {
-	mods_down
-	settle
-	mark begin stress:leak-pending "t=$(now)"
-	settle
-	insmod /hwt/kmod/hwtimer.ko
+leak_pending() {
 	insmod /hwt/stress/hwtimer_stress_client.ko leak=2 ntimers=16
 	usleep 20000
 	rmmod hwtimer_stress_client
 	sleep 1
 	no_hrtimer "leak-pending: nothing armed once the client is gone"
-	rmmod hwtimer
-	settle
-	mark end stress:leak-pending "t=$(now)"
-	settle
-	mods_up
 }
 
 # leak=3: a client's init creates a wheel, arms timers on it and fails. The
-# failed load goes through the same notifier: one warning, nothing armed.
-step_leakinit() {
-	mods_down
-	settle
-	mark begin stress:leak-init "t=$(now)"
-	settle
-	insmod /hwt/kmod/hwtimer.ko
-	# busybox insmod tries finit_module, then init_module: two failed loads.
+# failed load goes through the same notifier: one warning per load, and
+# busybox insmod tries finit_module, then init_module: two failed loads.
+leak_init() {
 	if insmod /hwt/stress/hwtimer_stress_client.ko leak=3 ntimers=16; then
 		fail "leak-init: the client's failing init loaded"
 		rmmod hwtimer_stress_client
 	fi
 	sleep 1
 	no_hrtimer "leak-init: nothing armed after the failed load"
-	rmmod hwtimer
-	settle
-	mark end stress:leak-init "t=$(now)"
-	settle
-	mods_up
 }
+
+step_leakwarn() { leak_segment leak-warn leak_warn; }
+step_leakpending() { leak_segment leak-pending leak_pending; }
+step_leakinit() { leak_segment leak-init leak_init; }
 
 step_kunit() {
 	for m in /hwt/kunit/*.ko; do

@@ -134,21 +134,27 @@ struct hwt_user {
  *       Its lock, @ids.xa_lock, is the file lock: the xarray takes it with
  *       interrupts disabled (XA_FLAGS_LOCK_IRQ), so it can be taken from
  *       the wheel's callbacks. It protects @ids, @ready, @nlive, @nqueued,
- *       @next_index, @gen and the @state, @node, @deadline, @period and
- *       @expired members of every timeout of the file.
+ *       @next_index, @gen and the @state, @node, @deadline, @period,
+ *       @expired, @inflight and @need_sync members of every timeout of the
+ *       file.
  *
  *       Nesting: the file lock is taken before a wheel base lock (timers
- *       are started, modified and cancelled under it) and nothing is taken
- *       inside the two. The callback takes it with no hwtimer lock held.
+ *       are started, modified and cancelled under it) and before @wq's
+ *       lock (the callback wakes readers under it); nothing else is taken
+ *       inside. The callback takes it with no hwtimer lock held.
  *       Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
  *       called under it: they wait for callbacks, which take it. Nothing is
  *       copied to or from user space under it.
  *
  *       Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
- *       frees it after dropping the lock, once hwtimer_cancel_sync() says
- *       its callback is not running (a callback that then takes the lock
- *       finds it %HWT_DEAD and leaves it alone). close() frees the file
- *       only after hwtimer_shutdown_sync() on every timer.
+ *       frees it after dropping the lock. A callback does all its work,
+ *       wakeup included, under the lock, so once no arming of the timer is
+ *       in flight (@inflight, counted under the lock) nothing can touch the
+ *       timeout any more and it is freed at once; otherwise (@need_sync)
+ *       only after hwtimer_cancel_sync() says the callback is not running
+ *       (a callback that takes the lock meanwhile finds it %HWT_DEAD and
+ *       leaves it alone). close() frees the file only after
+ *       hwtimer_shutdown_sync() on every timer it still holds.
  * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
  * @wq: readers and pollers wait here for @nqueued to become non-zero
  * @wheel: the wheel the timeouts run on
@@ -182,6 +188,12 @@ struct hwt_file {
  * @deadline: the deadline now, CLOCK_MONOTONIC ns
  * @period: period in ns, 0 for a one-shot timeout
  * @expired: when the callback found the deadline reached
+ * @inflight: armings of @timer whose callback has not yet taken the file
+ *            lock: each start of the idle timer adds one, a cancel that
+ *            stops a pending arming and each callback take one away. Zero
+ *            means no callback can touch the timeout any more.
+ * @need_sync: set when the timeout became %HWT_DEAD with @inflight not
+ *             zero: hwt_free() must then wait for the callback
  * @state: see enum hwt_state
  *
  * Members after @hf are under the file lock, except @id and @cookie, which
@@ -196,6 +208,8 @@ struct hwt_timeout {
 	u64			deadline;
 	u64			period;
 	u64			expired;
+	u16			inflight;
+	bool			need_sync;
 	enum hwt_state		state;
 };
 
@@ -406,6 +420,28 @@ static void hwt_remove(struct hwt_file *hf, struct hwt_timeout *t)
 	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
 	hf->nlive--;
 	t->state = HWT_DEAD;
+	t->need_sync = t->inflight != 0;
+}
+
+/* Arm @t's wheel timer for @deadline, counting a new arming in @inflight. */
+static int hwt_timer_set(struct hwt_file *hf, struct hwt_timeout *t, u64 deadline)
+{
+	int ret;
+
+	hwt_lockdep_assert(hf);
+	/* 1: it replaced a pending arming, whose callback will not run. */
+	ret = hwtimer_modify_abs(&t->timer, deadline);
+	if (!ret)
+		t->inflight++;
+	return ret;
+}
+
+/* Stop @t's wheel timer; a callback that already runs still comes. */
+static void hwt_timer_stop(struct hwt_file *hf, struct hwt_timeout *t)
+{
+	hwt_lockdep_assert(hf);
+	if (hwtimer_cancel(&t->timer))
+		t->inflight--;
 }
 
 /*
@@ -417,8 +453,8 @@ static u32 hwt_unlink(struct hwt_file *hf, struct hwt_timeout *t)
 	u32 status = HWTIMER_STATUS_PENDING;
 
 	hwt_lockdep_assert(hf);
-	/* 0 if its callback already runs: it will find HWT_DEAD. */
-	hwtimer_cancel(&t->timer);
+	/* A callback that already runs will find HWT_DEAD. */
+	hwt_timer_stop(hf, t);
 	if (t->state == HWT_QUEUED) {
 		hwt_unqueue(hf, t);
 		status = HWTIMER_STATUS_EXPIRED;
@@ -427,12 +463,18 @@ static u32 hwt_unlink(struct hwt_file *hf, struct hwt_timeout *t)
 	return status;
 }
 
-/* Free a %HWT_DEAD timeout. Context: process; no file lock held. */
+/*
+ * Free a %HWT_DEAD timeout. Only if a callback was in flight when it died
+ * is there a callback to wait for: hwtimer_cancel_sync() takes the wheel
+ * base lock, which read() and cancel thus avoid in the common case.
+ * Context: process; no file lock held.
+ */
 static void hwt_free(struct hwt_timeout *t)
 {
 	struct hwt_file *hf = t->hf;
 
-	hwtimer_cancel_sync(&t->timer);
+	if (t->need_sync)
+		hwtimer_cancel_sync(&t->timer);
 	kmem_cache_free(hwt_cache, t);
 	hwt_uncharge(hf);
 }
@@ -470,27 +512,33 @@ static void hwt_timeout_fn(struct hwtimer *timer)
 	struct hwt_timeout *t = from_hwtimer(t, timer, timer);
 	struct hwt_file *hf = t->hf;
 	unsigned long flags;
-	bool wake = false;
 	u64 now;
 
+	/*
+	 * Everything is done under the file lock, the wakeup too: once this
+	 * callback has dropped it, it touches neither @t nor @hf, so whoever
+	 * takes @t off the ready list may free it without waiting for the
+	 * callback, and close() may free @hf.
+	 */
 	xa_lock_irqsave(&hf->ids, flags);
+	t->inflight--;
 	if (t->state == HWT_PENDING && !hwtimer_pending(timer)) {
 		now = ktime_get_ns();
 		if (likely(now >= t->deadline)) {
 			hwt_queue(hf, t, now);
-			wake = true;
+			hwt_wake(hf);
 		} else {
 			WARN_ONCE(1, "hwtimer: timeout fired %llu ns early\n",
 				  t->deadline - now);
 			if (hwtimer_start_abs(timer, t->deadline)) {
 				hwt_queue(hf, t, now);
-				wake = true;
+				hwt_wake(hf);
+			} else {
+				t->inflight++;
 			}
 		}
 	}
 	xa_unlock_irqrestore(&hf->ids, flags);
-	if (wake)
-		hwt_wake(hf);
 }
 
 /*
@@ -528,9 +576,9 @@ static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
 	hwt_lockdep_assert(hf);
 	if (deadline <= now) {
 		/* A timer of an earlier arm may still be pending. */
-		hwtimer_cancel(&t->timer);
+		hwt_timer_stop(hf, t);
 	} else {
-		ret = hwtimer_modify_abs(&t->timer, deadline);
+		ret = hwt_timer_set(hf, t, deadline);
 		if (ret < 0)
 			return ret;
 	}
@@ -865,7 +913,7 @@ static int hwt_forward(struct hwt_file *hf, struct hwt_timeout *t, u64 now,
 	    check_add_overflow(t->deadline, delta, &next) || next > (u64)KTIME_MAX)
 		next = KTIME_MAX;
 
-	ret = hwtimer_modify_abs(&t->timer, next);
+	ret = hwt_timer_set(hf, t, next);
 	if (ret < 0)
 		return ret;
 	*overrun = missed;

@@ -666,8 +666,9 @@ out_unlock:
  * @timer: a timer set up with hwtimer_setup() and not pending
  * @delay_ns: delay in ns from now; a delay past KTIME_MAX is clamped to it
  *
- * The callback runs on this CPU once @delay_ns has passed: never earlier,
- * and at most one wheel tick (plus scheduling latency) later.
+ * The callback runs once @delay_ns has passed: never earlier, and at most
+ * one wheel tick (plus scheduling latency) later. It runs on this CPU,
+ * except after the rare case hwtimer_modify() describes.
  *
  * Context: any context, including hard interrupts; the timer's callback
  * may re-arm its own timer.
@@ -705,7 +706,11 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  * Equivalent to a cancel and a start done atomically: the timer cannot
  * fire in between. It moves to this CPU's base unless its callback is
  * running right now, or (rarely) that base's lock is contended while the
- * pending timer is being moved; then it stays on its old base.
+ * pending timer is being moved; then it stays on its old base. If that
+ * needs the old base's hrtimer programmed earlier, this CPU programs it,
+ * and hrtimer_start() of a pinned hrtimer moves it to the calling CPU: the
+ * old base's callbacks then run here until its own CPU programs it again.
+ * Nothing is lost or early; only the CPU differs.
  *
  * Context: any context, including hard interrupts.
  * Return: 1 if @timer was pending, 0 if it was not, or -EBUSY, -ESHUTDOWN,

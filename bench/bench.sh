@@ -65,24 +65,9 @@ scripts/deps.sh
 kdir=$(scripts/kernel.sh "$flavour")
 say "$flavour kernel $kdir"
 
-# hwtimer.ko and hwtbench.ko in one external-module tree, so modpost links
-# the benchmark against hwtimer's exports. A copy, as scripts/runner.sh
-# does: kbuild writes its objects next to the sources. tar keeps mtimes, so
-# unchanged files are not rebuilt.
+# hwtimer.ko and hwtbench.ko in one external-module tree.
 kb=$vm/kbuild
-mkdir -p "$kb"
-find kmod include bench -type f \( -name '*.[ch]' -o -name Kbuild \) -print0 |
-	tar --null -cf - -T - | tar -C "$kb" -xf -
-printf '# SPDX-License-Identifier: GPL-2.0\nobj-y += kmod/ bench/\n' >"$kb/Kbuild"
-if ! make -C "$kdir" M="$kb" W=1 -j"$(nproc)" modules >"$kb.log" 2>&1; then
-	cat "$kb.log" >&2
-	rm -rf "$kb"
-	die "module build failed"
-fi
-if grep -E 'warning:|WARNING:' "$kb.log" >&2; then
-	rm -rf "$kb"
-	die "the W=1 module build has warnings (above)"
-fi
+scripts/kbuild-tree.sh "$kdir" "$kb" bench || die "module build failed"
 say "modules built"
 
 ${CC:-gcc} -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE \

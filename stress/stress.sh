@@ -115,36 +115,16 @@ say "$flavour kernel $kdir"
 # ---- build -------------------------------------------------------------------
 
 # hwtimer.ko, the stress modules (and, for kcsan, the KUnit module) in one
-# external-module tree, so modpost links them against hwtimer's exports. A
-# copy: kbuild writes its objects next to the sources. tar keeps mtimes, so
-# unchanged files are not rebuilt.
+# external-module tree; STRESS_PATCHES are applied to a throw-away copy.
 kb=$vm/kbuild
+dirs=(stress)
+[ "$mode" = kcsan ] && dirs+=(kunit)
 if [ -n "${STRESS_PATCHES:-}" ]; then
-	# Proposed fixes, applied to a throw-away copy of the sources.
 	kb=$vm/kbuild-patched
 	rm -rf "$kb"
 fi
-mkdir -p "$kb"
-find kmod include stress kunit -type f \( -name '*.[ch]' -o -name Kbuild \) -print0 |
-	tar --null -cf - -T - | tar -C "$kb" -xf -
-for p in ${STRESS_PATCHES:-}; do
-	patch -s -p1 -d "$kb" <"$p" || abort "patch $p does not apply"
-	say "applied $p"
-done
-{
-	echo "# SPDX-License-Identifier: GPL-2.0"
-	echo "obj-y += kmod/ stress/"
-	[ "$mode" = kcsan ] && echo "obj-\$(CONFIG_KUNIT) += kunit/"
-} >"$kb/Kbuild"
-if ! make -C "$kdir" M="$kb" W=1 -j"$(nproc)" modules >"$kb.log" 2>&1; then
-	cat "$kb.log" >&2
-	rm -rf "$kb"
+PATCHES=${STRESS_PATCHES:-} scripts/kbuild-tree.sh "$kdir" "$kb" "${dirs[@]}" ||
 	abort "module build failed"
-fi
-if grep -E 'warning:|WARNING:' "$kb.log" >&2; then
-	rm -rf "$kb"
-	abort "the W=1 module build has warnings (above)"
-fi
 passed=$((passed + 1))
 say "modules built (W=1 clean)"
 

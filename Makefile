@@ -7,6 +7,8 @@
 # VM scripts.
 #
 #   make                 build kmod/hwtimer.ko (and the sample) against KDIR
+#                        (scripts/kdir.sh: KDIR, else the running kernel's
+#                        build tree, else Debian's linux-headers-amd64)
 #   make check           build everything, run every test in the debug VM
 #   make run             boot the VM with the module loaded, run the demo
 #   make shell           boot the VM with the module loaded, drop to a shell
@@ -14,20 +16,15 @@
 #   make deps            install the Debian packages the above need
 #   make clean
 
-# The running kernel's build tree; where it does not exist (a container, or
-# a host kernel that is not Debian's) use the newest installed Debian
-# headers, the kernel the module would be installed for anyway.
-# (":=" inside ifndef, so the shell runs once, not at every use.)
-ifndef KDIR
-KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
-endif
+# The kernel build tree: KDIR if given, else the running kernel's, else
+# Debian's default headers (linux-headers-amd64); scripts/kdir.sh holds the
+# rule, says which tree it took, and is what the runner and CI use too.
+export KDIR
 
 # Kernel source tree holding tools/testing/selftests/kselftest_harness.h.
 # The VM runner passes the source of its test kernel.
 ifndef KSRC
-KSRC := $(firstword $(wildcard $(KDIR)/source) \
-	$(shell ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/hwtimer/src/linux-source-6.1-* 2>/dev/null | sort -V | tail -n 1))
+KSRC := $(shell ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/hwtimer/src/linux-source-6.1-* 2>/dev/null | sort -V | tail -n 1)
 endif
 
 # Where user-space programs go (the runner points this elsewhere for the
@@ -39,8 +36,8 @@ HWT_OUT ?= $(CURDIR)/build
 all: modules
 
 modules:
-	@test -d "$(KDIR)" || { echo "No kernel build tree: install linux-headers-amd64 (make deps) or pass KDIR=" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@kdir=$$(scripts/kdir.sh) && test -d "$$kdir" || { echo "hwtimer: no kernel build tree at '$$kdir'" >&2; exit 1; }; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
 
 # ---------------------------------------------------------------------------
 # User space: every userspace-test/*_test.c is one kselftest-harness program,
@@ -98,7 +95,7 @@ shell:
 	scripts/runner.sh shell
 
 clean:
-	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	kdir=$$(scripts/kdir.sh 2>/dev/null) && [ -d "$$kdir" ] && $(MAKE) -C "$$kdir" M=$(CURDIR) clean || true
 	rm -rf build
 
 # Benchmarks: make bench, bench-plot, bench-smoke (run by check).

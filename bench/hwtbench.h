@@ -22,6 +22,8 @@
 #include <linux/wait.h>
 #include <linux/completion.h>
 
+#include "hwtimer_compat.h"
+
 enum hwtb_fac {
 	HWTB_HWT,	/* hwtimer, on the benchmark's own wheel */
 	HWTB_TL,	/* timer_list: add_timer(), timer_delete(), mod_timer() */
@@ -136,9 +138,9 @@ static inline void hwtb_setup(int fac, void *obj, int cb)
 			    TIMER_PINNED);
 		break;
 	default:
-		hrtimer_init(&r->t, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
-		r->t.function = cb == HWTB_CB_EXPIRE ? hwtb_cb_hrt_expire :
-				cb == HWTB_CB_LATE ? hwtb_cb_hrt_late : hwtb_cb_hrt_count;
+		hwt_hrtimer_setup(&r->t, cb == HWTB_CB_EXPIRE ? hwtb_cb_hrt_expire :
+				  cb == HWTB_CB_LATE ? hwtb_cb_hrt_late : hwtb_cb_hrt_count,
+				  CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
 		break;
 	}
 }

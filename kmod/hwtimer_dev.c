@@ -1088,7 +1088,6 @@ static const struct file_operations hwt_fops = {
 	.unlocked_ioctl	= hwt_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= hwt_show_fdinfo,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice hwt_misc = {

@@ -74,6 +74,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "hwtimer_compat.h"
 #include "hwtimer_internal.h"
 
 #define CREATE_TRACE_POINTS
@@ -1061,8 +1062,8 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		base->next_event = U64_MAX;
 		base->armed = U64_MAX;
 		INIT_HLIST_HEAD(&base->due);
-		hrtimer_init(&base->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
-		base->hrt.function = hwt_hrtimer_fn;
+		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_WORK(&base->work, hwt_work_fn);
 		init_waitqueue_head(&base->wq);
 		base->vectors = kvcalloc(w->nslots, sizeof(*base->vectors), GFP_KERNEL);

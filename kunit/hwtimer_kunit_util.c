@@ -5,6 +5,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "hwtimer_compat.h"
 #include "hwtimer_kunit.h"
 
 void kt_fn(struct hwtimer *t)
@@ -139,4 +140,4 @@ void kt_cleanup(struct kunit *test)
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for hwtimer");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+HWT_IMPORT_KUNIT_NS();

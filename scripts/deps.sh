@@ -9,8 +9,10 @@ set -euo pipefail
 pkgs=(
 	make gcc libc6-dev bc flex bison libelf-dev libssl-dev perl	# kernel build
 	xz-utils cpio gzip						# source tarball, initramfs
-	linux-source-6.1						# the test kernel
-	linux-headers-amd64						# stock kernel build
+	linux-source-6.1 linux-source-6.12				# the test kernels
+	linux-headers-amd64						# Debian 12's kernel (6.1)
+	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64		# and its 6.12, 6.12-rt
+	pahole								# BTF of modules for 6.12
 	qemu-system-x86 busybox-static					# the test VM
 	gcc-multilib							# -m32 user tests
 	dkms kmod sparse						# packaging, C=1

@@ -11,7 +11,8 @@
 # TREE (kbuild writes its objects next to the sources; tar keeps mtimes, so
 # unchanged files are not rebuilt), writes TREE/Kbuild with kmod/ and the
 # DIRs (kunit/ only where the kernel has KUnit), applies the patch files in
-# PATCHES (a list, to try a proposed fix on the copy) and builds with W=1.
+# PATCHES (a list, to try a proposed fix on the copy) and builds with W=1
+# and any make arguments in KBUILD_ARGS (C=2 for sparse).
 #
 # Exit status: 0 for a clean build; 1 if it failed or warned, with the
 # reason on stderr and TREE removed, so the next run builds it afresh.
@@ -46,10 +47,13 @@ done
 		fi
 	done
 } >"$tree/Kbuild"
-if ! make -C "$kdir" M="$tree" W=1 -j"$(nproc)" modules >"$tree.log" 2>&1; then
+# shellcheck disable=SC2086 # KBUILD_ARGS is a list of make arguments
+if ! make -C "$kdir" M="$tree" W=1 ${KBUILD_ARGS:-} -j"$(nproc)" modules >"$tree.log" 2>&1; then
 	cat "$tree.log" >&2
 	fail "module build failed"
 fi
-if grep -E 'warning:|WARNING:' "$tree.log" >&2; then
+# Compiler, sparse and modpost warnings (a sparse error does not stop the
+# build); not make's own chatter.
+if grep -v '^make' "$tree.log" | grep -E 'warning:|WARNING:|error:' >&2; then
 	fail "the W=1 module build has warnings (above)"
 fi

@@ -18,7 +18,7 @@
 # "N passed, N failed, N skipped" and exit non-zero if anything failed.
 #
 # Environment: SMP, MEM, VM_TIMEOUT, UT_TIMEOUT, APPEND, QEMU_EXTRA, QUIET
-# (see scripts/vm-boot.sh); STOCK_KDIR (stock headers to build against).
+# (see scripts/vm-boot.sh).
 set -euo pipefail
 
 mode=${1:?usage: runner.sh check|selftest|run|shell}
@@ -91,7 +91,7 @@ built_modules() {
 }
 
 build_product() {
-	local kdir=$1 stock=${STOCK_KDIR:-}
+	local kdir=$1
 
 	# C=2: sparse checks every file each time, not only recompiled ones.
 	mirror "$vm/kbuild" Kbuild kmod kunit samples include
@@ -99,17 +99,23 @@ build_product() {
 	say "modules built against the test kernel"
 
 	if [ "$mode" = check ]; then
-		# The product must also build warning-free on a stock Debian
-		# kernel, which has no KUnit.
-		[ -n "$stock" ] || stock=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
-		if [ -n "$stock" ]; then
-			mirror "$out/stock" Kbuild kmod kunit samples include
-			kbuild "modules ($(basename "$stock"), W=1)" "$stock" "$out/stock"
-			say "modules built against $(basename "$stock")"
-		else
-			echo "runner: no linux-headers-*-amd64 installed: stock build skipped" >&2
-			skipped=$((skipped + 1))
-		fi
+		# Every module of the tree must also build warning-free (W=1,
+		# sparse) against every installed Debian kernel's headers (6.1,
+		# 6.12, 6.12-rt: scripts/deps.sh installs them), which have no
+		# KUnit.
+		local trees tree
+		trees=$(scripts/kdir.sh --all)
+		[ -n "$trees" ] || abort "no /usr/src/linux-headers-* installed (scripts/deps.sh)"
+		for tree in $trees; do
+			if KBUILD_ARGS=C=2 scripts/kbuild-tree.sh "$tree" "$out/stock/$(basename "$tree")" \
+				kunit samples bench stress; then
+				passed=$((passed + 1))
+			else
+				failed=$((failed + 1))
+				echo "FAIL modules ($(basename "$tree"), W=1, sparse): above" >&2
+			fi
+			say "modules built against $(basename "$tree")"
+		done
 	fi
 
 	make -s user KSRC="$kdir/source" || abort "user-space programs: build failed"

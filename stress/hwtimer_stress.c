@@ -1266,9 +1266,11 @@ out_stop:
 
 /* ---- fault injection of wheel creation ------------------------------------ */
 
+#ifdef CONFIG_FAULT_INJECTION
 static void hwts_nop_fn(struct hwtimer *timer)
 {
 }
+#endif
 
 /* Returns the fault points tried, or -errno. */
 static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *injected)

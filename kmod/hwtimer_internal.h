@@ -29,6 +29,12 @@
 #define HWT_EXPIRE_BATCH	4096
 /* About how many entries one pass cascades before it yields. */
 #define HWT_TICK_BATCH		4096
+/*
+ * Most timer entries one hold of a base lock moves (cascades, CPU hotplug
+ * migration): the lock is held with interrupts off, so its hold time must
+ * not grow with the number of timers, which a user controls.
+ */
+#define HWT_LOCKED_MAX		64
 
 /* struct hwtimer::flags */
 #define HWT_CPUMASK		0x0003ffffu
@@ -37,17 +43,27 @@
 
 /**
  * struct hwt_base - one CPU's share of a wheel
- * @lock: protects every other member except @hrt's internals, @work and
- *        @wq, and the timers queued here (their @entry, @expires,
- *        @deadline and @flags). Taken with interrupts disabled, so timers
- *        may be started and cancelled from any context. Nesting: two base
- *        locks only in CPU hotplug migration (the dead CPU's nested inside
- *        the local one); a base lock is taken before the hrtimer base lock
- *        (hrtimer_start() under @lock) and before @wq's lock.
+ * @lock: protects every other member except @hrt's internals, @work, @wq
+ *        and @expiry_lock, and the timers queued here (their @entry,
+ *        @expires, @deadline and @flags). A raw spinlock, taken with
+ *        interrupts disabled, as timer_list's and hrtimer's base locks:
+ *        timers may be started and cancelled from any context, hard
+ *        interrupts included, on PREEMPT_RT too. So nothing that sleeps on
+ *        RT (a spinlock_t, a wait queue's lock) is ever taken under it, and
+ *        no loop under it runs for more than a constant number of entries
+ *        (%HWT_LOCKED_MAX): it is dropped between chunks of a cascade or a
+ *        migration and around every callback.
+ *        Nesting: two base locks only in CPU hotplug migration (the dead
+ *        CPU's nested inside the local one); a start or modify that moves a
+ *        timer drops one base lock before taking the other. A base lock is
+ *        taken before the hrtimer base lock (hrtimer_start() under @lock),
+ *        and after @expiry_lock.
  * @wheel: the wheel this base belongs to
  * @cpu: the CPU this base serves
  * @clk: the next tick the expiry path will process; every tick before it
  *       has been processed (its slot emptied and due cascades done)
+ * @in_tick: tick @clk has been begun but its cascades are not all done
+ *           (they are done %HWT_LOCKED_MAX entries per lock hold)
  * @next_event: a tick at or before the earliest tick with work (an occupied
  *              level-0 slot or a due cascade); U64_MAX when nothing is queued
  * @armed: the tick @hrt is programmed for, or U64_MAX when it is not armed
@@ -58,20 +74,27 @@
  *              itself when it finishes)
  * @offline: the CPU is dead; nothing is armed here until it returns
  * @npending: timers queued here (wheel slots and @due)
- * @sync_waiters: tasks in hwtimer_cancel_sync() waiting on @wq
+ * @sync_waiters: tasks in hwtimer_cancel_sync() waiting for @running
  * @due: timers taken from an expired slot, not yet run
  * @vectors: the slots of all levels, level 0 first
  * @pending_map: one bit per slot of @vectors: set when the slot is not empty
  * @stats: this CPU's counters
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
- * @wq: where hwtimer_cancel_sync() waits for @running to change
+ * @wq: where hwtimer_cancel_sync() waits for @running to change, except
+ *      on PREEMPT_RT for softirq wheels (see @expiry_lock)
+ * @expiry_lock: PREEMPT_RT, softirq wheels only: held by the expiry path
+ *               while it runs callbacks, so that hwtimer_cancel_sync()
+ *               blocks on it and lends its priority to the thread running
+ *               the callback, as timer_delete_sync() does with timer_list's
+ *               expiry_lock. Taken before @lock.
  */
 struct hwt_base {
-	spinlock_t		lock;		/* see above */
+	raw_spinlock_t		lock;		/* see above */
 	struct hwtimer_wheel	*wheel;
 	unsigned int		cpu;
 	u64			clk;
+	bool			in_tick;
 	u64			next_event;
 	u64			armed;
 	struct hwtimer		*running;
@@ -87,6 +110,9 @@ struct hwt_base {
 	struct hrtimer		hrt;
 	struct work_struct	work;
 	wait_queue_head_t	wq;
+#ifdef CONFIG_PREEMPT_RT
+	spinlock_t		expiry_lock;	/* see above */
+#endif
 };
 
 /**
@@ -108,7 +134,9 @@ struct hwt_base {
  *           false to true, under each base lock in turn (WRITE_ONCE), so
  *           a reader under another base lock may race with the write:
  *           READ_ONCE. Once destroy has passed a base, a reader under
- *           that base's lock sees it set.
+ *           that base's lock sees it set; once destroy's
+ *           synchronize_rcu() has returned, every call sees it set or
+ *           has returned (calls run in RCU read-side sections).
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
  *          and no hrtimer or work item is ever armed
  * @manual_now: the manual clock, in ns

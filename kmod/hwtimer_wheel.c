@@ -69,6 +69,7 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -168,8 +169,8 @@ VISIBLE_IF_KUNIT unsigned int hwt_calc_level(const struct hwtimer_wheel *w,
 EXPORT_SYMBOL_IF_KUNIT(hwt_calc_level);
 
 /*
- * Queue @t, expiring at tick @expires, on @base. The caller accounts for
- * @npending. Returns nothing; lowers @next_event if this is earlier work.
+ * Put @t, expiring at tick @expires, in its slot on @base. Lowers
+ * @next_event if this is earlier work. Counting is the callers' business.
  */
 static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
@@ -200,11 +201,16 @@ static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
 		base->next_event = event;
 }
 
-/* Remove a pending @t from its slot or from @due. */
-static void hwt_detach(struct hwt_base *base, struct hwtimer *t)
+/*
+ * Take @t off its slot or @due, as detach_timer() does. With @clear_pending
+ * it reads as not pending from now on; without, it keeps reading as pending
+ * to lockless hwtimer_pending() tests while the caller moves it (a modify,
+ * a cascade, a migration), so hwtimer_cancel() never returns 0 for a timer
+ * that is still going to fire.
+ */
+static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
 {
 	struct hlist_node *entry = &t->entry;
-	struct hwtimer_wheel *w = base->wheel;
 
 	lockdep_assert_held(&base->lock);
 
@@ -215,12 +221,67 @@ static void hwt_detach(struct hwt_base *base, struct hwtimer *t)
 	if (hlist_is_singular_node(entry, &base->vectors[t->slot]))
 		__clear_bit(t->slot, base->pending_map);
 	__hlist_del(entry);
-	entry->next = LIST_POISON2;
-	WRITE_ONCE(entry->pprev, NULL);
+	if (clear_pending) {
+		entry->next = LIST_POISON2;
+		WRITE_ONCE(entry->pprev, NULL);
+	}
+}
 
+/* Queue @t on @base, expiring at tick @expires. */
+static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
+{
+	hwt_place(base, t, expires);
+	base->npending++;
+}
+
+/* Take a pending @t off @base (see hwt_unlink() for @clear_pending). */
+static void hwt_dequeue(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
+{
+	hwt_unlink(base, t, clear_pending);
 	base->npending--;
+}
+
+/*
+ * The pending cap: one more timer on @w unless that would pass the cap.
+ * The count never exceeds the cap, not even for a moment, so a start that
+ * fails at the cap cannot make a concurrent start below it fail (as an
+ * increment undone after the fact would).
+ */
+static bool hwt_cap_charge(struct hwtimer_wheel *w)
+{
+	s64 c;
+
+	if (!w->max_pending)
+		return true;
+	c = atomic64_read(&w->npending);
+	do {
+		if (c >= (s64)w->max_pending)
+			return false;
+	} while (!atomic64_try_cmpxchg(&w->npending, &c, c + 1));
+	return true;
+}
+
+/* A timer of @w stopped being pending for good: fired, cancelled, drained. */
+static void hwt_cap_uncharge(struct hwtimer_wheel *w)
+{
 	if (w->max_pending)
 		atomic64_dec(&w->npending);
+}
+
+/* The first timer queued on @base: on @due, else in the first slot. */
+static struct hwtimer *hwt_first_pending(struct hwt_base *base)
+{
+	const struct hwtimer_wheel *w = base->wheel;
+	unsigned int idx;
+
+	lockdep_assert_held(&base->lock);
+
+	if (!hlist_empty(&base->due))
+		return hlist_entry(base->due.first, struct hwtimer, entry);
+	idx = find_first_bit(base->pending_map, w->nslots);
+	if (idx >= w->nslots)
+		return NULL;
+	return hlist_entry(base->vectors[idx].first, struct hwtimer, entry);
 }
 
 /*
@@ -275,44 +336,53 @@ static u64 hwt_next_event(struct hwt_base *base)
 	return best;
 }
 
-/* Re-queue every timer of coarse slot @idx relative to the current clock. */
-static unsigned int hwt_cascade(struct hwt_base *base, unsigned int idx)
+/*
+ * Re-queue the timers of coarse slot @idx relative to the current clock,
+ * at most *@quota of them. They all go to finer levels: a timer in the
+ * slot that cascades at tick T expires within that slot's span after T,
+ * which a finer level covers, and a timer started meanwhile never lands in
+ * it (a distance that this level covers from T falls in another of its
+ * slots). So the slot only empties, and a cascade can stop after any
+ * timer and resume later. Return: true when the slot is empty.
+ */
+static bool hwt_cascade(struct hwt_base *base, unsigned int idx, unsigned int *quota)
 {
-	unsigned int moved = 0;
-	struct hlist_head tmp;
+	struct hlist_head *head = &base->vectors[idx];
 	struct hwtimer *t;
-	struct hlist_node *n;
 
-	if (!test_bit(idx, base->pending_map))
-		return 0;
-	hlist_move_list(&base->vectors[idx], &tmp);
-	__clear_bit(idx, base->pending_map);
-	hlist_for_each_entry_safe(t, n, &tmp, entry) {
+	while (!hlist_empty(head)) {
+		if (!*quota)
+			return false;
+		t = hlist_entry(head->first, struct hwtimer, entry);
+		hwt_unlink(base, t, false);
 		hwt_place(base, t, t->expires);
-		moved++;
+		base->stats.cascaded++;
+		base->stats.visited++;
+		(*quota)--;
 	}
-	base->stats.cascaded += moved;
-	base->stats.visited += moved;
-	return moved;
+	return true;
 }
 
 /*
- * Process tick @tick (at or after @clk, with nothing due before it): do the
- * cascades that happen at this boundary, then move its level-0 slot to @due.
- * Returns the number of entries cascaded.
+ * Go on with tick @clk, which the expiry path has begun (@in_tick): do its
+ * cascades, moving at most *@quota timers, then move its level-0 slot to
+ * @due and end the tick. Return: true when the tick is done, false when
+ * *@quota ran out first (then the next call goes on where this one
+ * stopped).
  */
-static unsigned int hwt_process_tick(struct hwt_base *base, u64 tick)
+static bool hwt_do_tick(struct hwt_base *base, unsigned int *quota)
 {
 	const struct hwtimer_wheel *w = base->wheel;
-	unsigned int lvl, idx, moved = 0;
+	u64 tick = base->clk;
+	unsigned int lvl, idx;
 
 	lockdep_assert_held(&base->lock);
 
-	base->clk = tick;
 	if (!(tick & (w->slots - 1))) {
 		for (lvl = 1; lvl < w->levels; lvl++) {
 			idx = (tick >> hwt_lvl_shift(w, lvl)) & HWT_LVL_MASK;
-			moved += hwt_cascade(base, hwt_lvl_offset(w, lvl) + idx);
+			if (!hwt_cascade(base, hwt_lvl_offset(w, lvl) + idx, quota))
+				return false;
 			/* The next level cascades only when this one wrapped. */
 			if (idx)
 				break;
@@ -325,13 +395,20 @@ static unsigned int hwt_process_tick(struct hwt_base *base, u64 tick)
 	}
 	base->stats.ticks++;
 	base->clk = tick + 1;
-	return moved;
+	base->in_tick = false;
+	return true;
 }
 
 /*
  * Program the base's hrtimer for its next event, or cancel it when nothing
  * is queued. Skipped while the expiry path runs (it programs on its way
  * out), on a stopped wheel, on a dead CPU and on manual test wheels.
+ *
+ * Only ever called on this CPU's base, or on a remote base to cancel its
+ * hrtimer: hrtimer_start() of a pinned hrtimer queues it on the calling
+ * CPU, which would move that base's expiries here. A timer whose callback
+ * runs on a remote base stays there (see hwt_target_base()), but that base
+ * is then processing and programs itself.
  */
 static void hwt_program(struct hwt_base *base)
 {
@@ -357,7 +434,8 @@ static void hwt_program(struct hwt_base *base)
 
 /*
  * Move an idle base's clock up to now, so that a new timer's distance is
- * measured from the present. Only event-free ticks are skipped.
+ * measured from the present. Only event-free ticks are skipped, never an
+ * open tick (whose @next_event is at or before it).
  */
 static void hwt_forward(struct hwt_base *base, u64 now)
 {
@@ -365,15 +443,97 @@ static void hwt_forward(struct hwt_base *base, u64 now)
 
 	lockdep_assert_held(&base->lock);
 
-	if (base->clk <= tick && base->next_event > tick)
+	if (base->clk <= tick && base->next_event > tick && !base->in_tick)
 		base->clk = tick + 1;
 }
+
+/* ---- the expiry lock (PREEMPT_RT) ---------------------------------------- */
+
+#ifdef CONFIG_PREEMPT_RT
+/*
+ * On PREEMPT_RT the expiry path runs in a preemptible thread, which a
+ * higher-priority task can keep off the CPU for ever; a task waiting in
+ * hwtimer_cancel_sync() must then lend it its priority. It does so by
+ * blocking on @expiry_lock (a priority-inheriting lock on RT), which the
+ * expiry path holds while it runs callbacks and hands over between two
+ * callbacks when someone waits: timer_delete_sync()'s scheme. Process
+ * context wheels, whose callbacks may sleep, and manual test wheels wait
+ * on @wq instead.
+ */
+static bool hwt_has_expiry_lock(const struct hwtimer_wheel *w)
+{
+	return !(w->flags & HWTIMER_WHEEL_PROCESS) && !w->manual;
+}
+
+static void hwt_expiry_lock(struct hwt_base *base)
+	__acquires(&base->expiry_lock)
+{
+	if (hwt_has_expiry_lock(base->wheel))
+		spin_lock(&base->expiry_lock);
+	else
+		__acquire(&base->expiry_lock);	/* for sparse: one context */
+}
+
+static void hwt_expiry_unlock(struct hwt_base *base)
+	__releases(&base->expiry_lock)
+{
+	if (hwt_has_expiry_lock(base->wheel))
+		spin_unlock(&base->expiry_lock);
+	else
+		__release(&base->expiry_lock);
+}
+
+/*
+ * A callback returned and someone waits for it: let them have the expiry
+ * lock for a moment. Called with @lock dropped.
+ */
+static void hwt_sync_wake(struct hwt_base *base)
+{
+	if (hwt_has_expiry_lock(base->wheel)) {
+		spin_unlock(&base->expiry_lock);
+		spin_lock(&base->expiry_lock);
+	} else {
+		wake_up_all(&base->wq);
+	}
+}
+
+/* Wait until @t's callback, running on @base, has returned. */
+static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
+{
+	if (hwt_has_expiry_lock(base->wheel)) {
+		/* Boosts the callback's thread until it drops the lock. */
+		spin_lock_bh(&base->expiry_lock);
+		spin_unlock_bh(&base->expiry_lock);
+	} else {
+		wait_event(base->wq, READ_ONCE(base->running) != t);
+	}
+}
+#else
+static void hwt_expiry_lock(struct hwt_base *base) { }
+static void hwt_expiry_unlock(struct hwt_base *base) { }
+
+static void hwt_sync_wake(struct hwt_base *base)
+{
+	wake_up_all(&base->wq);
+}
+
+static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
+{
+	wait_event(base->wq, READ_ONCE(base->running) != t);
+}
+#endif
+
+/* ---- expiry ---------------------------------------------------------------- */
 
 /*
  * Run the first timer of @due. Drops and retakes @base->lock. Lateness is
  * measured against @now, the clock read at the start of this pass of at
  * most HWT_EXPIRE_BATCH callbacks: reading the clock per callback would
  * cost more than many callbacks do.
+ *
+ * Like call_timer_fn(), it checks that the callback left the preemption
+ * count as it found it: a callback that returns with a lock held or
+ * preemption disabled would break every later callback.
  */
 static void hwt_expire_one(struct hwt_base *base, u64 now)
 	__must_hold(&base->lock)
@@ -382,14 +542,10 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
 	u64 late = now > t->deadline ? now - t->deadline : 0;
+	int count;
 
-	/* Off @due: no slot bit to maintain (see hwt_detach()). */
-	__hlist_del(&t->entry);
-	t->entry.next = LIST_POISON2;
-	WRITE_ONCE(t->entry.pprev, NULL);
-	base->npending--;
-	if (w->max_pending)
-		atomic64_dec(&w->npending);
+	hwt_dequeue(base, t, true);
+	hwt_cap_uncharge(w);
 	base->running = t;
 	base->running_task = current;
 	base->stats.fired++;
@@ -401,24 +557,37 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	if (late > base->stats.max_late_ns)
 		base->stats.max_late_ns = late;
 
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 	trace_hwtimer_expire_entry(t, now);
+	count = preempt_count();
 	lock_map_acquire(&w->lockdep_map);
 	fn(t);
 	lock_map_release(&w->lockdep_map);
+	if (count != preempt_count()) {
+		WARN_ONCE(1, "hwtimer: %ps changed the preempt count from %#x to %#x\n",
+			  fn, count, preempt_count());
+		preempt_count_set(count);
+	}
+	/* @t may be freed by now: the tracepoint records only its address. */
 	trace_hwtimer_expire_exit(t);
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 
 	base->running = NULL;
 	base->running_task = NULL;
-	if (base->sync_waiters)
-		wake_up_all(&base->wq);
+	if (base->sync_waiters) {
+		/* Never under the raw lock: a wait queue's lock sleeps on RT. */
+		raw_spin_unlock_irq(&base->lock);
+		hwt_sync_wake(base);
+		raw_spin_lock_irq(&base->lock);
+	}
 }
 
 /*
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
- * cascades have moved about HWT_TICK_BATCH entries.
+ * cascades have moved about HWT_TICK_BATCH entries. The base lock is
+ * dropped around every callback and after every HWT_LOCKED_MAX cascaded
+ * entries, so no hold of it grows with the number of timers.
  *
  * Context: softirq or process context with interrupts enabled; takes
  * @base->lock.
@@ -428,12 +597,15 @@ static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
 	unsigned int budget = HWT_EXPIRE_BATCH, tick_budget = HWT_TICK_BATCH;
+	unsigned int quota, hold, held = 0;
 	bool more = false;
 	u64 now, now_tick, ev;
 
-	spin_lock_irq(&base->lock);
+	hwt_expiry_lock(base);
+	raw_spin_lock_irq(&base->lock);
 	if (base->offline || READ_ONCE(w->stopped)) {
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
+		hwt_expiry_unlock(base);
 		return false;
 	}
 	base->processing = true;
@@ -449,29 +621,49 @@ static bool hwt_run(struct hwt_base *base)
 				break;
 			}
 			hwt_expire_one(base, now);
+			held = 0;
 			if (READ_ONCE(w->stopped) || base->offline)
 				break;
 			continue;
 		}
-		ev = hwt_next_event(base);
-		if (ev > now_tick) {
-			base->next_event = ev;
-			if (base->clk <= now_tick)
-				base->clk = now_tick + 1;
-			break;
+		if (!base->in_tick) {
+			ev = hwt_next_event(base);
+			if (ev > now_tick) {
+				base->next_event = ev;
+				if (base->clk <= now_tick)
+					base->clk = now_tick + 1;
+				break;
+			}
+			base->clk = ev;
+			base->in_tick = true;
 		}
 		if (!tick_budget) {
 			more = true;
 			break;
 		}
-		/* Cascades are bounded too: the lock is held throughout. */
-		tick_budget -= min(tick_budget, 1 + hwt_process_tick(base, ev));
+		if (held >= HWT_LOCKED_MAX) {
+			/* A big cascade: let interrupts and other CPUs in. */
+			raw_spin_unlock_irq(&base->lock);
+			raw_spin_lock_irq(&base->lock);
+			held = 0;
+			if (READ_ONCE(w->stopped) || base->offline)
+				break;
+		}
+		/* Entries this hold of the lock may still move. */
+		hold = min(tick_budget, HWT_LOCKED_MAX - held);
+		quota = hold;
+		hwt_do_tick(base, &quota);
+		held += hold - quota;
+		if (held > base->stats.max_hold)
+			base->stats.max_hold = held;
+		/* Each tick costs at least one, so the budget always runs out. */
+		tick_budget -= max(hold - quota, 1U);
 	}
 
 	base->processing = false;
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
-		base->next_event = base->clk ? base->clk - 1 : 0;
+		base->next_event = 0;
 		if (!w->manual && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
 			/* A fresh softirq pass, behind whatever else is pending. */
@@ -481,7 +673,8 @@ static bool hwt_run(struct hwt_base *base)
 	} else {
 		hwt_program(base);
 	}
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
+	hwt_expiry_unlock(base);
 	return more;
 }
 
@@ -509,7 +702,11 @@ static void hwt_work_fn(struct work_struct *work)
 
 /*
  * Lock the base @t is queued on (or was last queued on), re-checking after
- * locking that it did not move meanwhile, as lock_timer_base() does.
+ * locking that it did not move meanwhile, as lock_timer_base() does. A
+ * timer being moved (HWT_MIGRATING) is on no base: its mover holds a base
+ * lock with interrupts off, so the wait is short, on RT too.
+ *
+ * Context: in an RCU read-side section (see hwtimer_wheel_destroy()).
  */
 static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
 	__acquires(&base->lock)
@@ -520,10 +717,10 @@ static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
 
 		if (!(tf & HWT_MIGRATING)) {
 			base = per_cpu_ptr(t->wheel->bases, tf & HWT_CPUMASK);
-			spin_lock_irqsave(&base->lock, *flags);
+			raw_spin_lock_irqsave(&base->lock, *flags);
 			if (READ_ONCE(t->flags) == tf)
 				return base;
-			spin_unlock_irqrestore(&base->lock, *flags);
+			raw_spin_unlock_irqrestore(&base->lock, *flags);
 		}
 		cpu_relax();
 	}
@@ -556,11 +753,38 @@ void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 }
 EXPORT_SYMBOL_GPL(hwtimer_setup);
 
+/* hwt_arm() options, as __mod_timer()'s. */
+#define HWT_ARM_MODIFY	BIT(0)	/* re-arm a pending timer, not -EALREADY */
+
 /*
- * Arm @t for @deadline, or for @now + @delay when @relative; @now is the
- * wheel's clock, read once by the caller.
+ * The base a timer on @base should be queued on: this CPU's, unless the
+ * timer's callback runs on @base right now. Then it stays, so that
+ * hwtimer_cancel_sync() keeps finding it (timer.c's rule, for the same
+ * reason), and @base, busy expiring, programs its own hrtimer when done.
+ *
+ * Context: @base->lock held, interrupts off (this CPU cannot change).
  */
-static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool modify)
+static struct hwt_base *hwt_target_base(struct hwt_base *base, struct hwtimer *t)
+{
+	if (base->running == t)
+		return base;
+	return this_cpu_ptr(t->wheel->bases);
+}
+
+/* @base has nothing queued any more: leave no hrtimer armed there. */
+static void hwt_base_emptied(struct hwt_base *base)
+{
+	if (!base->npending) {
+		base->next_event = U64_MAX;
+		hwt_program(base);
+	}
+}
+
+/*
+ * Arm @t for @deadline (CLOCK_MONOTONIC ns, already clamped to KTIME_MAX);
+ * @now is the wheel's clock, read once by the caller.
+ */
+static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, unsigned int opts)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
@@ -570,11 +794,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool
 
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
-	if (relative)
-		deadline = hwt_deadline(now, deadline);
-	if (deadline > (u64)KTIME_MAX)
-		deadline = KTIME_MAX;
 
+	rcu_read_lock();
 	base = hwt_lock_base(t, &flags);
 	if (t->flags & HWT_SHUTDOWN) {
 		ret = -EIDRM;
@@ -585,60 +806,44 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool
 		goto out_reject;
 	}
 	was_pending = hwtimer_pending(t);
-	if (was_pending && !modify) {
+	if (was_pending && !(opts & HWT_ARM_MODIFY)) {
 		ret = -EALREADY;
 		goto out_unlock;
 	}
-	if (!was_pending && w->max_pending &&
-	    atomic64_inc_return(&w->npending) > w->max_pending) {
-		atomic64_dec(&w->npending);
+	if (!was_pending && !hwt_cap_charge(w)) {
 		ret = -EBUSY;
 		goto out_reject;
 	}
-	if (was_pending) {
-		/* Keep the cap's count: the timer stays pending. */
-		if (w->max_pending)
-			atomic64_inc(&w->npending);
-		hwt_detach(base, t);
-	}
+	/* A pending timer keeps reading as pending while it moves. */
+	if (was_pending)
+		hwt_dequeue(base, t, false);
 
-	/*
-	 * Queue on this CPU's base, unless the timer's callback is running on
-	 * its old base: then it stays there, so hwtimer_cancel_sync() keeps
-	 * finding it (the rule timer.c follows for the same reason), or it
-	 * is pending and this CPU's base lock is contended (see below).
-	 */
-	new_base = this_cpu_ptr(w->bases);
-	if (base != new_base && base->running != t && was_pending &&
-	    spin_trylock(&new_base->lock)) {
+	new_base = hwt_target_base(base, t);
+	if (base != new_base) {
+		if (was_pending)
+			hwt_base_emptied(base);
 		/*
-		 * A pending timer moves with both locks held. Dropping the old
-		 * lock first would leave it on no base for a moment, and a
-		 * hwtimer_wheel_destroy() that passes both bases meanwhile
-		 * would neither see it pending nor hand it back, although the
-		 * modify fails with -ESHUTDOWN. Holding the old lock keeps
-		 * destroy from stopping this base, so it drains the new one
-		 * only after the move. If the new base is busy (trylock: two
-		 * CPUs may move timers towards each other), the timer stays.
+		 * As __mod_timer(): drop the old lock before taking the new
+		 * one, so two base locks never nest here; hwt_lock_base()
+		 * waits for HWT_MIGRATING to clear. Interrupts stay off
+		 * throughout, and destroy cannot pass both bases meanwhile: it
+		 * waits for this call (synchronize_rcu()) before it drains.
 		 */
-		if (!base->npending) {
-			/* Leave no hrtimer armed on a base that is now empty. */
-			base->next_event = U64_MAX;
-			hwt_program(base);
-		}
-		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new_base->cpu);
-		spin_unlock(&base->lock);
-		base = new_base;
-	} else if (base != new_base && base->running != t && !was_pending) {
 		WRITE_ONCE(t->flags, t->flags | HWT_MIGRATING);
-		spin_unlock(&base->lock);
+		raw_spin_unlock(&base->lock);
 		base = new_base;
-		spin_lock(&base->lock);
+		raw_spin_lock(&base->lock);
 		WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | base->cpu);
 		if (READ_ONCE(w->stopped)) {
-			/* Destroy raced with the move: the idle timer stays idle. */
-			if (w->max_pending)
-				atomic64_dec(&w->npending);
+			/*
+			 * Destroy began meanwhile: fail as if it had begun
+			 * first. A pending timer stays pending, with its old
+			 * deadline, and destroy hands it back.
+			 */
+			if (was_pending)
+				hwt_enqueue(base, t, t->expires);
+			else
+				hwt_cap_uncharge(w);
 			ret = -ESHUTDOWN;
 			goto out_reject;
 		}
@@ -647,19 +852,33 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, bool relative, bool
 	if (!base->processing)
 		hwt_forward(base, now);
 	t->deadline = deadline;
-	hwt_place(base, t, hwt_expiry_tick(w, deadline));
-	base->npending++;
+	hwt_enqueue(base, t, hwt_expiry_tick(w, deadline));
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
 	hwt_program(base);
-	spin_unlock_irqrestore(&base->lock, flags);
-	return modify ? was_pending : 0;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	rcu_read_unlock();
+	return (opts & HWT_ARM_MODIFY) ? was_pending : 0;
 
 out_reject:
 	base->stats.rejected++;
 out_unlock:
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	rcu_read_unlock();
 	return ret;
+}
+
+/* @now + @delay_ns on @w's clock, clamped to KTIME_MAX. */
+static int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, unsigned int opts)
+{
+	u64 now = hwt_now(t->wheel);
+
+	return hwt_arm(t, now, hwt_deadline(now, delay_ns), opts);
+}
+
+static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, unsigned int opts)
+{
+	return hwt_arm(t, hwt_now(t->wheel), min_t(u64, deadline_ns, KTIME_MAX), opts);
 }
 
 /**
@@ -669,10 +888,12 @@ out_unlock:
  *
  * The callback runs once @delay_ns has passed: never earlier, and at most
  * one wheel tick (plus scheduling latency) later. It runs on this CPU,
- * except after the rare case hwtimer_modify() describes.
+ * unless @timer's callback is running on another CPU right now: then it
+ * stays there.
  *
- * Context: any context, including hard interrupts; the timer's callback
- * may re-arm its own timer.
+ * Context: any context, including hard interrupts, on PREEMPT_RT too (the
+ * base locks are raw spinlocks); the timer's callback may re-arm its own
+ * timer.
  * Return: 0 on success; -EALREADY if @timer is pending (use
  * hwtimer_modify() to re-arm); -EBUSY if the wheel's pending cap is
  * reached; -ESHUTDOWN if the wheel is being destroyed; -EIDRM if @timer
@@ -680,7 +901,7 @@ out_unlock:
  */
 int hwtimer_start(struct hwtimer *timer, u64 delay_ns)
 {
-	return hwt_arm(timer, hwt_now(timer->wheel), delay_ns, true, false);
+	return hwt_arm_rel(timer, delay_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start);
 
@@ -695,7 +916,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
  */
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns)
 {
-	return hwt_arm(timer, hwt_now(timer->wheel), deadline_ns, false, false);
+	return hwt_arm_abs(timer, deadline_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_abs);
 
@@ -705,13 +926,9 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  * @delay_ns: new delay in ns from now
  *
  * Equivalent to a cancel and a start done atomically: the timer cannot
- * fire in between. It moves to this CPU's base unless its callback is
- * running right now, or (rarely) that base's lock is contended while the
- * pending timer is being moved; then it stays on its old base. If that
- * needs the old base's hrtimer programmed earlier, this CPU programs it,
- * and hrtimer_start() of a pinned hrtimer moves it to the calling CPU: the
- * old base's callbacks then run here until its own CPU programs it again.
- * Nothing is lost or early; only the CPU differs.
+ * fire in between, and reads as pending throughout. It moves to this CPU's
+ * base unless its callback is running right now; then it stays where it
+ * is.
  *
  * Context: any context, including hard interrupts.
  * Return: 1 if @timer was pending, 0 if it was not, or -EBUSY, -ESHUTDOWN,
@@ -719,7 +936,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  */
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns)
 {
-	return hwt_arm(timer, hwt_now(timer->wheel), delay_ns, true, true);
+	return hwt_arm_rel(timer, delay_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify);
 
@@ -733,7 +950,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify);
  */
 int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 {
-	return hwt_arm(timer, hwt_now(timer->wheel), deadline_ns, false, true);
+	return hwt_arm_abs(timer, deadline_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
 
@@ -744,13 +961,11 @@ static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
 
 	if (!hwtimer_pending(t))
 		return 0;
-	hwt_detach(base, t);
+	hwt_dequeue(base, t, true);
+	hwt_cap_uncharge(base->wheel);
 	base->stats.cancelled++;
 	trace_hwtimer_cancel(t);
-	if (!base->npending) {
-		base->next_event = U64_MAX;
-		hwt_program(base);
-	}
+	hwt_base_emptied(base);
 	return 1;
 }
 
@@ -772,9 +987,11 @@ int hwtimer_cancel(struct hwtimer *timer)
 
 	if (!hwtimer_pending(timer))
 		return 0;
+	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	ret = hwt_cancel_locked(base, timer);
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
@@ -799,27 +1016,31 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	 * every start exactly once.
 	 */
 	for (;;) {
+		rcu_read_lock();
 		base = hwt_lock_base(t, &flags);
 		if (shutdown)
 			WRITE_ONCE(t->flags, t->flags | HWT_SHUTDOWN);
 		if (base->running != t) {
 			ret = hwt_cancel_locked(base, t);
-			spin_unlock_irqrestore(&base->lock, flags);
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			rcu_read_unlock();
 			return ret;
 		}
 		if (base->running_task == current) {
-			spin_unlock_irqrestore(&base->lock, flags);
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			rcu_read_unlock();
 			WARN_ONCE(1, "hwtimer: %ps waits for its own callback\n", t->function);
 			return -EDEADLK;
 		}
 		base->sync_waiters++;
-		spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		rcu_read_unlock();
 
-		wait_event(base->wq, READ_ONCE(base->running) != t);
+		hwt_sync_wait(base, t);
 
-		spin_lock_irqsave(&base->lock, flags);
+		raw_spin_lock_irqsave(&base->lock, flags);
 		base->sync_waiters--;
-		spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
 }
 
@@ -832,6 +1053,10 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
  * While the callback runs nothing is cancelled; once it has returned, the
  * timer is cancelled if pending (so a callback that re-armed itself is
  * cancelled then). One call cancels at most one arming.
+ *
+ * On PREEMPT_RT, for a softirq wheel, the caller lends its priority to the
+ * thread running the callback while it waits (as timer_delete_sync()
+ * does), so a higher-priority task busy on that CPU cannot stall it.
  *
  * The caller must not hold a lock the callback takes, and must not call it
  * from a callback of the same wheel (lockdep reports both).
@@ -878,6 +1103,7 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	struct hwt_base *base;
 	unsigned long flags;
 
+	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (hwtimer_pending(timer))
 		state = HWTIMER_PENDING;
@@ -885,7 +1111,8 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 		state = HWTIMER_RUNNING;
 	else if (timer->flags & HWT_SHUTDOWN)
 		state = HWTIMER_SHUTDOWN;
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	rcu_read_unlock();
 	return state;
 }
 EXPORT_SYMBOL_GPL(hwtimer_state);
@@ -921,8 +1148,8 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_slots);
 /**
  * hwtimer_wheel_stats - read a wheel's counters
  * @wheel: the wheel
- * @stats: filled with the counters summed over all CPUs (max_late_ns is
- *         the maximum)
+ * @stats: filled with the counters summed over all CPUs (max_late_ns and
+ *         max_hold are the maxima)
  *
  * Context: any context where interrupts may be disabled for a moment per
  * CPU.
@@ -938,7 +1165,7 @@ void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stat
 		const struct hwtimer_stats *s = &base->stats;
 		unsigned long flags;
 
-		spin_lock_irqsave(&base->lock, flags);
+		raw_spin_lock_irqsave(&base->lock, flags);
 		stats->started += s->started;
 		stats->fired += s->fired;
 		stats->cancelled += s->cancelled;
@@ -951,7 +1178,8 @@ void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stat
 		stats->wakeups += s->wakeups;
 		stats->visited += s->visited;
 		stats->cascaded += s->cascaded;
-		spin_unlock_irqrestore(&base->lock, flags);
+		stats->max_hold = max(stats->max_hold, s->max_hold);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_stats);
@@ -970,6 +1198,7 @@ VISIBLE_IF_KUNIT int hwt_stats_show(struct seq_file *m, void *v)
 		   s.late, s.early, s.max_late_ns, s.pending);
 	seq_printf(m, "ticks %llu\nwakeups %llu\nvisited %llu\ncascaded %llu\n",
 		   s.ticks, s.wakeups, s.visited, s.cascaded);
+	seq_printf(m, "max_hold %llu\n", s.max_hold);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_stats_show);
@@ -1056,7 +1285,10 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	for_each_possible_cpu(cpu) {
 		struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
 
-		spin_lock_init(&base->lock);
+		raw_spin_lock_init(&base->lock);
+#ifdef CONFIG_PREEMPT_RT
+		spin_lock_init(&base->expiry_lock);
+#endif
 		base->wheel = w;
 		base->cpu = cpu;
 		base->next_event = U64_MAX;
@@ -1121,35 +1353,27 @@ EXPORT_SYMBOL_GPL(__hwtimer_wheel_create);
 
 /*
  * Pop every timer left on @base, detached, handing each to @fn with the
- * lock dropped. Returns how many there were.
+ * lock dropped (so one timer per lock hold). Returns how many there were.
  */
 static unsigned long hwt_drain(struct hwt_base *base,
 			       void (*fn)(struct hwtimer *timer, void *arg), void *arg)
 {
-	struct hwtimer_wheel *w = base->wheel;
 	unsigned long n = 0;
 	struct hwtimer *t;
-	unsigned int idx;
 
-	spin_lock_irq(&base->lock);
-	for (;;) {
-		if (!hlist_empty(&base->due)) {
-			t = hlist_entry(base->due.first, struct hwtimer, entry);
-		} else {
-			idx = find_first_bit(base->pending_map, w->nslots);
-			if (idx >= w->nslots)
-				break;
-			t = hlist_entry(base->vectors[idx].first, struct hwtimer, entry);
-		}
-		hwt_detach(base, t);
+	raw_spin_lock_irq(&base->lock);
+	while ((t = hwt_first_pending(base))) {
+		hwt_dequeue(base, t, true);
+		hwt_cap_uncharge(base->wheel);
 		n++;
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
 		if (fn)
 			fn(t, arg);
-		spin_lock_irq(&base->lock);
+		raw_spin_lock_irq(&base->lock);
 	}
 	base->next_event = U64_MAX;
-	spin_unlock_irq(&base->lock);
+	base->in_tick = false;
+	raw_spin_unlock_irq(&base->lock);
 	return n;
 }
 
@@ -1163,8 +1387,15 @@ static unsigned long hwt_drain(struct hwt_base *base,
  *
  * From the first moment of the call, starts and modifies fail with
  * -ESHUTDOWN and no more callbacks begin. Callbacks already running are
- * waited for; no hrtimer or work item is left armed. Afterwards the timers
- * that were set up on @wheel must not be used until set up again.
+ * waited for; no hrtimer or work item is left armed.
+ *
+ * Calls on the wheel's timers from other CPUs (start, modify, cancel,
+ * state; not cancel_sync or shutdown_sync) may be in flight when destroy
+ * is called: they fail with -ESHUTDOWN, or their timer is handed back, or
+ * (cancel) they cancel it. None may begin once destroy has been called,
+ * and afterwards the timers set up on @wheel must not be used until set up
+ * again: destroy waits for the calls in flight (an RCU grace period, all
+ * calls being RCU read-side sections), not for later ones.
  *
  * Context: process context; may sleep. Not from a callback of @wheel.
  * Return: the number of unprocessed timers handed to @unprocessed.
@@ -1188,10 +1419,15 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 	for_each_possible_cpu(cpu) {
 		struct hwt_base *base = per_cpu_ptr(wheel->bases, cpu);
 
-		spin_lock_irq(&base->lock);
+		raw_spin_lock_irq(&base->lock);
 		WRITE_ONCE(wheel->stopped, true);
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
 	}
+	/*
+	 * A start or modify that was moving a timer between two bases when
+	 * the wheel stopped has put it down by now, on a base drained below.
+	 */
+	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
 		struct hwt_base *base = per_cpu_ptr(wheel->bases, cpu);
 
@@ -1218,56 +1454,71 @@ static int hwt_cpu_prepare(unsigned int cpu)
 	list_for_each_entry(w, &hwt_wheels, node) {
 		struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
 
-		spin_lock_irq(&base->lock);
+		raw_spin_lock_irq(&base->lock);
 		base->offline = false;
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
 	}
 	mutex_unlock(&hwt_wheels_mutex);
 	return 0;
 }
 
-/* Move every timer of dead CPU @cpu's base to this CPU's base. */
+/*
+ * Move up to HWT_LOCKED_MAX timers of dead @old to this CPU's base.
+ * Return: true when @old is empty.
+ */
+static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
+{
+	struct hwt_base *new;
+	struct hwtimer *t;
+	unsigned int n;
+	bool done;
+
+	local_irq_disable();
+	new = this_cpu_ptr(w->bases);
+	raw_spin_lock(&new->lock);
+	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
+	if (!new->processing)
+		hwt_forward(new, hwt_now(w));
+	for (n = 0; n < HWT_LOCKED_MAX; n++) {
+		t = hwt_first_pending(old);
+		if (!t)
+			break;
+		/* Pending throughout; the cap's count does not change. */
+		hwt_dequeue(old, t, false);
+		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new->cpu);
+		hwt_enqueue(new, t, hwt_expiry_tick(w, t->deadline));
+	}
+	done = !old->npending;
+	if (done) {
+		old->next_event = U64_MAX;
+		old->armed = U64_MAX;
+		old->in_tick = false;
+	}
+	hwt_program(new);
+	raw_spin_unlock(&old->lock);
+	raw_spin_unlock(&new->lock);
+	local_irq_enable();
+	return done;
+}
+
+/*
+ * Move every timer of dead CPU @cpu's base to live bases (this CPU's, which
+ * may change between two chunks), HWT_LOCKED_MAX per hold of the locks.
+ */
 static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 {
-	struct hwt_base *old = per_cpu_ptr(w->bases, cpu), *new;
-	struct hwtimer *t;
-	unsigned int idx;
+	struct hwt_base *old = per_cpu_ptr(w->bases, cpu);
 
-	spin_lock_irq(&old->lock);
+	raw_spin_lock_irq(&old->lock);
 	old->offline = true;
-	spin_unlock_irq(&old->lock);
+	raw_spin_unlock_irq(&old->lock);
 	/* The offline flag stops either from re-arming the other. */
 	hrtimer_cancel(&old->hrt);
 	if (w->wq)
 		cancel_work_sync(&old->work);
 
-	local_irq_disable();
-	new = this_cpu_ptr(w->bases);
-	spin_lock(&new->lock);
-	spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	hwt_forward(new, hwt_now(w));
-	for (;;) {
-		if (!hlist_empty(&old->due)) {
-			t = hlist_entry(old->due.first, struct hwtimer, entry);
-		} else {
-			idx = find_first_bit(old->pending_map, w->nslots);
-			if (idx >= w->nslots)
-				break;
-			t = hlist_entry(old->vectors[idx].first, struct hwtimer, entry);
-		}
-		hwt_detach(old, t);
-		if (w->max_pending)
-			atomic64_inc(&w->npending);
-		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new->cpu);
-		hwt_place(new, t, hwt_expiry_tick(w, t->deadline));
-		new->npending++;
-	}
-	old->next_event = U64_MAX;
-	old->armed = U64_MAX;
-	hwt_program(new);
-	spin_unlock(&old->lock);
-	spin_unlock(&new->lock);
-	local_irq_enable();
+	while (!hwt_migrate_some(w, old))
+		cond_resched();
 }
 
 static int hwt_cpu_dead(unsigned int cpu)

@@ -9,8 +9,10 @@
  * cases assert "never early" strictly, and lateness only against generous
  * bounds, reporting what they measured.
  */
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
@@ -18,7 +20,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include <uapi/linux/sched/types.h>
 
+#include "hwtimer_compat.h"
 #include "hwtimer_kunit.h"
 
 #define US	1000ULL
@@ -81,6 +85,25 @@ static bool kt_any_hrtimer_armed(struct hwtimer_wheel *w)
 		if (hrtimer_active(&kt_base(w, cpu)->hrt))
 			return true;
 	return false;
+}
+
+/*
+ * Every armed base hrtimer is queued on its own CPU: no call from another
+ * CPU moved it (hrtimer_start() of a pinned hrtimer queues it on the
+ * calling CPU), so each base's expiries run where its timers were started.
+ */
+static void kt_expect_hrtimers_home(struct kunit *test, struct hwtimer_wheel *w)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct hwt_base *base = kt_base(w, cpu);
+
+		if (hrtimer_active(&base->hrt))
+			KUNIT_EXPECT_EQ_MSG(test, base->hrt.base->cpu_base->cpu, cpu,
+					    "the hrtimer of CPU %u's base is queued on CPU %u",
+					    cpu, base->hrt.base->cpu_base->cpu);
+	}
 }
 
 static unsigned int kt_nth_online_cpu(int n)
@@ -455,7 +478,178 @@ static void rt_modify_moves_to_local_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_base(w, b)->npending, 1UL);
 	KUNIT_EXPECT_FALSE_MSG(test, hrtimer_active(&kt_base(w, a)->hrt),
 			       "the emptied base kept its hrtimer armed");
+	kt_expect_hrtimers_home(test, w);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt->t), 1);
+}
+
+/*
+ * "Any context, including hard interrupts": start, modify, state and
+ * cancel from a hard hrtimer callback, which runs in hardirq context on
+ * PREEMPT_RT too. With sleeping base locks, RT would report a sleeping
+ * lock taken in hardirq context.
+ */
+struct kt_hard {
+	struct hrtimer hrt;
+	struct hwtimer *t;
+	struct completion done;
+	bool in_hardirq;
+	int start, modify, cancel;
+	enum hwtimer_state state;
+};
+
+static enum hrtimer_restart kt_hard_fn(struct hrtimer *hrt)
+{
+	struct kt_hard *h = container_of(hrt, struct kt_hard, hrt);
+
+	h->in_hardirq = in_hardirq();
+	h->start = hwtimer_start(h->t, 1000 * MS);
+	h->modify = hwtimer_modify(h->t, 2000 * MS);
+	h->state = hwtimer_state(h->t);
+	h->cancel = hwtimer_cancel(h->t);
+	complete(&h->done);
+	return HRTIMER_NORESTART;
+}
+
+static void rt_any_context_hardirq(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 1);
+	struct kt_hard *h = kt_kvzalloc(test, sizeof(*h));
+	unsigned long left;
+
+	h->t = &kt->t;
+	init_completion(&h->done);
+	hwt_hrtimer_setup(&h->hrt, kt_hard_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&h->hrt, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	left = wait_for_completion_timeout(&h->done, msecs_to_jiffies(10000));
+	hrtimer_cancel(&h->hrt);
+	KUNIT_ASSERT_GT_MSG(test, left, 0UL, "the hard hrtimer never ran");
+	KUNIT_EXPECT_TRUE_MSG(test, h->in_hardirq, "the calls did not run in hardirq context");
+	KUNIT_EXPECT_EQ_MSG(test, h->start, 0, "start from hardirq");
+	KUNIT_EXPECT_EQ_MSG(test, h->modify, 1, "modify from hardirq");
+	KUNIT_EXPECT_EQ_MSG(test, h->state, HWTIMER_PENDING, "state from hardirq");
+	KUNIT_EXPECT_EQ_MSG(test, h->cancel, 1, "cancel from hardirq");
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
+}
+
+/*
+ * PREEMPT_RT: hwtimer_cancel_sync() lends its priority to the thread
+ * running the callback. The callback runs (mdelay) on CPU a in the softirq
+ * thread; a FIFO task then spins on CPU a, which keeps that thread off the
+ * CPU; a higher-priority FIFO task on CPU b calls hwtimer_cancel_sync().
+ * Without priority inheritance it waits until the spinner gives up (or RT
+ * throttling lends the softirq thread a few ms a second): seconds. With
+ * it, the callback's thread runs at the waiter's priority and finishes.
+ */
+struct kt_pi {
+	struct kt_slow *s;
+	atomic_t spinning;
+	atomic_t cancelled;
+	bool spinner_gave_up;
+	s64 cancel_ms;
+	struct completion done;
+};
+
+#define KT_PI_SPIN_MAX_MS	3000
+
+static void kt_set_fifo(struct task_struct *p, int prio)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = prio,
+	};
+
+	WARN_ON_ONCE(sched_setattr_nocheck(p, &attr));
+}
+
+static int kt_pi_spinner(void *arg)
+{
+	struct kt_pi *pi = arg;
+	ktime_t end;
+
+	while (!atomic_read(&pi->s->started) && !kthread_should_stop())
+		usleep_range(100, 200);
+	atomic_set(&pi->spinning, 1);
+	end = ktime_add_ms(ktime_get(), KT_PI_SPIN_MAX_MS);
+	while (!atomic_read(&pi->cancelled)) {
+		if (ktime_after(ktime_get(), end)) {
+			pi->spinner_gave_up = true;
+			break;
+		}
+		cpu_relax();
+	}
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+static int kt_pi_canceller(void *arg)
+{
+	struct kt_pi *pi = arg;
+	ktime_t t0;
+
+	while (!atomic_read(&pi->spinning)) {
+		if (kthread_should_stop())
+			return 0;
+		usleep_range(100, 200);
+	}
+	/* Let the spinner take the callback's CPU. */
+	usleep_range(2000, 3000);
+	t0 = ktime_get();
+	hwtimer_cancel_sync(&pi->s->t);
+	pi->cancel_ms = ktime_ms_delta(ktime_get(), t0);
+	atomic_set(&pi->cancelled, 1);
+	complete(&pi->done);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+static void rt_cancel_sync_lends_priority(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct kt_pi *pi = kt_kvzalloc(test, sizeof(*pi));
+	unsigned int a = cpumask_first(cpu_online_mask);
+	unsigned int b = cpumask_next(a, cpu_online_mask);
+	struct task_struct *spinner, *canceller;
+	unsigned long left;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT only: elsewhere no task preempts a softirq callback");
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	pi->s = kt_slow_alloc(test, w, 100, false);
+	init_completion(&pi->done);
+	spinner = kthread_create(kt_pi_spinner, pi, "kt-pi-spin");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(spinner));
+	canceller = kthread_create(kt_pi_canceller, pi, "kt-pi-cancel");
+	if (IS_ERR(canceller)) {
+		kthread_stop(spinner);
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(canceller));
+		return;
+	}
+	kthread_bind(spinner, a);
+	kthread_bind(canceller, b);
+	kt_set_fifo(spinner, 60);
+	kt_set_fifo(canceller, 70);
+	wake_up_process(spinner);
+	wake_up_process(canceller);
+
+	KUNIT_EXPECT_EQ(test, kt_modify_on(a, &pi->s->t, MS), 0);
+	left = wait_for_completion_timeout(&pi->done, msecs_to_jiffies(20000));
+	kthread_stop(canceller);
+	kthread_stop(spinner);
+	KUNIT_ASSERT_GT_MSG(test, left, 0UL, "cancel_sync never returned");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pi->s->done), 1,
+			    "cancel_sync returned while the callback was still running");
+	KUNIT_EXPECT_FALSE_MSG(test, pi->spinner_gave_up,
+			       "cancel_sync waited %lld ms, until the spinner gave up: no priority inheritance",
+			       pi->cancel_ms);
+	KUNIT_EXPECT_LT_MSG(test, pi->cancel_ms, 1000LL,
+			    "cancel_sync behind a FIFO task spinning on the callback's CPU took %lld ms",
+			    pi->cancel_ms);
+	kunit_info(test, "cancel_sync under a spinning FIFO task: %lld ms\n", pi->cancel_ms);
 }
 
 static struct kunit_case realtime_cases[] = {
@@ -472,6 +666,8 @@ static struct kunit_case realtime_cases[] = {
 	KUNIT_CASE(rt_debugfs_stats),
 	KUNIT_CASE(rt_runs_on_starting_cpu),
 	KUNIT_CASE(rt_modify_moves_to_local_cpu),
+	KUNIT_CASE(rt_any_context_hardirq),
+	KUNIT_CASE(rt_cancel_sync_lends_priority),
 	{}
 };
 
@@ -768,12 +964,90 @@ static void cc_hotplug_migrates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.fired, (u64)n);
 }
 
+/*
+ * hwtimer_cancel() tests hwtimer_pending() without the lock. A modify
+ * moving a pending timer must keep it reading as pending throughout, or a
+ * cancel on another CPU returns 0 for a timer that then fires. Here the
+ * timer is pending whenever the cancelling thread calls cancel: it is the
+ * only one that cancels, and it re-arms right after, while a thread on
+ * another CPU keeps modifying (moving) the timer.
+ */
+struct cc_move {
+	struct hwtimer t;
+	atomic_t stop;
+	unsigned long cancels, misses, modifies;
+};
+
+static void cc_move_fn(struct hwtimer *t)
+{
+}
+
+static int cc_move_modifier(void *arg)
+{
+	struct cc_move *m = arg;
+
+	while (!atomic_read(&m->stop)) {
+		hwtimer_modify(&m->t, 3600 * 1000 * MS);
+		m->modifies++;
+		if (!(m->modifies & 1023))
+			cond_resched();
+	}
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+static long cc_move_canceller(void *arg)
+{
+	struct cc_move *m = arg;
+	ktime_t end = ktime_add_ms(ktime_get(), 2000);
+
+	while (ktime_before(ktime_get(), end)) {
+		if (hwtimer_cancel(&m->t) != 1)
+			m->misses++;
+		hwtimer_modify(&m->t, 3600 * 1000 * MS);
+		m->cancels++;
+		if (!(m->cancels & 1023))
+			cond_resched();
+	}
+	atomic_set(&m->stop, 1);
+	return 0;
+}
+
+static void cc_cancel_sees_moving_timer(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
+	struct cc_move *m = kt_kvzalloc(test, sizeof(*m));
+	unsigned int a = cpumask_first(cpu_online_mask);
+	unsigned int b = cpumask_next(a, cpu_online_mask);
+	struct task_struct *mod;
+
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	hwtimer_setup(&m->t, w, cc_move_fn);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&m->t, 3600 * 1000 * MS), 0);
+	mod = kthread_create(cc_move_modifier, m, "cc-move");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mod));
+	kthread_bind(mod, b);
+	wake_up_process(mod);
+	work_on_cpu(a, cc_move_canceller, m);
+	kthread_stop(mod);
+	KUNIT_EXPECT_EQ_MSG(test, m->misses, 0UL,
+			    "hwtimer_cancel() returned 0 %lu times (of %lu) for a pending timer that another CPU was modifying",
+			    m->misses, m->cancels);
+	kt_expect_hrtimers_home(test, w);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&m->t), 1);
+	kunit_info(test, "%lu cancels against %lu modifies on another CPU\n", m->cancels,
+		   m->modifies);
+}
+
 static struct kunit_case concurrency_cases[] = {
 	KUNIT_CASE(cc_ledger_softirq),
 	KUNIT_CASE(cc_ledger_process),
 	KUNIT_CASE(cc_cancel_races_expiry),
 	KUNIT_CASE(cc_cancel_sync_from_other_cpu),
 	KUNIT_CASE(cc_hotplug_migrates),
+	KUNIT_CASE(cc_cancel_sees_moving_timer),
 	{}
 };
 

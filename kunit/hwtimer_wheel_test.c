@@ -527,6 +527,54 @@ static void wheel_far_future_costs_nothing_per_tick(struct kunit *test)
 		   n, s1.ticks, s1.visited, s1.cascaded);
 }
 
+/*
+ * Many timers in one coarse slot: the cascade that moves them down holds
+ * the base lock (interrupts off) for at most HWT_LOCKED_MAX entries at a
+ * time, however many there are. A user can fill one slot with hundreds of
+ * thousands of /dev/hwtimer timeouts.
+ */
+static const int kt_cascade_sizes[] = { 10000, 100000 };
+
+static void kt_cascade_size_desc(const int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%d timers in one slot", *n);
+}
+
+KUNIT_ARRAY_PARAM(kt_cascade_size, kt_cascade_sizes, kt_cascade_size_desc);
+
+static void wheel_cascade_bounded(struct kunit *test)
+{
+	const int n = *(const int *)test->param_value;
+	/* Level 0 spans 64 ticks, level 1 64 slots of 64 ticks. */
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	struct hwtimer_stats s;
+	int i, fired = 0, early = 0;
+
+	/* Tick 3000: level-1 slot 46, which cascades at tick 2944. */
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 3000 * MS), 0);
+	hwt_manual_advance(w, 2944 * MS);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ_MSG(test, s.cascaded, (u64)n,
+			    "the slot's %d timers were not all moved down", n);
+	KUNIT_EXPECT_LE_MSG(test, s.max_hold, (u64)HWT_LOCKED_MAX,
+			    "one hold of the base lock moved %llu of %d timers (bound %d)",
+			    s.max_hold, n, HWT_LOCKED_MAX);
+	KUNIT_EXPECT_EQ(test, s.fired, 0ULL);
+	hwt_manual_advance(w, 3000 * MS);
+	for (i = 0; i < n; i++) {
+		fired += atomic_read(&kt[i].fires);
+		early += atomic_read(&kt[i].early);
+	}
+	KUNIT_EXPECT_EQ(test, fired, n);
+	KUNIT_EXPECT_EQ(test, early, 0);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ_MSG(test, s.cascaded, (u64)n, "timers cascaded more than once");
+	kunit_info(test, "%d timers in one slot: %llu cascaded, longest lock hold %llu entries\n",
+		   n, s.cascaded, s.max_hold);
+}
+
 /* Random delays over many levels on a small wheel: every timer exact. */
 static int kt_cmp_u64(const void *a, const void *b)
 {
@@ -671,6 +719,7 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_destroy_hands_back_pending),
 	KUNIT_CASE(wheel_max_pending),
 	KUNIT_CASE(wheel_far_future_costs_nothing_per_tick),
+	KUNIT_CASE_PARAM(wheel_cascade_bounded, kt_cascade_size_gen_params),
 	KUNIT_CASE(wheel_random_cascades_exact),
 	KUNIT_CASE(wheel_burst_is_batched),
 	KUNIT_CASE(wheel_lateness_stats),

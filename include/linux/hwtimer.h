@@ -10,9 +10,15 @@
  * workqueue (HWTIMER_WHEEL_PROCESS).
  *
  * Guarantees: a timer never fires before its deadline, and fires at most
- * one tick (plus scheduling latency) after it, for any delay. Each start
- * resolves exactly once: the callback runs, or a cancel reports it pending,
- * or destroy hands it back.
+ * one tick (plus hrtimer and softirq latency) after it, for any delay. Each
+ * start resolves exactly once: the callback runs, or a cancel reports it
+ * pending, or destroy hands it back.
+ *
+ * PREEMPT_RT: the base locks are raw spinlocks, so start, modify, cancel
+ * and the queries work from any context, hard interrupts included, on RT
+ * as elsewhere, and hold them for a bounded time. Softirqs run in threads
+ * there, so "softirq latency" includes the scheduling of that thread;
+ * hwtimer_cancel_sync() lends the waiter's priority to it.
  */
 #ifndef _LINUX_HWTIMER_H
 #define _LINUX_HWTIMER_H
@@ -27,9 +33,18 @@ struct hwtimer_wheel;
  * typedef hwtimer_fn_t - timer callback
  * @timer: the timer that expired; use from_hwtimer() to reach its container
  *
- * Runs with no hwtimer lock held, in softirq context or (for
- * %HWTIMER_WHEEL_PROCESS wheels) in process context, where it may sleep.
- * It may re-arm its own timer.
+ * Runs with no hwtimer lock held, in softirq context (on PREEMPT_RT, in
+ * the preemptible softirq thread) or, for %HWTIMER_WHEEL_PROCESS wheels, in
+ * process context, where it may sleep.
+ *
+ * The contract, as for timer_list callbacks: it may re-arm its own timer
+ * (start or modify), and it may free the object embedding @timer, since
+ * the wheel never touches @timer once the callback has returned (a
+ * hwtimer_cancel_sync() of it must then not be running, which the owner
+ * ensures). It must return with the preemption count it was called with;
+ * otherwise hwtimer warns and restores it. It must not call
+ * hwtimer_cancel_sync() or hwtimer_shutdown_sync() on a timer of its own
+ * wheel (lockdep reports it).
  */
 typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
 
@@ -126,6 +141,9 @@ enum hwtimer_state {
  * @wakeups: runs of the expiry path (hrtimer callbacks and work items)
  * @visited: timer entries touched by the expiry path, expired or cascaded
  * @cascaded: entries moved from a coarser level to a finer one
+ * @max_hold: the most timer entries the expiry path moved in one hold of a
+ *            base lock (cascades): bounded by a constant, however many
+ *            timers share a slot
  */
 struct hwtimer_stats {
 	u64	started;
@@ -140,6 +158,7 @@ struct hwtimer_stats {
 	u64	wakeups;
 	u64	visited;
 	u64	cascaded;
+	u64	max_hold;
 };
 
 struct module;

@@ -133,7 +133,13 @@ struct hwts_wheel;
  * @ws: the wheel it belongs to
  * @lock: protects @q and @qlen; held across start, modify and cancel of a
  *        %HWTS_LEDGER timer and by its callback and hand-back. Taken with
- *        interrupts disabled, before the wheel's base lock.
+ *        interrupts disabled, before the wheel's base lock. A raw lock:
+ *        hwtimer's API works under one on PREEMPT_RT too, and a spinlock_t
+ *        there disables migration while held, which in 6.12-rt trips a
+ *        scheduler WARN (affine_move_task() from migrate_enable()) when
+ *        CPU hotplug re-affines these pinned workers inside the section:
+ *        a kernel bug, not this module's, that the hotplug step must not
+ *        turn into a failed run.
  * @op: serialises the threads' operations on a %HWTS_LEDGER timer
  * @q: deadlines of the outstanding starts, oldest first
  * @qlen: entries in @q
@@ -144,7 +150,7 @@ struct hwts_wheel;
 struct hwts_obj {
 	struct hwtimer		timer;
 	struct hwts_wheel	*ws;
-	spinlock_t		lock;	/* see above */
+	raw_spinlock_t		lock;	/* see above */
 	struct mutex		op;	/* see above */
 	u64			q[HWTS_QLEN];
 	unsigned int		qlen;
@@ -402,7 +408,7 @@ static void hwts_ledger_fn(struct hwtimer *timer)
 	int ret;
 
 	hwts_check_context(ws);
-	spin_lock_irqsave(&o->lock, flags);
+	raw_spin_lock_irqsave(&o->lock, flags);
 	now = ktime_get_ns();
 	if (!hwts_pop_oldest(o, &d)) {
 		atomic64_inc(&ws->l.dup);
@@ -433,7 +439,7 @@ static void hwts_ledger_fn(struct hwtimer *timer)
 			}
 		}
 	}
-	spin_unlock_irqrestore(&o->lock, flags);
+	raw_spin_unlock_irqrestore(&o->lock, flags);
 
 	/* Widen the window in which the callback runs and cancel_sync waits. */
 	if (ws->process && !(r & 0x3f0000))
@@ -471,7 +477,7 @@ static void hwts_unprocessed(struct hwtimer *timer, void *arg)
 	struct hwts_run *run = ws->run;
 	unsigned long flags;
 
-	spin_lock_irqsave(&o->lock, flags);
+	raw_spin_lock_irqsave(&o->lock, flags);
 	if (o->kind == HWTS_CHAOS) {
 		if (atomic_dec_return(&o->out) < 0)
 			atomic64_inc(&ws->l.dup);
@@ -479,7 +485,7 @@ static void hwts_unprocessed(struct hwtimer *timer, void *arg)
 	} else {
 		hwts_resolve_newest(o, &ws->l.handed, 0);
 	}
-	spin_unlock_irqrestore(&o->lock, flags);
+	raw_spin_unlock_irqrestore(&o->lock, flags);
 
 	if (o->kind == HWTS_SENTINEL && READ_ONCE(run->cycling)) {
 		while (!wait_event_timeout(run->ackwq,
@@ -525,7 +531,7 @@ static int hwts_ledger_op(struct hwts_worker *wk, struct hwts_obj *o)
 	if (op < 65) {
 		delay = hwts_rand_delay(ws, r >> 8, hwts_rand(wk));
 		op %= 4;
-		spin_lock_irqsave(&o->lock, flags);
+		raw_spin_lock_irqsave(&o->lock, flags);
 		/*
 		 * A relative start measures from a clock read inside the call:
 		 * @now + @delay is a lower bound of its deadline.
@@ -542,15 +548,15 @@ static int hwts_ledger_op(struct hwts_worker *wk, struct hwts_obj *o)
 					hwts_resolve_newest(o, &ws->l.replaced, 1);
 			}
 		}
-		spin_unlock_irqrestore(&o->lock, flags);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
 	} else if (op < 85) {
-		spin_lock_irqsave(&o->lock, flags);
+		raw_spin_lock_irqsave(&o->lock, flags);
 		if (hwtimer_cancel(&o->timer) == 1)
 			hwts_resolve_newest(o, &ws->l.cancelled, 0);
-		spin_unlock_irqrestore(&o->lock, flags);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
 	} else if (op < 95) {
 		ret = hwtimer_cancel_sync(&o->timer);
-		spin_lock_irqsave(&o->lock, flags);
+		raw_spin_lock_irqsave(&o->lock, flags);
 		n = o->qlen;
 		if (ret == 1 && !n)
 			atomic64_inc(&ws->l.dup);
@@ -564,7 +570,7 @@ static int hwts_ledger_op(struct hwts_worker *wk, struct hwts_obj *o)
 		else
 			atomic64_add(n, &ws->l.cancelled);
 		o->qlen = 0;
-		spin_unlock_irqrestore(&o->lock, flags);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
 		ret = 0;
 	} else {
 		/* Lockless snapshots against everything else going on. */
@@ -715,14 +721,14 @@ static int hwts_start_sentinel(struct hwts_wheel *ws)
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&o->lock, flags);
+	raw_spin_lock_irqsave(&o->lock, flags);
 	hwts_push(o, ktime_get_ns() + 3600 * SEC);
 	ret = hwtimer_start(&o->timer, 3600 * SEC);
 	if (ret)
 		hwts_pop_back(o, 0);
 	else
 		atomic64_inc(&ws->l.armed);
-	spin_unlock_irqrestore(&o->lock, flags);
+	raw_spin_unlock_irqrestore(&o->lock, flags);
 	return ret;
 }
 
@@ -786,7 +792,7 @@ static int hwts_wheel_init(struct hwts_run *run, unsigned int wi)
 		struct hwts_obj *o = &ws->objs[i];
 
 		o->ws = ws;
-		spin_lock_init(&o->lock);
+		raw_spin_lock_init(&o->lock);
 		mutex_init(&o->op);
 		if (i == ws->nobjs - 1)
 			o->kind = HWTS_SENTINEL;
@@ -812,7 +818,7 @@ static void hwts_settle(struct hwts_wheel *ws)
 		unsigned long flags;
 		int out;
 
-		spin_lock_irqsave(&o->lock, flags);
+		raw_spin_lock_irqsave(&o->lock, flags);
 		if (o->qlen) {
 			pr_err("%s: timer %u: %u starts never resolved\n",
 			       ws->name, i, o->qlen);
@@ -827,7 +833,7 @@ static void hwts_settle(struct hwts_wheel *ws)
 		} else if (out < 0) {
 			atomic64_add(-out, &ws->l.dup);
 		}
-		spin_unlock_irqrestore(&o->lock, flags);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
 	}
 }
 
@@ -893,7 +899,7 @@ static void hwts_shutdown_default(struct hwts_wheel *ws)
 		int ret;
 
 		ret = hwtimer_shutdown_sync(&o->timer);
-		spin_lock_irqsave(&o->lock, flags);
+		raw_spin_lock_irqsave(&o->lock, flags);
 		if (o->kind == HWTS_CHAOS) {
 			if (ret == 1) {
 				if (atomic_dec_return(&o->out) < 0)
@@ -906,7 +912,7 @@ static void hwts_shutdown_default(struct hwts_wheel *ws)
 			atomic64_add(o->qlen, &ws->l.cancelled);
 			o->qlen = 0;
 		}
-		spin_unlock_irqrestore(&o->lock, flags);
+		raw_spin_unlock_irqrestore(&o->lock, flags);
 		if (hwtimer_start(&o->timer, 0) != -EIDRM ||
 		    hwtimer_state(&o->timer) != HWTIMER_SHUTDOWN)
 			atomic64_inc(&ws->l.errors);

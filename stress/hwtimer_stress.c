@@ -404,7 +404,8 @@ static void hwts_ledger_fn(struct hwtimer *timer)
 	struct hwts_wheel *ws = o->ws;
 	unsigned long flags;
 	u64 now, d;
-	u32 r = get_random_u32();
+	/* Before the raw lock: get_random_u32() takes a spinlock_t on RT. */
+	u32 r = get_random_u32(), r2 = get_random_u32();
 	int ret;
 
 	hwts_check_context(ws);
@@ -421,7 +422,7 @@ static void hwts_ledger_fn(struct hwtimer *timer)
 	atomic64_inc(&ws->l.fired);
 
 	if (o->rearm && r % 100 < ws->run->p.rearm) {
-		d = now + hwts_rand_delay(ws, r >> 8, get_random_u32());
+		d = now + hwts_rand_delay(ws, r >> 8, r2);
 		if (hwts_push(o, d)) {
 			ret = hwtimer_start_abs(timer, d);
 			if (ret) {

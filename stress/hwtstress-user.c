@@ -27,6 +27,7 @@
  *
  * Output: TAP, and a "uledger ..." line with the totals.
  */
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -648,6 +649,33 @@ static int child(int ichild, struct hfd *global, unsigned int nthreads)
 	return 0;
 }
 
+/* What the cgroup's slab bytes may stay above the baseline after close. */
+#define MEMCG_SLACK	(64 * 1024)
+
+/* Ask SLUB to free the empty slabs it caches (best effort). */
+static void shrink_slabs(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	char path[512];
+	struct dirent *e;
+	int fd;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Best effort: a cache that cannot shrink is left as it is. */
+		(void)!write(fd, "1", 1);
+		close(fd);
+	}
+	closedir(d);
+}
+
 /* The memory cgroup's slab bytes, or -1. */
 static long memcg_slab(void)
 {
@@ -805,6 +833,18 @@ int main(int argc, char **argv)
 		g1 = hwt_global_count();
 		s1 = hwt_slab_objects();
 	}
+	/*
+	 * The cgroup's slab bytes lag behind the frees: SLUB keeps emptied
+	 * slabs on per-CPU partial lists (shrink them), and the memcg
+	 * statistics are flushed lazily (newer kernels at most every 2 s).
+	 * The exact check is the object count above; this one only asks that
+	 * the charge came back.
+	 */
+	for (i = 0; i < 40 && m0 >= 0 && m1 > m0 + MEMCG_SLACK; i++) {
+		shrink_slabs();
+		usleep(100000);
+		m1 = memcg_slab();
+	}
 
 	diag("ops %llu, modified %llu, cancel/modify of dead ids %llu, arms refused by caps %llu",
 	     (unsigned long long)shm->ops, (unsigned long long)shm->modified,
@@ -831,7 +871,7 @@ int main(int argc, char **argv)
 	    "back to baseline after close: global count %ld -> %ld, slab objects %ld -> %ld",
 	    g0, g1, s0, s1);
 	if (cgroup && m0 >= 0)
-		tap(m1 <= m0 + 64 * 1024 && peak > m0,
+		tap(m1 <= m0 + MEMCG_SLACK && peak > m0,
 		    "memcg slab charged and back: %ld -> peak %ld -> %ld bytes", m0, peak, m1);
 	else
 		printf("ok %u - # SKIP no memory cgroup\n", ++tap_n);

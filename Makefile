@@ -9,10 +9,16 @@
 #   make                 build kmod/hwtimer.ko (and the sample) against KDIR
 #                        (scripts/kdir.sh: KDIR, else the running kernel's
 #                        build tree, else Debian's linux-headers-amd64)
-#   make check           build everything, run every test in the debug VM
+#   make check           build everything, run every test in the debug VM,
+#                        on each test kernel of KERNELS (or only KERNEL=)
 #   make run             boot the VM with the module loaded, run the demo
 #   make shell           boot the VM with the module loaded, drop to a shell
 #   make selftest        prove the runner fails on broken fixtures
+#
+# The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt):
+# `make check` runs every kernel of KERNELS, or only KERNEL when one is
+# given (make check KERNEL=6.12-rt); every other VM target (run, shell,
+# selftest, stress, bench...) boots KERNEL, 6.1 by default.
 #   make deps            install the Debian packages the above need
 #   make clean
 
@@ -21,8 +27,14 @@
 # rule, says which tree it took, and is what the runner and CI use too.
 export KDIR
 
+KERNEL ?= 6.1
+KERNELS ?= 6.1 6.12-rt
+export KERNEL
+# KERNEL set by this file (origin "file") means nobody named one.
+CHECK_KERNELS := $(if $(filter file,$(origin KERNEL)),$(KERNELS),$(KERNEL))
+
 # Kernel source tree holding tools/testing/selftests/kselftest_harness.h.
-# The VM runner passes the source of its test kernel.
+# The VM runner passes 6.1's (scripts/kernel.sh source 6.1).
 ifndef KSRC
 KSRC := $(shell ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/hwtimer/src/linux-source-6.1-* 2>/dev/null | sort -V | tail -n 1)
 endif
@@ -81,9 +93,9 @@ $(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS)
 deps:
 	scripts/deps.sh
 
+# The bench and stress smokes run inside, on each kernel (scripts/runner.sh).
 check:
-	bench/bench.sh smoke
-	scripts/runner.sh check
+	KERNELS="$(CHECK_KERNELS)" scripts/runner.sh check
 
 selftest:
 	scripts/runner.sh selftest

@@ -178,13 +178,34 @@ selftests() {
 	fixture clean fixture_clean
 }
 
+# The preemption model, for the boot line: the host checks that an -rt
+# test kernel really runs PREEMPT_RT. debugfs names the current model
+# where it can change at boot (PREEMPT_DYNAMIC); otherwise the version
+# string carries the configured one ("SMP PREEMPT_RT", "SMP PREEMPT").
+preempt_model() {
+	local f=/sys/kernel/debug/sched/preempt
+	case "$(uname -v)" in
+	*PREEMPT_RT*) echo rt ;;
+	*)
+		if [ -r $f ]; then
+			sed -n 's/.*(\([a-z]*\)).*/\1/p' $f
+		else
+			case "$(uname -v)" in
+			*PREEMPT*) echo full ;;
+			*) echo none ;;
+			esac
+		fi
+		;;
+	esac
+}
+
 show_device() {
 	grep hwtimer /proc/modules
 	grep hwtimer /proc/misc
 	ls -l /dev/hwtimer
 }
 
-mark "boot $(uname -r) mode=$mode cpus=$(nproc)"
+mark "boot $(uname -r) preempt=$(preempt_model) mode=$mode cpus=$(nproc) version=$(uname -v)"
 case "$mode" in
 check)
 	load /hwt/kmod/hwtimer.ko

@@ -4,6 +4,8 @@
 # Build (or reuse) a test kernel from Debian's kernel sources.
 #
 #   scripts/kernel.sh [FLAVOUR [KERNEL]]    prints the kernel build directory
+#   scripts/kernel.sh source [KERNEL]       prints the extracted source tree
+#                                           only (no kernel is built)
 #
 # FLAVOUR is debug (default), bench or kcsan: scripts/FLAVOUR.config.
 # KERNEL is one of (default 6.1):
@@ -29,18 +31,44 @@ case "$kernel" in
 *) echo "kernel.sh: unknown KERNEL=$kernel (6.1, 6.12 or 6.12-rt)" >&2; exit 2 ;;
 esac
 srcv=${kernel%-rt}
-frags=("$top/scripts/$flavour.config")
-[ -f "${frags[0]}" ] || { echo "kernel.sh: no fragment ${frags[0]}" >&2; exit 2; }
-[ -f "$top/scripts/linux-$srcv.config" ] && frags+=("$top/scripts/linux-$srcv.config")
-[ "$kernel" = "$srcv" ] || frags+=("$top/scripts/rt.config")
-
 pkg=linux-source-$srcv
 tarball=/usr/src/$pkg.tar.xz
 [ -f "$tarball" ] || { echo "kernel.sh: $pkg is not installed (run scripts/deps.sh)" >&2; exit 2; }
 srcver=$(dpkg-query -W -f='${Version}' "$pkg")
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
+src=$cache/src/$pkg-$srcver
 mkdir -p "$cache"
+
+# One extraction per source version; two kernels of one version share it.
+extract() {
+	exec 7>"$cache/.lock-src-$pkg"
+	flock 7
+	if [ ! -f "$src/.hwtimer-extracted" ]; then
+		echo "kernel.sh: extracting $tarball" >&2
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$src.tmp"
+		tar -C "$src.tmp" -xf "$tarball"
+		mv "$src.tmp/$pkg" "$src"
+		rmdir "$src.tmp"
+		touch "$src/.hwtimer-extracted"
+	fi
+	flock -u 7
+}
+
+# The sources alone: the user-space tests take kselftest_harness.h from
+# them, and need no kernel build for it.
+if [ "$flavour" = source ]; then
+	extract
+	echo "$src"
+	exit 0
+fi
+
+frags=("$top/scripts/$flavour.config")
+[ -f "${frags[0]}" ] || { echo "kernel.sh: no fragment ${frags[0]}" >&2; exit 2; }
+[ -f "$top/scripts/linux-$srcv.config" ] && frags+=("$top/scripts/linux-$srcv.config")
+[ "$kernel" = "$srcv" ] || frags+=("$top/scripts/rt.config")
+
 # The effective fragment: every option's last setting, in the order the
 # options first appear. Merged by merge_config.sh the same way.
 merged=$(mktemp "$cache/.frag.XXXXXX")
@@ -53,7 +81,6 @@ awk '
 ' "${frags[@]}" >"$merged"
 
 hash=$( (cat "$merged"; echo "$srcver"; echo "$flavour $kernel") | sha256sum | cut -c1-16)
-src=$cache/src/$pkg-$srcver
 out=$cache/kernel-$flavour-$kernel-$hash
 
 # External modules are checked against Module.symvers, which only
@@ -75,19 +102,7 @@ if [ -f "$out/.hwtimer-built" ]; then
 	exit 0
 fi
 
-# One extraction per source version; two kernels of one version share it.
-exec 7>"$cache/.lock-src-$pkg"
-flock 7
-if [ ! -f "$src/.hwtimer-extracted" ]; then
-	echo "kernel.sh: extracting $tarball" >&2
-	rm -rf "$src" "$src.tmp"
-	mkdir -p "$src.tmp"
-	tar -C "$src.tmp" -xf "$tarball"
-	mv "$src.tmp/$pkg" "$src"
-	rmdir "$src.tmp"
-	touch "$src/.hwtimer-extracted"
-fi
-flock -u 7
+extract
 
 echo "kernel.sh: building the $flavour $kernel kernel in $out (5 to 20 minutes)" >&2
 rm -rf "$out"

@@ -3,25 +3,42 @@
 #
 # The hwtimer test runner: everything behind `make check|selftest|run|shell`.
 #
-#   scripts/runner.sh check     build all, run every test and the runner's
-#                               self-tests in one VM boot, judge the log
-#   scripts/runner.sh selftest  only the self-tests: the runner must fail
-#                               each deliberately broken fixture
-#   scripts/runner.sh run       boot with hwtimer.ko loaded, run the demo
-#   scripts/runner.sh shell     boot with hwtimer.ko loaded, interactive shell
+#   scripts/runner.sh check     on each test kernel of KERNELS: build all,
+#                               run every test and the runner's self-tests in
+#                               one VM boot, the stress smoke and the
+#                               benchmark smoke; judge it all
+#   scripts/runner.sh selftest  only the self-tests, on KERNEL: the runner
+#                               must fail each deliberately broken fixture
+#   scripts/runner.sh run       boot KERNEL with hwtimer.ko loaded, run the demo
+#   scripts/runner.sh shell     boot KERNEL with hwtimer.ko loaded, interactive shell
 #
-# Steps: install missing packages, get the cached debug kernel, build the
-# modules against it (and, for check, against Debian's stock headers), build
-# the static user-space programs, stage them into an initramfs, boot QEMU
-# (scripts/vm-boot.sh, guest side scripts/guest-init.sh), then judge the log
-# with scripts/parse-log.awk. check and selftest end with the line
-# "N passed, N failed, N skipped" and exit non-zero if anything failed.
+# Kernels are named as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt):
+# KERNELS is the list check runs (default "6.1 6.12-rt"), KERNEL the one
+# the other modes boot (default 6.1).
 #
-# Environment: SMP, MEM, VM_TIMEOUT, UT_TIMEOUT, APPEND, QEMU_EXTRA, QUIET
-# (see scripts/vm-boot.sh).
+# Steps: install missing packages; once per run, build the modules against
+# Debian's stock headers (check) and the static user-space programs; then,
+# per kernel, get the cached debug kernel, build the modules against it,
+# stage them into an initramfs, boot QEMU (scripts/vm-boot.sh, guest side
+# scripts/guest-init.sh) and judge the log with scripts/parse-log.awk. Each
+# kernel's part runs as its own process (runner.sh one MODE KERNEL), whose
+# lines are prefixed with "[KERNEL] " and kept in build/vm-KERNEL/. check
+# and selftest end with one line "N passed, N failed, N skipped" over all
+# kernels and exit non-zero if anything failed.
+#
+# Environment: KERNELS, KERNEL, STRESS_SMOKE=0 and BENCH_SMOKE=0 (skip
+# those parts of check), SMP, MEM, VM_TIMEOUT, UT_TIMEOUT, APPEND,
+# QEMU_EXTRA, QUIET (see scripts/vm-boot.sh).
 set -euo pipefail
 
 mode=${1:?usage: runner.sh check|selftest|run|shell}
+kernel=${KERNEL:-6.1}
+if [ "$mode" = one ]; then
+	# Internal: one kernel's part of check or selftest. The caller holds
+	# the lock and has built what all kernels share.
+	mode=${2:?} kernel=${3:?}
+	one=1
+fi
 # Called from make: its flags (-j with a jobserver, -n, -s) are not for the
 # builds below, which pick their own. Variables given as `make check SMP=4`
 # are in the environment too, and stay.
@@ -29,8 +46,9 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=$top/build
-vm=$out/vm
-log=$out/vm.log
+# Per kernel, so that the logs of every kernel stay.
+vm=$out/vm-$kernel
+log=$vm/vm.log
 start=$SECONDS
 passed=0 failed=0 skipped=0
 
@@ -90,6 +108,44 @@ built_modules() {
 	sed -e 's/\.o$/.ko/' -e "s|^$1/||" "$1/modules.order"
 }
 
+# Every module of the tree must also build warning-free (W=1, sparse)
+# against every installed Debian kernel's headers (6.1, 6.12, 6.12-rt:
+# scripts/deps.sh installs them), which have no KUnit. Once per run: these
+# builds do not depend on the test kernel.
+build_stock() {
+	local trees tree
+	trees=$(scripts/kdir.sh --all)
+	[ -n "$trees" ] || abort "no /usr/src/linux-headers-* installed (scripts/deps.sh)"
+	for tree in $trees; do
+		if KBUILD_ARGS=C=2 scripts/kbuild-tree.sh "$tree" "$out/stock/$(basename "$tree")" \
+			kunit samples bench stress; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			echo "FAIL modules ($(basename "$tree"), W=1, sparse): above" >&2
+		fi
+		say "modules built against $(basename "$tree")"
+	done
+}
+
+# The user-space programs are static and do not depend on the kernel they
+# run on: one build serves every kernel. kselftest_harness.h comes from
+# 6.1's source whatever the kernels: the one the tests are written
+# against (6.12's compiles them too, with -Wclobbered noise from its own
+# macros), and the binaries then stay the same on every kernel.
+build_user() {
+	local ksrc
+	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1 (scripts/deps.sh)"
+	if [ "$mode" != selftest ]; then
+		make -s user KSRC="$ksrc" || abort "user-space programs: build failed"
+	fi
+	if [ "$mode" = check ] || [ "$mode" = selftest ]; then
+		make -s ut UT_DIR=scripts/selftest/ut HWT_OUT="$out/selftest" KSRC="$ksrc" ||
+			abort "self-test fixture programs: build failed"
+	fi
+	say "user-space programs built"
+}
+
 build_product() {
 	local kdir=$1
 
@@ -97,37 +153,12 @@ build_product() {
 	mirror "$vm/kbuild" Kbuild kmod kunit samples include
 	kbuild "modules (test kernel, W=1, sparse)" "$kdir" "$vm/kbuild" C=2
 	say "modules built against the test kernel"
-
-	if [ "$mode" = check ]; then
-		# Every module of the tree must also build warning-free (W=1,
-		# sparse) against every installed Debian kernel's headers (6.1,
-		# 6.12, 6.12-rt: scripts/deps.sh installs them), which have no
-		# KUnit.
-		local trees tree
-		trees=$(scripts/kdir.sh --all)
-		[ -n "$trees" ] || abort "no /usr/src/linux-headers-* installed (scripts/deps.sh)"
-		for tree in $trees; do
-			if KBUILD_ARGS=C=2 scripts/kbuild-tree.sh "$tree" "$out/stock/$(basename "$tree")" \
-				kunit samples bench stress; then
-				passed=$((passed + 1))
-			else
-				failed=$((failed + 1))
-				echo "FAIL modules ($(basename "$tree"), W=1, sparse): above" >&2
-			fi
-			say "modules built against $(basename "$tree")"
-		done
-	fi
-
-	make -s user KSRC="$kdir/source" || abort "user-space programs: build failed"
-	say "user-space programs built"
 }
 
 build_selftest() {
 	local kdir=$1
 	(cd scripts/selftest/kmod && mirror "$vm/selftest" .)
 	kbuild "self-test fixture modules" "$kdir" "$vm/selftest"
-	make -s ut UT_DIR=scripts/selftest/ut HWT_OUT="$out/selftest" KSRC="$kdir/source" ||
-		abort "self-test fixture programs: build failed"
 	say "self-test fixtures built"
 }
 
@@ -214,16 +245,36 @@ selftest_asserts() {
 stress_smoke() {
 	local res last
 	[ -x stress/stress.sh ] && [ "${STRESS_SMOKE:-1}" != 0 ] || return 0
-	say "stress smoke (stress/stress.sh smoke, log in build/stress/smoke/)"
-	res=$out/stress-smoke.txt
-	stress/stress.sh smoke >"$res" 2>&1 || true
-	sed -n '/^==== stress/,$p' "$res"
+	say "stress smoke (stress/stress.sh smoke, log in build/stress/smoke-$kernel/)"
+	res=$vm/stress-smoke.txt
+	KERNEL=$kernel stress/stress.sh smoke >"$res" 2>&1 || true
+	# Its report and its failures; its own summary line is counted below.
+	sed -n '/^==== stress/,$p' "$res" | sed '$d'
 	grep -E '^FAIL|^stress: error' "$res" || true
 	last=$(tail -n 1 "$res")
 	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
 		passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
 	else
 		echo "FAIL the stress smoke did not finish (see $res)"
+		failed=$((failed + 1))
+	fi
+}
+
+# The benchmark smoke (bench/bench.sh smoke): the benchmark code run with
+# tiny N on this debug kernel, in its own boot, so that it too runs under
+# lockdep, KASAN and kmemleak. It fails on errors, never on targets: one
+# check. BENCH_SMOKE=0 skips it.
+bench_smoke() {
+	local res
+	[ -x bench/bench.sh ] && [ "${BENCH_SMOKE:-1}" != 0 ] || return 0
+	say "bench smoke (bench/bench.sh smoke, log in build/bench/smoke-$kernel/)"
+	res=$vm/bench-smoke.txt
+	if KERNEL=$kernel bench/bench.sh smoke >"$res" 2>&1; then
+		echo "bench smoke: ok ($(tail -n 1 "$res"), not judged in a smoke run)"
+		passed=$((passed + 1))
+	else
+		grep -E '^FAIL|^bench: error|^bench: FAILED' "$res" || tail -n 20 "$res"
+		echo "FAIL the bench smoke (see $res)"
 		failed=$((failed + 1))
 	fi
 }
@@ -242,13 +293,124 @@ boot() {
 	fi
 }
 
+# Say which kernel the results come from, and check that it is the one
+# asked for: its version, and PREEMPT_RT exactly for an -rt kernel (a
+# stale or mislabelled cache entry must not pass for the other kernel).
+check_boot() {
+	local line rel model want_model=other
+	line=$(grep -a -m1 '@@HWT boot ' "$log" | tr -d '\r') || true
+	if [ -z "$line" ]; then
+		echo "FAIL the guest never printed its boot line"
+		failed=$((failed + 1))
+		return
+	fi
+	line=${line#*@@HWT boot }
+	rel=${line%% *}
+	model=$(sed -n 's/.* preempt=\([^ ]*\).*/\1/p' <<<"$line")
+	echo "booted: Linux $rel, preemption model ${model:-unknown}, ${line#*version=}"
+	[ "$kernel" = "${kernel%-rt}" ] || want_model=rt
+	if [[ $rel != "${kernel%-rt}".* ]]; then
+		echo "FAIL the guest runs Linux $rel, not $kernel"
+		failed=$((failed + 1))
+	elif [ "$want_model" = rt ] && [ "$model" != rt ]; then
+		echo "FAIL the guest's kernel is not PREEMPT_RT (preempt=$model)"
+		failed=$((failed + 1))
+	elif [ "$want_model" != rt ] && [ "$model" = rt ]; then
+		echo "FAIL the guest's kernel is PREEMPT_RT, $kernel is not"
+		failed=$((failed + 1))
+	else
+		passed=$((passed + 1))
+	fi
+}
+
+# One kernel's part of check, selftest, run or shell.
+on_kernel() {
+	kdir=$(scripts/kernel.sh debug "$kernel") || abort "no $kernel debug kernel (scripts/kernel.sh debug $kernel)"
+	say "test kernel $kernel: $kdir"
+	mkdir -p "$vm"
+
+	case "$mode" in
+	check)
+		build_product "$kdir"
+		build_selftest "$kdir"
+		stage
+		boot
+		echo "==== results ($kernel) ===="
+		check_boot
+		judge main 1 || true
+		selftest_asserts
+		echo "full log: $log"
+		stress_smoke
+		bench_smoke
+		summary
+		;;
+	selftest)
+		build_selftest "$kdir"
+		stage
+		boot
+		echo "==== results ($kernel) ===="
+		check_boot
+		judge main 1 || true
+		selftest_asserts
+		summary
+		;;
+	run)
+		build_product "$kdir"
+		stage
+		# The demo's output, not the kernel's; the log has everything.
+		CONSOLE=${CONSOLE:-user} boot
+		judge main 1 >&2 || { echo "runner: the run had problems (above), log in $log" >&2; exit 1; }
+		;;
+	shell)
+		# An interactive session can last hours: boot from a copy of the
+		# staged files and let other runs have build/ meanwhile.
+		build_product "$kdir"
+		stage
+		rm -rf "$vm/shell-rootfs"
+		cp -a "$vm/rootfs" "$vm/shell-rootfs"
+		exec 8>&-
+		exec scripts/vm-boot.sh "$kdir" "$vm/shell-rootfs" shell
+		;;
+	esac
+}
+
+# Run one kernel's part as its own process, its lines prefixed with the
+# kernel's name and kept in build/vm-KERNEL/result.txt, and add its counts
+# (its last line) to the run's. A process of its own also keeps `set -e` in
+# force inside it, which a subshell under `||` would lose.
+run_kernel() {
+	local k=$1 res=$out/vm-$1/result.txt t0=$SECONDS last
+	mkdir -p "$out/vm-$k"
+	"$top/scripts/runner.sh" one "$mode" "$k" 2>&1 | tee "$res" | sed -u "s/^/[$k] /" || true
+	last=$(tail -n 1 "$res")
+	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
+		skipped=$((skipped + BASH_REMATCH[3]))
+	else
+		last="did not finish (see $res)"
+		failed=$((failed + 1))
+	fi
+	totals+=("[$k] $last ($((SECONDS - t0)) s)")
+}
+
+case "$mode" in
+check | selftest | run | shell) ;;
+*)
+	echo "usage: runner.sh check|selftest|run|shell" >&2
+	exit 2
+	;;
+esac
+
+if [ -n "${one:-}" ]; then
+	on_kernel
+	exit 0
+fi
+
 scripts/deps.sh
-kdir=$(scripts/kernel.sh debug)
-say "test kernel $kdir"
 
 # Two runs in one checkout would build into and boot from the same build/:
 # the second waits for the first.
-mkdir -p "$vm"
+mkdir -p "$out"
 exec 8>"$out/.runner.lock"
 if ! flock -n 8; then
 	say "waiting for another run in this checkout to finish"
@@ -256,46 +418,22 @@ if ! flock -n 8; then
 fi
 
 case "$mode" in
-check)
-	build_product "$kdir"
-	build_selftest "$kdir"
-	stage
-	boot
-	echo "==== results ===="
-	judge main 1 || true
-	selftest_asserts
-	echo "full log: $log"
-	stress_smoke
+check | selftest)
+	kernels=${KERNELS:-6.1 6.12-rt}
+	[ "$mode" = check ] || kernels=$kernel
+	say "test kernels: $kernels"
+	[ "$mode" = check ] && build_stock
+	build_user
+	totals=()
+	for k in $kernels; do
+		run_kernel "$k"
+	done
+	echo "==== summary ===="
+	printf '%s\n' "${totals[@]}"
 	summary
 	;;
-selftest)
-	build_selftest "$kdir"
-	stage
-	boot
-	echo "==== results ===="
-	judge main 1 || true
-	selftest_asserts
-	summary
-	;;
-run)
-	build_product "$kdir"
-	stage
-	# The demo's output, not the kernel's; build/vm.log has everything.
-	CONSOLE=${CONSOLE:-user} boot
-	judge main 1 >&2 || { echo "runner: the run had problems (above), log in $log" >&2; exit 1; }
-	;;
-shell)
-	# An interactive session can last hours: boot from a copy of the
-	# staged files and let other runs have build/ meanwhile.
-	build_product "$kdir"
-	stage
-	rm -rf "$vm/shell-rootfs"
-	cp -a "$vm/rootfs" "$vm/shell-rootfs"
-	exec 8>&-
-	exec scripts/vm-boot.sh "$kdir" "$vm/shell-rootfs" shell
-	;;
-*)
-	echo "usage: runner.sh check|selftest|run|shell" >&2
-	exit 2
+run | shell)
+	build_user
+	on_kernel
 	;;
 esac

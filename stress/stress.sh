@@ -23,14 +23,18 @@
 # and ends with "N passed, N failed"; the exit status is 0 only if nothing
 # failed.
 #
-# Environment: STRESS_STEPS (run only these guest steps, e.g. "kacct
-# faults"; the default is all), STRESS_CONF (shell assignments that
-# override the guest's settings, see stress/guest-init.sh), STRESS_PATCHES (patch files applied to a
-# copy of the sources first, to try a proposed fix), SMP (vCPUs; default 3 for full, 2
-# otherwise), MEM (default 1G), VM_TIMEOUT (seconds), KEEP_LOG.
+# Environment: KERNEL (the test kernel as scripts/kernel.sh names it: 6.1,
+# the default, 6.12 or 6.12-rt; results in build/stress/MODE-KERNEL/),
+# STRESS_STEPS (run only these guest steps, e.g. "kacct faults"; the default
+# is all), STRESS_CONF (shell assignments that override the guest's
+# settings, see stress/guest-init.sh), STRESS_PATCHES (patch files applied
+# to a copy of the sources first, to try a proposed fix), SMP (vCPUs;
+# default 3 for full, 2 otherwise), MEM (default 1G), VM_TIMEOUT (seconds),
+# KEEP_LOG.
 set -euo pipefail
 
 mode=${1:-smoke}
+kernel=${KERNEL:-6.1}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 start=$SECONDS
@@ -102,15 +106,17 @@ esac
 # STRESS_CONF: more shell assignments for the guest, e.g. 'KACCT="duration_ms=60000"'.
 [ -n "${STRESS_CONF:-}" ] && conf+=("$STRESS_CONF")
 
-out=$top/build/stress/$mode
+out=$top/build/stress/$mode-$kernel
 vm=$out/vm
 log=$out/stress.log
 mkdir -p "$vm"
 
 scripts/deps.sh
-kdir=$(scripts/kernel.sh "$flavour") || abort "no $flavour kernel"
-ksrc=$(readlink -f "$kdir/source")
-say "$flavour kernel $kdir"
+kdir=$(scripts/kernel.sh "$flavour" "$kernel") || abort "no $flavour $kernel kernel"
+# kselftest_harness.h for the device's tests: 6.1's on every kernel, as
+# scripts/runner.sh builds them (static programs, kernel independent).
+ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1"
+say "$flavour $kernel kernel $kdir"
 
 # ---- build -------------------------------------------------------------------
 

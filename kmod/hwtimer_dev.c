@@ -58,6 +58,7 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -139,24 +140,38 @@ struct hwt_user {
  *       file.
  *
  *       Nesting: the file lock is taken before a wheel base lock (timers
- *       are started, modified and cancelled under it) and before @wq's
- *       lock (the callback wakes readers under it); nothing else is taken
- *       inside. The callback takes it with no hwtimer lock held.
+ *       are started, modified and cancelled under it); nothing else is
+ *       taken inside: @wq is woken only after it is dropped. The callback
+ *       takes it with no hwtimer lock held.
  *       Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
  *       called under it: they wait for callbacks, which take it. Nothing is
  *       copied to or from user space under it.
  *
  *       Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
- *       frees it after dropping the lock. A callback does all its work,
- *       wakeup included, under the lock, so once no arming of the timer is
- *       in flight (@inflight, counted under the lock) nothing can touch the
+ *       frees it after dropping the lock. A callback does all its work on
+ *       the timeout under the lock, so once no arming of the timer is in
+ *       flight (@inflight, counted under the lock) nothing can touch the
  *       timeout any more and it is freed at once; otherwise (@need_sync)
  *       only after hwtimer_cancel_sync() says the callback is not running
  *       (a callback that takes the lock meanwhile finds it %HWT_DEAD and
- *       leaves it alone). close() frees the file only after
- *       hwtimer_shutdown_sync() on every timer it still holds.
+ *       leaves it alone).
+ *
+ *       Freeing the file: a callback may still wake @wq after dropping the
+ *       file lock, when its timeout may already be freed and no longer in
+ *       @ids, so close() cannot wait for it with hwtimer_shutdown_sync().
+ *       The callback therefore enters an RCU read-side critical section
+ *       before it drops the lock and leaves it after the wakeup, and
+ *       close() frees the file with kfree_rcu(): the file outlives every
+ *       wakeup begun before close() found the file lock free. Nobody waits
+ *       on @wq by then (epoll drops its entries before ->release(), readers
+ *       and pollers hold a reference to the file), so such a late wakeup
+ *       finds nobody to wake.
  * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
- * @wq: readers and pollers wait here for @nqueued to become non-zero
+ * @wq: readers and pollers wait here for @nqueued to become non-zero.
+ *      It is woken only when @nqueued goes from 0 to 1 (see hwt_queue()),
+ *      never under the file lock, so the cost of a wakeup (one callback
+ *      per waiter: the epoll instances that watch the file, as often as
+ *      they watch it) does not grow with the number of records queued.
  * @wheel: the wheel the timeouts run on
  * @user: the user the timeouts are charged to; set at open, put at close
  * @nlive: timeouts in the id table (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED);
@@ -164,6 +179,7 @@ struct hwt_user {
  * @nqueued: timeouts on @ready
  * @next_index: where the cyclic index allocator of @ids goes on
  * @gen: generation of the ids handed out now
+ * @rcu: for the kfree_rcu() of close(), see the file lock above
  */
 struct hwt_file {
 	struct xarray		ids;
@@ -175,6 +191,7 @@ struct hwt_file {
 	unsigned long		nqueued;
 	u32			next_index;
 	u32			gen;
+	struct rcu_head		rcu;
 };
 
 /**
@@ -393,14 +410,23 @@ static void hwt_uncharge(struct hwt_file *hf)
 	atomic_long_dec(&hwt_global_count);
 }
 
-/* Put @t's record at the tail of the ready list, expired at @now. */
-static void hwt_queue(struct hwt_file *hf, struct hwt_timeout *t, u64 now)
+/*
+ * Put @t's record at the tail of the ready list, expired at @now.
+ *
+ * Returns true when the list was empty: only then must the caller wake
+ * @hf->wq, after dropping the file lock. Everyone waiting on it saw the
+ * list empty (the wait conditions are tested after joining the queue), so
+ * a record added to a list that already had one wakes nobody who is not
+ * already awake, and need not wake epoll either: edge-triggered users read
+ * until EAGAIN (hwtimer(4)).
+ */
+static bool hwt_queue(struct hwt_file *hf, struct hwt_timeout *t, u64 now)
 {
 	hwt_lockdep_assert(hf);
 	t->expired = now;
 	t->state = HWT_QUEUED;
 	list_add_tail(&t->node, &hf->ready);
-	hf->nqueued++;
+	return !hf->nqueued++;
 }
 
 static void hwt_unqueue(struct hwt_file *hf, struct hwt_timeout *t)
@@ -512,33 +538,36 @@ static void hwt_timeout_fn(struct hwtimer *timer)
 	struct hwt_timeout *t = from_hwtimer(t, timer, timer);
 	struct hwt_file *hf = t->hf;
 	unsigned long flags;
+	bool wake = false;
 	u64 now;
 
 	/*
-	 * Everything is done under the file lock, the wakeup too: once this
-	 * callback has dropped it, it touches neither @t nor @hf, so whoever
-	 * takes @t off the ready list may free it without waiting for the
-	 * callback, and close() may free @hf.
+	 * Everything that touches @t is done under the file lock: once this
+	 * callback has dropped it, whoever takes @t off the ready list may
+	 * free it without waiting for the callback. The wakeup comes after,
+	 * with interrupts on and the lock free, under rcu_read_lock() so that
+	 * close() cannot free @hf meanwhile (see struct hwt_file).
 	 */
 	xa_lock_irqsave(&hf->ids, flags);
 	t->inflight--;
 	if (t->state == HWT_PENDING && !hwtimer_pending(timer)) {
 		now = ktime_get_ns();
 		if (likely(now >= t->deadline)) {
-			hwt_queue(hf, t, now);
-			hwt_wake(hf);
+			wake = hwt_queue(hf, t, now);
 		} else {
 			WARN_ONCE(1, "hwtimer: timeout fired %llu ns early\n",
 				  t->deadline - now);
-			if (hwtimer_start_abs(timer, t->deadline)) {
-				hwt_queue(hf, t, now);
-				hwt_wake(hf);
-			} else {
+			if (hwtimer_start_abs(timer, t->deadline))
+				wake = hwt_queue(hf, t, now);
+			else
 				t->inflight++;
-			}
 		}
 	}
+	rcu_read_lock();
 	xa_unlock_irqrestore(&hf->ids, flags);
+	if (wake)
+		hwt_wake(hf);
+	rcu_read_unlock();
 }
 
 /*
@@ -565,7 +594,8 @@ static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
 /*
  * Arm a %HWT_NEW, %HWT_PENDING or %HWT_QUEUED timeout for @deadline and
  * @period, dropping a queued record; or, if @deadline is due, queue a fresh
- * record at once and set *@wake. On error nothing changes.
+ * record at once and set *@wake if the caller must wake the file's waiters
+ * (see hwt_queue()). On error nothing changes.
  */
 static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
 			  u64 deadline, u64 period, bool *wake)
@@ -586,12 +616,10 @@ static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
 		hwt_unqueue(hf, t);
 	t->deadline = deadline;
 	t->period = period;
-	if (deadline <= now) {
-		hwt_queue(hf, t, now);
-		*wake = true;
-	} else {
+	if (deadline <= now)
+		*wake = hwt_queue(hf, t, now);
+	else
 		t->state = HWT_PENDING;
-	}
 	return 0;
 }
 
@@ -1059,7 +1087,8 @@ static int hwt_release(struct inode *inode, struct file *file)
 	}
 	xa_destroy(&hf->ids);
 	hwt_user_put(hf->user);
-	kfree(hf);
+	/* A callback may still be waking @hf->wq: see struct hwt_file. */
+	kfree_rcu(hf, rcu);
 	return 0;
 }
 

@@ -5,8 +5,9 @@
  * Arm, cancel and modify timeouts in batches with ioctl(); read their
  * expirations as fixed-size records with read(); wait for them with
  * poll(), select() or epoll (EPOLLIN | EPOLLRDNORM while a record is
- * queued). All times are CLOCK_MONOTONIC nanoseconds, as clock_gettime()
- * reports them.
+ * queued; the file is woken when its queue goes from empty to non-empty, so
+ * edge-triggered epoll users read until EAGAIN). All times are
+ * CLOCK_MONOTONIC nanoseconds, as clock_gettime() reports them.
  *
  * Every structure has the same layout for 32-bit and 64-bit callers: only
  * fixed-width fields, 64-bit fields naturally aligned, no implicit padding.

@@ -61,6 +61,7 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -990,6 +991,12 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 	return n;
 }
 
+/*
+ * read(): whole records, oldest first. The file lock is held for at most
+ * HWT_READ_CHUNK records at a time, never across a copy to user space;
+ * between chunks the reader may be rescheduled, and a fatal signal ends
+ * the read with the records copied so far.
+ */
 static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
@@ -1007,6 +1014,17 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 	while (done < max) {
 		LIST_HEAD(dead);
 
+		/*
+		 * Periodic timeouts re-armed by this read() may expire again
+		 * while it runs, so a large buffer can keep it busy for long:
+		 * let others run between chunks, and stop with what was copied
+		 * when the task is being killed.
+		 */
+		if (done) {
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+		}
 		n = hwt_dequeue(hf, recs, min_t(size_t, max - done, HWT_READ_CHUNK),
 				&dead);
 		list_for_each_entry_safe(t, tmp, &dead, node)

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "hwtimer_test.h"
@@ -108,6 +109,66 @@ TEST_F(hwt, read_bad_buffer)
 	/* As with timerfd, records taken for a buffer that faults are gone. */
 	ASSERT_EQ(0, ht_info(self->fd, &info));
 	ASSERT_EQ(0, info.pending + info.queued);
+}
+
+/*
+ * A read() with a huge buffer, fed by periodic timeouts of one tick that
+ * expire again while it runs, stops when its task is killed: SIGKILL takes
+ * effect at once, not when the buffer is full. The buffer is one small
+ * shared page set mapped again and again (256 MiB of address space, 1 MiB
+ * of memory), so the read could go on for millions of records.
+ */
+TEST_F_TIMEOUT(hwt, read_killed, 300)
+{
+	enum { PERIODIC = 4096, SPAN = 1 << 20, MAPS = 256 };
+	struct hwtimer_arm_entry *e;
+	int pipefd[2], status, mfd;
+	uint64_t t_kill, t_dead;
+	unsigned int k;
+	char *buf, c;
+	pid_t pid;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = ht_open(0);
+
+		mfd = memfd_create("hwt-read", 0);
+		e = calloc(PERIODIC, sizeof(*e));
+		buf = mmap(NULL, (size_t)SPAN * MAPS, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (fd < 0 || mfd < 0 || !e || buf == MAP_FAILED || ftruncate(mfd, SPAN))
+			_exit(1);
+		for (k = 0; k < MAPS; k++)
+			if (mmap(buf + (size_t)k * SPAN, SPAN, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED)
+				_exit(2);
+		memset(buf, 0, SPAN);
+		for (k = 0; k < PERIODIC; k++)
+			ht_arm_entry(&e[k], k, 0, self->info.tick_ns, 0);
+		if (ht_batch(fd, HWTIMER_IOC_ARM, e, PERIODIC, 0, NULL, NULL))
+			_exit(3);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(4);
+		/* Never returns before the kill (or the buffer is full). */
+		read(fd, buf, (size_t)SPAN * MAPS);
+		_exit(5);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	sleep_ns(300 * MS);
+	t_kill = now_ns();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	t_dead = now_ns();
+	ASSERT_TRUE(WIFSIGNALED(status)) TH_LOG("child status %#x", status);
+	TH_LOG("SIGKILL took %llu ms to end a read() in progress",
+	       (unsigned long long)(t_dead - t_kill) / MS);
+	/* Closing the file of 4096 timeouts is part of it. */
+	ASSERT_GT(2000 * MS, t_dead - t_kill);
+	close(pipefd[0]);
 }
 
 static volatile sig_atomic_t got_signal;

@@ -700,7 +700,13 @@ static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
  * The hwt_*_one() functions process one entry of a batch. They return 0
  * when the entry was processed and its result written back (*@result is
  * that result), or -EFAULT when the entry could not be read or written:
- * then it changed nothing.
+ * then it changed nothing. To keep that promise, each writes every output
+ * field of its entry before it acts (arm its final values, cancel and
+ * modify zeroes: output fields are ignored on input), so that a part of
+ * the entry that cannot be written is found before the action, not after.
+ * Only if another thread makes the entry unwritable (munmap(), mprotect())
+ * between that test and the final write-back can a cancel or modify act
+ * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
 static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 {
@@ -769,8 +775,8 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
-	/* Make sure the result can be written before cancelling anything. */
-	if (put_user(0, &uent->result))
+	/* Make sure the results can be written before cancelling anything. */
+	if (put_user(0, &uent->result) || put_user(0U, &uent->status))
 		return -EFAULT;
 	if (ent.flags || ent.reserved) {
 		ret = -EINVAL;
@@ -803,7 +809,9 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
-	if (put_user(0, &uent->result))
+	/* Make sure the results can be written before modifying anything. */
+	if (put_user(0, &uent->result) || put_user(0ULL, &uent->deadline_ns) ||
+	    put_user(0U, &uent->status))
 		return -EFAULT;
 	if (ent.reserved)
 		ret = -EINVAL;

@@ -196,7 +196,10 @@ struct hwtimer_modify_entry {
  *         EINVAL, more gives E2BIG)
  * @flags: in: %HWTIMER_BATCH_CONTINUE or 0; other bits give EINVAL
  * @done: out: entries processed; each of them has its result written, the
- *        others were not looked at
+ *        others were not looked at (each entry's output fields are
+ *        written before it is acted on, so one that cannot be written back
+ *        fails with EFAULT before its timeout is touched, unless another
+ *        thread unmaps or write-protects it during the call: hwtimer(4))
  * @failed: out: entries processed whose result is not 0
  * @reserved: in: must be zero
  *

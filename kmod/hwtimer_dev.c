@@ -65,6 +65,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -203,9 +204,10 @@ struct hwt_file {
  *        freed
  * @id: the identifier user space knows it by
  * @cookie: the caller's cookie
- * @deadline: the deadline now, CLOCK_MONOTONIC ns
+ * @deadline: the deadline now, host CLOCK_MONOTONIC ns (not of any time
+ *            namespace: see hwt_timens_offset())
  * @period: period in ns, 0 for a one-shot timeout
- * @expired: when the callback found the deadline reached
+ * @expired: when the callback found the deadline reached, host time
  * @inflight: armings of @timer whose callback has not yet taken the file
  *            lock: each start of the idle timer adds one, a cancel that
  *            stops a pending arming and each callback take one away. Zero
@@ -572,21 +574,68 @@ static void hwt_timeout_fn(struct hwtimer *timer)
 }
 
 /*
- * Check the timing of an arm or modify entry and compute its absolute
- * deadline from @now.
+ * Time namespaces. Every time the device takes or gives is CLOCK_MONOTONIC
+ * of the calling task's time namespace, the clock clock_gettime() shows
+ * it; inside, deadlines are host CLOCK_MONOTONIC, as the wheel runs on it.
+ * Each call converts with the namespace of the task that makes it, as
+ * timerfd_settime() and clock_gettime() do, not with the opener's: a file
+ * passed to a task in another time namespace shows that task the same
+ * timeouts on its own clock.
+ *
+ * timens_ktime_to_host() cannot serve: it calls do_timens_ktime_to_host()
+ * and compares with init_time_ns, neither of which is exported to modules.
+ * timens_add_monotonic() is inline and only reads the caller's offsets.
+ */
+
+/* The caller's CLOCK_MONOTONIC offset (namespace minus host), in ns. */
+static s64 hwt_timens_offset(void)
+{
+	struct timespec64 ts = { };
+
+	timens_add_monotonic(&ts);
+	return timespec64_to_ns(&ts);
+}
+
+/*
+ * A time of the caller's namespace, at most KTIME_MAX, as host time. A time
+ * before the namespace's offset (before the host's boot) is 0, long past;
+ * as in do_timens_ktime_to_host().
+ */
+static u64 hwt_time_to_host(u64 t, s64 offset)
+{
+	if (offset >= 0)
+		return t < (u64)offset ? 0 : t - offset;
+	return min_t(u64, t + (u64)-offset, KTIME_MAX);
+}
+
+/* A host time as the caller's namespace sees it, within [0, KTIME_MAX]. */
+static u64 hwt_time_from_host(u64 t, s64 offset)
+{
+	if (offset >= 0)
+		return min_t(u64, t + offset, KTIME_MAX);
+	return t < (u64)-offset ? 0 : t + offset;
+}
+
+/*
+ * Check the timing of an arm or modify entry and compute its absolute host
+ * deadline from @now (host time); an absolute @expires is a time of the
+ * caller's namespace, @offset its offset (hwt_timens_offset()).
  */
 static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
-			    u64 period, u64 now, u64 *deadline)
+			    u64 period, u64 now, s64 offset, u64 *deadline)
 {
 	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
 		return -EINVAL;
 	if (period && (period < hwtimer_wheel_tick_ns(hf->wheel) ||
 		       period > (u64)KTIME_MAX))
 		return -EINVAL;
-	if (flags & HWTIMER_TIMEOUT_ABS)
-		*deadline = expires;
-	else if (check_add_overflow(now, expires, deadline))
+	if (flags & HWTIMER_TIMEOUT_ABS) {
+		if (expires > (u64)KTIME_MAX)
+			return -EINVAL;
+		*deadline = hwt_time_to_host(expires, offset);
+	} else if (check_add_overflow(now, expires, deadline)) {
 		return -EINVAL;
+	}
 	if (*deadline > (u64)KTIME_MAX)
 		return -EINVAL;
 	return 0;
@@ -711,6 +760,7 @@ static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
 static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 {
 	struct hwtimer_arm_entry __user *uent = uptr;
+	s64 offset = hwt_timens_offset();
 	struct hwtimer_arm_entry ent;
 	struct hwt_timeout *t;
 	bool wake = false;
@@ -723,7 +773,8 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 		ret = -EINVAL;
 	else
 		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
-				       ent.period_ns, ktime_get_ns(), &deadline);
+				       ent.period_ns, ktime_get_ns(), offset,
+				       &deadline);
 	if (ret)
 		goto out_failed;
 
@@ -738,7 +789,8 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 	 * read its record before this ioctl returns. Failing here leaves
 	 * nothing armed.
 	 */
-	if (put_user(t->id, &uent->id) || put_user(deadline, &uent->deadline_ns) ||
+	if (put_user(t->id, &uent->id) ||
+	    put_user(hwt_time_from_host(deadline, offset), &uent->deadline_ns) ||
 	    put_user(0, &uent->result)) {
 		hwt_timeout_discard(hf, t);
 		return -EFAULT;
@@ -800,6 +852,7 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 {
 	struct hwtimer_modify_entry __user *uent = uptr;
+	s64 offset = hwt_timens_offset();
 	struct hwtimer_modify_entry ent;
 	struct hwt_timeout *t;
 	u64 deadline = 0;
@@ -817,7 +870,8 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 		ret = -EINVAL;
 	else
 		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
-				       ent.period_ns, ktime_get_ns(), &deadline);
+				       ent.period_ns, ktime_get_ns(), offset,
+				       &deadline);
 	if (ret)
 		goto out;
 
@@ -836,8 +890,7 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 	if (wake)
 		hwt_wake(hf);
 out:
-	if (ret)
-		deadline = 0;
+	deadline = ret ? 0 : hwt_time_from_host(deadline, offset);
 	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
 	    put_user(status, &uent->status))
 		return -EFAULT;
@@ -1038,6 +1091,15 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 		list_for_each_entry_safe(t, tmp, &dead, node)
 			hwt_free(t);
 		if (n) {
+			s64 offset = hwt_timens_offset();
+			unsigned int i;
+
+			for (i = 0; offset && i < n; i++) {
+				recs[i].deadline_ns =
+					hwt_time_from_host(recs[i].deadline_ns, offset);
+				recs[i].expired_ns =
+					hwt_time_from_host(recs[i].expired_ns, offset);
+			}
 			/* Records taken off are consumed, as timerfd's ticks are. */
 			if (copy_to_user(buf + done * sizeof(recs[0]), recs,
 					 n * sizeof(recs[0])))

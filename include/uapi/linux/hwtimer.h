@@ -7,7 +7,9 @@
  * poll(), select() or epoll (EPOLLIN | EPOLLRDNORM while a record is
  * queued; the file is woken when its queue goes from empty to non-empty, so
  * edge-triggered epoll users read until EAGAIN). All times are
- * CLOCK_MONOTONIC nanoseconds, as clock_gettime() reports them.
+ * CLOCK_MONOTONIC nanoseconds, as clock_gettime() reports them to the
+ * caller: in a time namespace, the namespace's clock, converted at each
+ * call with the namespace of the task that makes it.
  *
  * Every structure has the same layout for 32-bit and 64-bit callers: only
  * fixed-width fields, 64-bit fields naturally aligned, no implicit padding.

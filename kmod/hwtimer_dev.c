@@ -47,7 +47,6 @@
 #include <linux/build_bug.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
-#include <linux/hashtable.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -112,7 +111,6 @@ enum hwt_state {
 
 /**
  * struct hwt_user - the timeouts of one user, for the per-user cap
- * @node: in hwt_users, hashed by @uid
  * @uid: the real uid, in the initial user namespace, of the credentials
  *       that opened the files (file->f_cred->uid)
  * @refs: open files of this user; the last one to close frees it
@@ -125,7 +123,6 @@ enum hwt_state {
  * charges its watches to the user who created the instance.
  */
 struct hwt_user {
-	struct hlist_node	node;
 	kuid_t			uid;
 	refcount_t		refs;
 	atomic_long_t		count;
@@ -246,20 +243,19 @@ static struct kmem_cache *hwt_cache;
 static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
 
 /*
- * The users with files open, hashed by uid.
+ * The users with files open, indexed by uid (the kuid's value): an xarray,
+ * so that finding, adding and removing a user costs the same however many
+ * users have files open (a user with many subordinate uids can make tens
+ * of thousands of them).
  *
- * hwt_users_lock protects hwt_users (the table and every @node in it) and
- * every change of a user's @refs: hwt_user_put() drops a reference and, if
- * it was the last, unhashes the user under the lock, so a user found in
- * the table under the lock has @refs >= 1 and may be taken with
- * refcount_inc(). @count is atomic and needs no lock.
- *
- * Taken in process context only (open and close), with no other lock held;
- * nothing is taken or allocated under it.
+ * The xarray's lock protects the entries and every change of a user's
+ * @refs: hwt_user_put() drops a reference and, if it was the last, erases
+ * the user under the lock, so a user found under the lock has @refs >= 1
+ * and may be taken with refcount_inc(). @count is atomic and needs no
+ * lock. Taken in process context only (open and close), with no other
+ * lock held; __xa_insert() may drop it to allocate a node.
  */
-#define HWT_USER_HASH_BITS	6
-static DEFINE_HASHTABLE(hwt_users, HWT_USER_HASH_BITS);
-static DEFINE_SPINLOCK(hwt_users_lock);
+static DEFINE_XARRAY(hwt_users);
 
 void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 {
@@ -276,31 +272,6 @@ static void hwt_wake(struct hwt_file *hf)
 	wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
 }
 
-/* The user @uid in hwt_users, or NULL. Context: hwt_users_lock held. */
-static struct hwt_user *hwt_user_find(kuid_t uid)
-{
-	struct hwt_user *u;
-
-	lockdep_assert_held(&hwt_users_lock);
-	hash_for_each_possible(hwt_users, u, node, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
-			return u;
-	return NULL;
-}
-
-/* Take a reference to @uid's user if it has files open. */
-static struct hwt_user *hwt_user_tryget(kuid_t uid)
-{
-	struct hwt_user *u;
-
-	spin_lock(&hwt_users_lock);
-	u = hwt_user_find(uid);
-	if (u)
-		refcount_inc(&u->refs);
-	spin_unlock(&hwt_users_lock);
-	return u;
-}
-
 /**
  * hwt_user_get() - take a reference to a user, creating it if needed
  * @uid: the real uid of the opener
@@ -310,32 +281,41 @@ static struct hwt_user *hwt_user_tryget(kuid_t uid)
  */
 static struct hwt_user *hwt_user_get(kuid_t uid)
 {
-	struct hwt_user *u, *new;
+	unsigned long index = __kuid_val(uid);
+	struct hwt_user *u, *new = NULL;
+	int ret;
 
-	u = hwt_user_tryget(uid);
-	if (u)
-		return u;
-
-	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
-	if (!new)
-		return NULL;
-	new->uid = uid;
-	refcount_set(&new->refs, 1);
-	atomic_long_set(&new->count, 0);
-
-	/* Another open by the same user may have added it meanwhile. */
-	spin_lock(&hwt_users_lock);
-	u = hwt_user_find(uid);
-	if (u)
-		refcount_inc(&u->refs);
-	else
-		hash_add(hwt_users, &new->node, __kuid_val(uid));
-	spin_unlock(&hwt_users_lock);
-	if (u) {
-		kfree(new);
-		return u;
+	for (;;) {
+		xa_lock(&hwt_users);
+		u = xa_load(&hwt_users, index);
+		if (u) {
+			refcount_inc(&u->refs);
+			xa_unlock(&hwt_users);
+			kfree(new);
+			return u;
+		}
+		if (new)
+			break;
+		xa_unlock(&hwt_users);
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return NULL;
+		new->uid = uid;
+		refcount_set(&new->refs, 1);
+		atomic_long_set(&new->count, 0);
+		/* Look again: another open may have added the user meanwhile. */
 	}
-	return new;
+	/* -EBUSY: another open added it while the lock was dropped. */
+	ret = __xa_insert(&hwt_users, index, new, GFP_KERNEL_ACCOUNT);
+	if (ret == -EBUSY) {
+		u = xa_load(&hwt_users, index);
+		refcount_inc(&u->refs);
+	}
+	xa_unlock(&hwt_users);
+	if (!ret)
+		return new;
+	kfree(new);
+	return ret == -EBUSY ? u : NULL;
 }
 
 /**
@@ -351,11 +331,11 @@ static void hwt_user_put(struct hwt_user *u)
 {
 	bool last;
 
-	spin_lock(&hwt_users_lock);
+	xa_lock(&hwt_users);
 	last = refcount_dec_and_test(&u->refs);
 	if (last)
-		hash_del(&u->node);
-	spin_unlock(&hwt_users_lock);
+		__xa_erase(&hwt_users, __kuid_val(u->uid));
+	xa_unlock(&hwt_users);
 	if (!last)
 		return;
 	WARN_ON_ONCE(atomic_long_read(&u->count));
@@ -1235,6 +1215,6 @@ void hwt_dev_exit(void)
 {
 	misc_deregister(&hwt_misc);
 	/* No file is open: each one holds a reference to the module. */
-	WARN_ON(!hash_empty(hwt_users));
+	WARN_ON(!xa_empty(&hwt_users));
 	kmem_cache_destroy(hwt_cache);
 }

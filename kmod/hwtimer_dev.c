@@ -32,11 +32,14 @@
  * that nobody reads costs nothing, and a timeout has at most one record
  * queued.
  *
- * Identifiers: the id table is an allocating xarray. An id is the 32-bit
- * index of the timeout in it, with a generation in the upper half that
- * grows each time the cyclic index allocator wraps. So one file never
- * hands out an id twice, and as a lookup checks the whole id, a stale id
- * cannot reach a newer timeout that reuses its index.
+ * Identifiers: a file numbers its timeouts 1, 2, 3, ... with a 64-bit
+ * counter, so it never hands out an id twice and a stale id cannot reach a
+ * newer timeout. The live ones are in the id table, a red-black tree by id,
+ * whose node is in the timeout itself: looking an id up costs O(log n)
+ * under the file lock, and the table costs no memory beyond the timeouts,
+ * whatever ids are live (an xarray indexed by id keeps a 576-byte node
+ * for a single live id among 64, which a user who arms 64 and cancels 63
+ * can make the case for every timeout).
  *
  * Expiry runs in the wheel's callback (softirq context for the default
  * wheel). It may race with cancel, modify, read() and close() on other
@@ -57,6 +60,7 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -87,10 +91,6 @@ MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid o
 
 /* Records one read() pass moves to user space per taking of the lock. */
 #define HWT_READ_CHUNK		8
-
-/* The generation of an id sits above its 32-bit index in the id table. */
-#define HWT_ID_INDEX(id)	((u32)(id))
-#define HWT_ID(gen, index)	(((u64)(gen) << 32) | (index))
 
 /**
  * enum hwt_state - where a timeout is in its life
@@ -130,41 +130,40 @@ struct hwt_user {
 
 /**
  * struct hwt_file - the state of one open file of /dev/hwtimer
- * @ids: the id table, an allocating xarray of struct hwt_timeout.
- *       Its lock, @ids.xa_lock, is the file lock: the xarray takes it with
- *       interrupts disabled (XA_FLAGS_LOCK_IRQ), so it can be taken from
- *       the wheel's callbacks. It protects @ids, @ready, @nlive, @nqueued,
- *       @next_index, @gen and the @state, @node, @deadline, @period,
- *       @expired, @inflight and @need_sync members of every timeout of the
- *       file.
+ * @lock: the file lock, taken with interrupts disabled, so that it can be
+ *        taken from the wheel's callbacks. It protects @ids, @ready,
+ *        @nlive, @nqueued, @next_id and the @rb, @state, @node,
+ *        @deadline, @period, @expired, @inflight and @need_sync members of
+ *        every timeout of the file.
  *
- *       Nesting: the file lock is taken before a wheel base lock (timers
- *       are started, modified and cancelled under it); nothing else is
- *       taken inside: @wq is woken only after it is dropped. The callback
- *       takes it with no hwtimer lock held.
- *       Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
- *       called under it: they wait for callbacks, which take it. Nothing is
- *       copied to or from user space under it.
+ *        Nesting: the file lock is taken before a wheel base lock (timers
+ *        are started, modified and cancelled under it); nothing else is
+ *        taken inside: @wq is woken only after it is dropped. The callback
+ *        takes it with no hwtimer lock held.
+ *        Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
+ *        called under it: they wait for callbacks, which take it. Nothing is
+ *        copied to or from user space under it.
  *
- *       Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
- *       frees it after dropping the lock. A callback does all its work on
- *       the timeout under the lock, so once no arming of the timer is in
- *       flight (@inflight, counted under the lock) nothing can touch the
- *       timeout any more and it is freed at once; otherwise (@need_sync)
- *       only after hwtimer_cancel_sync() says the callback is not running
- *       (a callback that takes the lock meanwhile finds it %HWT_DEAD and
- *       leaves it alone).
+ *        Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
+ *        frees it after dropping the lock. A callback does all its work on
+ *        the timeout under the lock, so once no arming of the timer is in
+ *        flight (@inflight, counted under the lock) nothing can touch the
+ *        timeout any more and it is freed at once; otherwise (@need_sync)
+ *        only after hwtimer_cancel_sync() says the callback is not running
+ *        (a callback that takes the lock meanwhile finds it %HWT_DEAD and
+ *        leaves it alone).
  *
- *       Freeing the file: a callback may still wake @wq after dropping the
- *       file lock, when its timeout may already be freed and no longer in
- *       @ids, so close() cannot wait for it with hwtimer_shutdown_sync().
- *       The callback therefore enters an RCU read-side critical section
- *       before it drops the lock and leaves it after the wakeup, and
- *       close() frees the file with kfree_rcu(): the file outlives every
- *       wakeup begun before close() found the file lock free. Nobody waits
- *       on @wq by then (epoll drops its entries before ->release(), readers
- *       and pollers hold a reference to the file), so such a late wakeup
- *       finds nobody to wake.
+ *        Freeing the file: a callback may still wake @wq after dropping the
+ *        file lock, when its timeout may already be freed and no longer in
+ *        @ids, so close() cannot wait for it with hwtimer_shutdown_sync().
+ *        The callback therefore enters an RCU read-side critical section
+ *        before it drops the lock and leaves it after the wakeup, and
+ *        close() frees the file with kfree_rcu(): the file outlives every
+ *        wakeup begun before close() found the file lock free. Nobody waits
+ *        on @wq by then (epoll drops its entries before ->release(), readers
+ *        and pollers hold a reference to the file), so such a late wakeup
+ *        finds nobody to wake.
+ * @ids: the live timeouts (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED) by id
  * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
  * @wq: readers and pollers wait here for @nqueued to become non-zero.
  *      It is woken only when @nqueued goes from 0 to 1 (see hwt_queue()),
@@ -173,23 +172,21 @@ struct hwt_user {
  *      they watch it) does not grow with the number of records queued.
  * @wheel: the wheel the timeouts run on
  * @user: the user the timeouts are charged to; set at open, put at close
- * @nlive: timeouts in the id table (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED);
- *         what the per-file cap counts
+ * @nlive: timeouts in @ids; what the per-file cap counts
  * @nqueued: timeouts on @ready
- * @next_index: where the cyclic index allocator of @ids goes on
- * @gen: generation of the ids handed out now
+ * @next_id: the id the next timeout gets (ids start at 1)
  * @rcu: for the kfree_rcu() of close(), see the file lock above
  */
 struct hwt_file {
-	struct xarray		ids;
+	spinlock_t		lock;	/* the file lock, see above */
+	struct rb_root		ids;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	struct hwtimer_wheel	*wheel;
 	struct hwt_user		*user;
 	unsigned long		nlive;
 	unsigned long		nqueued;
-	u32			next_index;
-	u32			gen;
+	u64			next_id;
 	struct rcu_head		rcu;
 };
 
@@ -197,6 +194,7 @@ struct hwt_file {
  * struct hwt_timeout - one timeout of an open file
  * @timer: the wheel timer
  * @hf: the file it belongs to
+ * @rb: in @hf->ids while it is live (not %HWT_DEAD)
  * @node: in @hf->ready while %HWT_QUEUED; on a private list while being
  *        freed
  * @id: the identifier user space knows it by
@@ -214,11 +212,12 @@ struct hwt_file {
  * @state: see enum hwt_state
  *
  * Members after @hf are under the file lock, except @id and @cookie, which
- * do not change once the timeout is in the id table.
+ * do not change once the timeout is in @hf->ids.
  */
 struct hwt_timeout {
 	struct hwtimer		timer;
 	struct hwt_file		*hf;
+	struct rb_node		rb;
 	struct list_head	node;
 	u64			id;
 	u64			cookie;
@@ -264,7 +263,7 @@ void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 
 static void hwt_lockdep_assert(struct hwt_file *hf)
 {
-	lockdep_assert_held(&hf->ids.xa_lock);
+	lockdep_assert_held(&hf->lock);
 }
 
 static void hwt_wake(struct hwt_file *hf)
@@ -426,7 +425,7 @@ static void hwt_unqueue(struct hwt_file *hf, struct hwt_timeout *t)
 static void hwt_remove(struct hwt_file *hf, struct hwt_timeout *t)
 {
 	hwt_lockdep_assert(hf);
-	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
+	rb_erase(&t->rb, &hf->ids);
 	hf->nlive--;
 	t->state = HWT_DEAD;
 	t->need_sync = t->inflight != 0;
@@ -488,15 +487,30 @@ static void hwt_free(struct hwt_timeout *t)
 	hwt_uncharge(hf);
 }
 
-/* The live timeout @id names, or NULL. */
+static int hwt_id_cmp(const void *key, const struct rb_node *node)
+{
+	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwt_timeout, rb)->id;
+
+	return id < other ? -1 : id > other;
+}
+
+static bool hwt_id_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct hwt_timeout, rb)->id <
+	       rb_entry(b, struct hwt_timeout, rb)->id;
+}
+
+/* The live timeout @id names, or NULL (not for %HWT_NEW ones). */
 static struct hwt_timeout *hwt_lookup(struct hwt_file *hf, u64 id)
 {
+	struct rb_node *node;
 	struct hwt_timeout *t;
 
 	hwt_lockdep_assert(hf);
-	t = xa_load(&hf->ids, HWT_ID_INDEX(id));
-	if (!t || t->id != id)
+	node = rb_find(&id, &hf->ids, hwt_id_cmp);
+	if (!node)
 		return NULL;
+	t = rb_entry(node, struct hwt_timeout, rb);
 	if (t->state != HWT_PENDING && t->state != HWT_QUEUED)
 		return NULL;
 	return t;
@@ -531,7 +545,7 @@ static void hwt_timeout_fn(struct hwtimer *timer)
 	 * with interrupts on and the lock free, under rcu_read_lock() so that
 	 * close() cannot free @hf meanwhile (see struct hwt_file).
 	 */
-	xa_lock_irqsave(&hf->ids, flags);
+	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
 	if (t->state == HWT_PENDING && !hwtimer_pending(timer)) {
 		now = ktime_get_ns();
@@ -547,7 +561,7 @@ static void hwt_timeout_fn(struct hwtimer *timer)
 		}
 	}
 	rcu_read_lock();
-	xa_unlock_irqrestore(&hf->ids, flags);
+	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)
 		hwt_wake(hf);
 	rcu_read_unlock();
@@ -655,22 +669,21 @@ static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
 
 /*
  * Allocate a timeout and give it an id, within the caps. It is %HWT_NEW:
- * in the id table, counted, but not armed.
+ * in @hf->ids, counted, but not armed.
  */
 static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 					   u64 deadline, u64 period)
 {
 	struct hwt_timeout *t;
-	u32 index;
 	int ret;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	if (hf->nlive >= READ_ONCE(file_cap)) {
-		xa_unlock_irq(&hf->ids);
+		spin_unlock_irq(&hf->lock);
 		return ERR_PTR(-ENOSPC);
 	}
 	hf->nlive++;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 
 	ret = hwt_charge(hf);
 	if (ret)
@@ -688,39 +701,29 @@ static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 	t->period = period;
 	t->state = HWT_NEW;
 
-	/* May drop the lock to allocate: @t is HWT_NEW, nobody looks at it. */
-	xa_lock_irq(&hf->ids);
-	ret = __xa_alloc_cyclic(&hf->ids, &index, t, XA_LIMIT(1, U32_MAX),
-				&hf->next_index, GFP_KERNEL_ACCOUNT);
-	if (ret == 1)
-		hf->gen++;
-	if (ret >= 0)
-		t->id = HWT_ID(hf->gen, index);
-	xa_unlock_irq(&hf->ids);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto out_free;
-	}
+	/* A 64-bit counter does not wrap: ids are never reused. */
+	spin_lock_irq(&hf->lock);
+	t->id = hf->next_id++;
+	rb_add(&t->rb, &hf->ids, hwt_id_less);
+	spin_unlock_irq(&hf->lock);
 	return t;
 
-out_free:
-	kmem_cache_free(hwt_cache, t);
 out_uncharge:
 	hwt_uncharge(hf);
 out_unlive:
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	hf->nlive--;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	return ERR_PTR(ret);
 }
 
 /* Undo hwt_timeout_new() for a timeout that never left %HWT_NEW. */
 static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
 {
-	xa_lock_irq(&hf->ids);
-	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
+	spin_lock_irq(&hf->lock);
+	rb_erase(&t->rb, &hf->ids);
 	hf->nlive--;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	kmem_cache_free(hwt_cache, t);
 	hwt_uncharge(hf);
 }
@@ -776,9 +779,9 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 		return -EFAULT;
 	}
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	ret = hwt_arm_locked(hf, t, deadline, ent.period_ns, &wake);
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	if (ret) {
 		/* Its timer was never started. */
 		hwt_timeout_discard(hf, t);
@@ -813,13 +816,13 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 	if (ent.flags || ent.reserved) {
 		ret = -EINVAL;
 	} else {
-		xa_lock_irq(&hf->ids);
+		spin_lock_irq(&hf->lock);
 		t = hwt_lookup(hf, ent.id);
 		if (t)
 			status = hwt_unlink(hf, t);
 		else
 			ret = -ENOENT;
-		xa_unlock_irq(&hf->ids);
+		spin_unlock_irq(&hf->lock);
 		if (t)
 			hwt_free(t);
 	}
@@ -855,7 +858,7 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 	if (ret)
 		goto out;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	t = hwt_lookup(hf, ent.id);
 	if (!t) {
 		ret = -ENOENT;
@@ -866,7 +869,7 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 		if (ret)
 			status = 0;
 	}
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	if (wake)
 		hwt_wake(hf);
 out:
@@ -936,10 +939,10 @@ static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
 	info.global_count = atomic_long_read(&hwt_global_count);
 	info.user_cap = READ_ONCE(user_cap);
 	info.user_count = atomic_long_read(&hf->user->count);
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	info.pending = hf->nlive - hf->nqueued;
 	info.queued = hf->nqueued;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
@@ -1005,7 +1008,7 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 	u64 now;
 	int ret;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	now = ktime_get_ns();
 	while (n < max && !list_empty(&hf->ready)) {
 		struct hwtimer_expiry *rec = &recs[n++];
@@ -1028,7 +1031,7 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 		hwt_remove(hf, t);
 		list_add_tail(&t->node, dead);
 	}
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	return n;
 }
 
@@ -1104,10 +1107,10 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 	__poll_t events = 0;
 
 	poll_wait(file, &hf->wq, wait);
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	if (hf->nqueued)
 		events = EPOLLIN | EPOLLRDNORM;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	return events;
 }
 
@@ -1125,11 +1128,12 @@ static int hwt_open(struct inode *inode, struct file *file)
 		kfree(hf);
 		return -ENOMEM;
 	}
-	xa_init_flags(&hf->ids, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&hf->lock);
+	hf->ids = RB_ROOT;
 	INIT_LIST_HEAD(&hf->ready);
 	init_waitqueue_head(&hf->wq);
 	hf->wheel = dev_wheel;
-	hf->next_index = 1;
+	hf->next_id = 1;
 	file->private_data = hf;
 	return stream_open(inode, file);
 }
@@ -1137,23 +1141,24 @@ static int hwt_open(struct inode *inode, struct file *file)
 static int hwt_release(struct inode *inode, struct file *file)
 {
 	struct hwt_file *hf = file->private_data;
-	struct hwt_timeout *t;
-	unsigned long index;
+	struct hwt_timeout *t, *tmp;
+	struct rb_node *node;
 
 	/*
 	 * No ioctl or read() runs any more, but callbacks may: stop every
 	 * timer for good, which waits for its callback, then free it all.
+	 * Callbacks do not touch @hf->ids, so it needs no lock here.
 	 */
-	xa_for_each(&hf->ids, index, t) {
+	for (node = rb_first(&hf->ids); node; node = rb_next(node)) {
+		t = rb_entry(node, struct hwt_timeout, rb);
 		hwtimer_shutdown_sync(&t->timer);
 		cond_resched();
 	}
-	xa_for_each(&hf->ids, index, t) {
+	rbtree_postorder_for_each_entry_safe(t, tmp, &hf->ids, rb) {
 		kmem_cache_free(hwt_cache, t);
 		hwt_uncharge(hf);
 		cond_resched();
 	}
-	xa_destroy(&hf->ids);
 	hwt_user_put(hf->user);
 	/* A callback may still be waking @hf->wq: see struct hwt_file. */
 	kfree_rcu(hf, rcu);
@@ -1165,10 +1170,10 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	struct hwt_file *hf = file->private_data;
 	unsigned long pending, queued;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	pending = hf->nlive - hf->nqueued;
 	queued = hf->nqueued;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
 		   pending, queued, READ_ONCE(file_cap));

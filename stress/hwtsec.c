@@ -4,7 +4,11 @@
  * (docs/security.md). Runs as root and drops to unprivileged users
  * (nobody, and uid 65533) in child processes.
  *
- *   hwtsec [-m]     (-m: also the memory cgroup limit test, slower)
+ *   hwtsec [-m] [-u USERS]
+ *
+ * -m: also the memory cgroup limit test (slower); -u: how many users hold
+ * a file open for the open/close cost check (default 16384; the kernel's
+ * own per-uid hash makes setting up many more take minutes under TCG).
  *
  * Checks: any user may open the device; an unprivileged user cannot change
  * the caps or read hwtimer's debugfs files; the per-file cap (ENOSPC), the
@@ -16,8 +20,9 @@
  * nor cancel, modify or read its timeouts through its own file, and the
  * victim's timeouts all expire untouched; nothing reaches user space that
  * was not set (INFO's reserved fields, the outputs of failed entries, the
- * records); open and close cost the same with 65536 users holding files
- * open; and with -m, a user in a memory cgroup cannot allocate
+ * records); open and close cost the same with USERS users holding files
+ * open; a live timeout costs the same memory whatever ids are live; and
+ * with -m, a user in a memory cgroup cannot allocate
  * timeouts past the cgroup's limit, and all is released when it dies.
  * The caps are restored at the end.
  */
@@ -673,7 +678,6 @@ static long read_key(const char *path, const char *key)
  * it. The real uid is switched with setresuid() and the effective uid
  * stays root, so one process opens files as many users.
  */
-#define MANY_USERS	65536
 #define MANY_REPS	1001
 #define MANY_BASE	200000		/* first uid of the crowd */
 
@@ -712,36 +716,131 @@ static uint64_t open_close_median(uid_t uid)
  * cost more for it (the per-user accounting is looked up by uid in
  * constant time, not along a hash chain of all users).
  */
+static unsigned int many_users = 16384;
+
 static void check_many_users(void)
 {
-	struct rlimit rl = { MANY_USERS + 256, MANY_USERS + 256 };
+	struct rlimit rl = { many_users + 256, many_users + 256 };
 	uint64_t alone, crowd;
 	unsigned int i, n;
 	int *fds;
 
-	fds = calloc(MANY_USERS, sizeof(*fds));
+	fds = calloc(many_users, sizeof(*fds));
 	if (!fds || setrlimit(RLIMIT_NOFILE, &rl)) {
 		tap(false, "many users: setup (%s)", strerror(errno));
 		free(fds);
 		return;
 	}
 	alone = open_close_median(MANY_BASE - 1);
-	for (n = 0; n < MANY_USERS; n++) {
+	for (n = 0; n < many_users; n++) {
+		if (getenv("HWTSEC_DEBUG") && !(n % 4096))
+			fprintf(stderr, "# %u users, t=%llu ms\n", n,
+				(unsigned long long)now_ns() / MS);
 		if (setresuid(MANY_BASE + n, -1, -1))
 			break;
 		fds[n] = hwt_open(0);
 		if (setresuid(0, -1, -1) || fds[n] < 0)
 			break;
 	}
-	crowd = n == MANY_USERS ? open_close_median(MANY_BASE - 1) : 0;
+	crowd = n == many_users ? open_close_median(MANY_BASE - 1) : 0;
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	free(fds);
 	printf("# open+close of a new user's file: %llu us alone, %llu us with %u users holding files\n",
 	       (unsigned long long)alone / 1000, (unsigned long long)crowd / 1000, n);
-	tap(n == MANY_USERS && alone && crowd && crowd < 2 * alone + 20000,
+	tap(n == many_users && alone && crowd && crowd < 2 * alone + 20000,
 	    "open and close cost the same with %u users holding files (%llu us, %llu us alone)",
 	    n, (unsigned long long)crowd / 1000, (unsigned long long)alone / 1000);
+}
+
+/*
+ * Memory per live timeout, as charged to the memory cgroup (slab bytes in
+ * memory.stat; objects waiting in KASAN's quarantine are uncharged
+ * already), for IDS_LIVE timeouts armed in one go (dense ids) and for as
+ * many left alive one in 64 by "arm 64, cancel 63" (sparse ids). An id
+ * table indexed by id keeps a node per sparse survivor; the memory per
+ * timeout must not depend on which ids are live.
+ */
+#define IDS_CG		"/sys/fs/cgroup/hwts-ids"
+#define IDS_LIVE	2048
+
+static long ids_slab(void)
+{
+	long a = read_key(IDS_CG "/memory.stat", "slab_reclaimable ");
+	long b = read_key(IDS_CG "/memory.stat", "slab_unreclaimable ");
+
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* Slab bytes per timeout for IDS_LIVE of them, dense or sparse; <0: error. */
+static long ids_bytes_per_timeout(bool sparse)
+{
+	struct hwtimer_arm_entry a[64];
+	struct hwtimer_cancel_entry c[64];
+	long before, after;
+	unsigned int i, k;
+	int fd;
+
+	usleep(300000);
+	before = ids_slab();
+	fd = hwt_open(0);
+	if (fd < 0 || before < 0)
+		return -1;
+	for (i = 0; i < IDS_LIVE; i += sparse ? 1 : 64) {
+		memset(a, 0, sizeof(a));
+		for (k = 0; k < 64; k++)
+			a[k].expires_ns = 3600 * SEC;
+		if (hwt_batch(fd, HWTIMER_IOC_ARM, a, 64, 0, NULL, NULL))
+			return -2;
+		if (!sparse)
+			continue;
+		memset(c, 0, sizeof(c));
+		for (k = 0; k < 63; k++)
+			c[k].id = a[k + 1].id;
+		if (hwt_batch(fd, HWTIMER_IOC_CANCEL, c, 63, 0, NULL, NULL))
+			return -3;
+	}
+	usleep(300000);		/* RCU-freed xarray nodes */
+	after = ids_slab();
+	close(fd);
+	return (after - before) / IDS_LIVE;
+}
+
+static void check_id_memory(void)
+{
+	long dense = -1, sparse = -1;
+	int status, fds[2];
+	char buf[32];
+	pid_t pid;
+
+	if (mkdir(IDS_CG, 0755) && errno != EEXIST) {
+		printf("ok %u - # SKIP no cgroup2 (%s)\n", ++tap_n, strerror(errno));
+		return;
+	}
+	if (pipe(fds))
+		return;
+	pid = fork();
+	if (!pid) {
+		long r[2];
+
+		snprintf(buf, sizeof(buf), "%d", getpid());
+		if (write_file(IDS_CG "/cgroup.procs", buf))
+			_exit(1);
+		r[0] = ids_bytes_per_timeout(false);
+		r[1] = ids_bytes_per_timeout(true);
+		_exit(write(fds[1], r, sizeof(r)) == sizeof(r) ? 0 : 2);
+	}
+	close(fds[1]);
+	if (read(fds[0], buf, 2 * sizeof(long)) == 2 * sizeof(long)) {
+		memcpy(&dense, buf, sizeof(long));
+		memcpy(&sparse, buf + sizeof(long), sizeof(long));
+	}
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	rmdir(IDS_CG);
+	tap(dense > 0 && sparse > 0 && sparse < dense * 3 / 2 + 64,
+	    "memory per live timeout does not depend on its id: %ld bytes dense, %ld bytes when one in 64 ids is live (memcg slab)",
+	    dense, sparse);
 }
 
 /* A memory cgroup bounds what a user's timeouts may take. */
@@ -809,9 +908,20 @@ static void check_memcg(void)
 
 int main(int argc, char **argv)
 {
-	bool memcg = argc > 1 && !strcmp(argv[1], "-m");
+	bool memcg = false;
 	struct stat st;
 	int ret;
+
+	while ((ret = getopt(argc, argv, "mu:")) != -1) {
+		if (ret == 'm') {
+			memcg = true;
+		} else if (ret == 'u') {
+			many_users = strtoul(optarg, NULL, 0);
+		} else {
+			fprintf(stderr, "usage: hwtsec [-m] [-u USERS]\n");
+			return 2;
+		}
+	}
 
 	if (access(HWT_DEV, F_OK)) {
 		printf("1..0 # SKIP no %s\n", HWT_DEV);
@@ -821,7 +931,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP must run as root (it drops to other users)\n");
 		return 0;
 	}
-	tap_plan(memcg ? 15 : 14);
+	tap_plan(memcg ? 16 : 15);
 	old_file_cap = read_long(HWT_PARAMS "file_cap");
 	old_global_cap = read_long(HWT_PARAMS "global_cap");
 	old_user_cap = read_long(HWT_PARAMS "user_cap");
@@ -860,6 +970,7 @@ int main(int argc, char **argv)
 	check_other_user();
 	check_leaks();
 	check_many_users();
+	check_id_memory();
 	if (memcg)
 		check_memcg();
 	restore_caps();

@@ -252,9 +252,11 @@ static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
  * the user under the lock, so a user found under the lock has @refs >= 1
  * and may be taken with refcount_inc(). @count is atomic and needs no
  * lock. Taken in process context only (open and close), with no other
- * lock held; __xa_insert() may drop it to allocate a node.
+ * lock held; __xa_insert() may drop it to allocate a node. Its nodes are
+ * charged to the memory cgroup of the open that needs them
+ * (XA_FLAGS_ACCOUNT: without it, nodes allocated under the lock are not).
  */
-static DEFINE_XARRAY(hwt_users);
+static DEFINE_XARRAY_FLAGS(hwt_users, XA_FLAGS_ACCOUNT);
 
 void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 {

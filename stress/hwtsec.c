@@ -754,12 +754,15 @@ static void check_many_users(void)
 }
 
 /*
- * Memory per live timeout, as charged to the memory cgroup (slab bytes in
- * memory.stat; objects waiting in KASAN's quarantine are uncharged
- * already), for IDS_LIVE timeouts armed in one go (dense ids) and for as
- * many left alive one in 64 by "arm 64, cancel 63" (sparse ids). An id
- * table indexed by id keeps a node per sparse survivor; the memory per
- * timeout must not depend on which ids are live.
+ * Memory per live timeout for IDS_LIVE timeouts armed in one go (dense
+ * ids) and for as many left alive one in 64 by "arm 64, cancel 63"
+ * (sparse ids): the bytes charged to the memory cgroup (slab in
+ * memory.stat; objects in KASAN's quarantine are uncharged already), and
+ * the xarray and radix-tree nodes in use (radix_tree_node objects, after
+ * a shrink that empties KASAN's quarantine of them), which an id table
+ * indexed by id needs one of per sparse survivor, charged or not (the
+ * xarray of ids had no XA_FLAGS_ACCOUNT, so the nodes it allocated under
+ * its lock were not charged). Neither may depend on which ids are live.
  */
 #define IDS_CG		"/sys/fs/cgroup/hwts-ids"
 #define IDS_LIVE	2048
@@ -772,43 +775,56 @@ static long ids_slab(void)
 	return a < 0 || b < 0 ? -1 : a + b;
 }
 
-/* Slab bytes per timeout for IDS_LIVE of them, dense or sparse; <0: error. */
-static long ids_bytes_per_timeout(bool sparse)
+static long ids_nodes(void)
+{
+	write_file("/sys/kernel/slab/radix_tree_node/shrink", "1");
+	return read_long("/sys/kernel/slab/radix_tree_node/objects");
+}
+
+/*
+ * Charged slab bytes per timeout for IDS_LIVE of them, dense or sparse, in
+ * r[0] (<0: error), and how many more nodes are in use, in r[1].
+ */
+static void ids_per_timeout(bool sparse, long r[2])
 {
 	struct hwtimer_arm_entry a[64];
 	struct hwtimer_cancel_entry c[64];
-	long before, after;
+	long before, after, nodes;
 	unsigned int i, k;
 	int fd;
 
+	r[0] = -1;
+	r[1] = 0;
 	usleep(300000);
 	before = ids_slab();
+	nodes = ids_nodes();
 	fd = hwt_open(0);
 	if (fd < 0 || before < 0)
-		return -1;
+		return;
 	for (i = 0; i < IDS_LIVE; i += sparse ? 1 : 64) {
 		memset(a, 0, sizeof(a));
 		for (k = 0; k < 64; k++)
 			a[k].expires_ns = 3600 * SEC;
 		if (hwt_batch(fd, HWTIMER_IOC_ARM, a, 64, 0, NULL, NULL))
-			return -2;
+			return;
 		if (!sparse)
 			continue;
 		memset(c, 0, sizeof(c));
 		for (k = 0; k < 63; k++)
 			c[k].id = a[k + 1].id;
 		if (hwt_batch(fd, HWTIMER_IOC_CANCEL, c, 63, 0, NULL, NULL))
-			return -3;
+			return;
 	}
 	usleep(300000);		/* RCU-freed xarray nodes */
 	after = ids_slab();
+	r[1] = nodes >= 0 ? ids_nodes() - nodes : 0;
 	close(fd);
-	return (after - before) / IDS_LIVE;
+	r[0] = (after - before) / IDS_LIVE;
 }
 
 static void check_id_memory(void)
 {
-	long dense = -1, sparse = -1;
+	long r[4] = { -1, 0, -1, 0 };
 	int status, fds[2];
 	char buf[32];
 	pid_t pid;
@@ -821,26 +837,22 @@ static void check_id_memory(void)
 		return;
 	pid = fork();
 	if (!pid) {
-		long r[2];
-
 		snprintf(buf, sizeof(buf), "%d", getpid());
 		if (write_file(IDS_CG "/cgroup.procs", buf))
 			_exit(1);
-		r[0] = ids_bytes_per_timeout(false);
-		r[1] = ids_bytes_per_timeout(true);
+		ids_per_timeout(false, r);
+		ids_per_timeout(true, r + 2);
 		_exit(write(fds[1], r, sizeof(r)) == sizeof(r) ? 0 : 2);
 	}
 	close(fds[1]);
-	if (read(fds[0], buf, 2 * sizeof(long)) == 2 * sizeof(long)) {
-		memcpy(&dense, buf, sizeof(long));
-		memcpy(&sparse, buf + sizeof(long), sizeof(long));
-	}
+	if (read(fds[0], r, sizeof(r)) != sizeof(r))
+		r[0] = r[2] = -1;
 	close(fds[0]);
 	waitpid(pid, &status, 0);
 	rmdir(IDS_CG);
-	tap(dense > 0 && sparse > 0 && sparse < dense * 3 / 2 + 64,
-	    "memory per live timeout does not depend on its id: %ld bytes dense, %ld bytes when one in 64 ids is live (memcg slab)",
-	    dense, sparse);
+	tap(r[0] > 0 && r[2] > 0 && r[2] < r[0] * 3 / 2 + 64 && r[3] < IDS_LIVE / 8,
+	    "memory per live timeout does not depend on its id: %ld bytes charged and %ld more nodes for %u dense ids, %ld bytes and %ld nodes when one in 64 ids is live",
+	    r[0], r[1], IDS_LIVE, r[2], r[3]);
 }
 
 /* A memory cgroup bounds what a user's timeouts may take. */

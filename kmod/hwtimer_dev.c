@@ -32,11 +32,14 @@
  * that nobody reads costs nothing, and a timeout has at most one record
  * queued.
  *
- * Identifiers: the id table is an allocating xarray. An id is the 32-bit
- * index of the timeout in it, with a generation in the upper half that
- * grows each time the cyclic index allocator wraps. So one file never
- * hands out an id twice, and as a lookup checks the whole id, a stale id
- * cannot reach a newer timeout that reuses its index.
+ * Identifiers: a file numbers its timeouts 1, 2, 3, ... with a 64-bit
+ * counter, so it never hands out an id twice and a stale id cannot reach a
+ * newer timeout. The live ones are in the id table, a red-black tree by id,
+ * whose node is in the timeout itself: looking an id up costs O(log n)
+ * under the file lock, and the table costs no memory beyond the timeouts,
+ * whatever ids are live (an xarray indexed by id keeps a 576-byte node
+ * for a single live id among 64, which a user who arms 64 and cancels 63
+ * can make the case for every timeout).
  *
  * Expiry runs in the wheel's callback (softirq context for the default
  * wheel). It may race with cancel, modify, read() and close() on other
@@ -47,7 +50,6 @@
 #include <linux/build_bug.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
-#include <linux/hashtable.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -58,11 +60,15 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/rbtree.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -86,10 +92,6 @@ MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid o
 /* Records one read() pass moves to user space per taking of the lock. */
 #define HWT_READ_CHUNK		8
 
-/* The generation of an id sits above its 32-bit index in the id table. */
-#define HWT_ID_INDEX(id)	((u32)(id))
-#define HWT_ID(gen, index)	(((u64)(gen) << 32) | (index))
-
 /**
  * enum hwt_state - where a timeout is in its life
  * @HWT_NEW: in the id table while the arm ioctl sets it up; invisible to
@@ -109,7 +111,6 @@ enum hwt_state {
 
 /**
  * struct hwt_user - the timeouts of one user, for the per-user cap
- * @node: in hwt_users, hashed by @uid
  * @uid: the real uid, in the initial user namespace, of the credentials
  *       that opened the files (file->f_cred->uid)
  * @refs: open files of this user; the last one to close frees it
@@ -122,7 +123,6 @@ enum hwt_state {
  * charges its watches to the user who created the instance.
  */
 struct hwt_user {
-	struct hlist_node	node;
 	kuid_t			uid;
 	refcount_t		refs;
 	atomic_long_t		count;
@@ -130,64 +130,79 @@ struct hwt_user {
 
 /**
  * struct hwt_file - the state of one open file of /dev/hwtimer
- * @ids: the id table, an allocating xarray of struct hwt_timeout.
- *       Its lock, @ids.xa_lock, is the file lock: the xarray takes it with
- *       interrupts disabled (XA_FLAGS_LOCK_IRQ), so it can be taken from
- *       the wheel's callbacks. It protects @ids, @ready, @nlive, @nqueued,
- *       @next_index, @gen and the @state, @node, @deadline, @period,
- *       @expired, @inflight and @need_sync members of every timeout of the
- *       file.
+ * @lock: the file lock, taken with interrupts disabled, so that it can be
+ *        taken from the wheel's callbacks. It protects @ids, @ready,
+ *        @nlive, @nqueued, @next_id and the @rb, @state, @node,
+ *        @deadline, @period, @expired, @inflight and @need_sync members of
+ *        every timeout of the file.
  *
- *       Nesting: the file lock is taken before a wheel base lock (timers
- *       are started, modified and cancelled under it) and before @wq's
- *       lock (the callback wakes readers under it); nothing else is taken
- *       inside. The callback takes it with no hwtimer lock held.
- *       Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
- *       called under it: they wait for callbacks, which take it. Nothing is
- *       copied to or from user space under it.
+ *        Nesting: the file lock is taken before a wheel base lock (timers
+ *        are started, modified and cancelled under it); nothing else is
+ *        taken inside: @wq is woken only after it is dropped. The callback
+ *        takes it with no hwtimer lock held.
+ *        Neither hwtimer_cancel_sync() nor hwtimer_shutdown_sync() is ever
+ *        called under it: they wait for callbacks, which take it. Nothing is
+ *        copied to or from user space under it.
  *
- *       Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
- *       frees it after dropping the lock. A callback does all its work,
- *       wakeup included, under the lock, so once no arming of the timer is
- *       in flight (@inflight, counted under the lock) nothing can touch the
- *       timeout any more and it is freed at once; otherwise (@need_sync)
- *       only after hwtimer_cancel_sync() says the callback is not running
- *       (a callback that takes the lock meanwhile finds it %HWT_DEAD and
- *       leaves it alone). close() frees the file only after
- *       hwtimer_shutdown_sync() on every timer it still holds.
+ *        Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
+ *        frees it after dropping the lock. A callback does all its work on
+ *        the timeout under the lock, so once no arming of the timer is in
+ *        flight (@inflight, counted under the lock) nothing can touch the
+ *        timeout any more and it is freed at once; otherwise (@need_sync)
+ *        only after hwtimer_cancel_sync() says the callback is not running
+ *        (a callback that takes the lock meanwhile finds it %HWT_DEAD and
+ *        leaves it alone).
+ *
+ *        Freeing the file: a callback may still wake @wq after dropping the
+ *        file lock, when its timeout may already be freed and no longer in
+ *        @ids, so close() cannot wait for it with hwtimer_shutdown_sync().
+ *        The callback therefore enters an RCU read-side critical section
+ *        before it drops the lock and leaves it after the wakeup, and
+ *        close() frees the file with kfree_rcu(): the file outlives every
+ *        wakeup begun before close() found the file lock free. Nobody waits
+ *        on @wq by then (epoll drops its entries before ->release(), readers
+ *        and pollers hold a reference to the file), so such a late wakeup
+ *        finds nobody to wake.
+ * @ids: the live timeouts (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED) by id
  * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
- * @wq: readers and pollers wait here for @nqueued to become non-zero
+ * @wq: readers and pollers wait here for @nqueued to become non-zero.
+ *      It is woken only when @nqueued goes from 0 to 1 (see hwt_queue()),
+ *      never under the file lock, so the cost of a wakeup (one callback
+ *      per waiter: the epoll instances that watch the file, as often as
+ *      they watch it) does not grow with the number of records queued.
  * @wheel: the wheel the timeouts run on
  * @user: the user the timeouts are charged to; set at open, put at close
- * @nlive: timeouts in the id table (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED);
- *         what the per-file cap counts
+ * @nlive: timeouts in @ids; what the per-file cap counts
  * @nqueued: timeouts on @ready
- * @next_index: where the cyclic index allocator of @ids goes on
- * @gen: generation of the ids handed out now
+ * @next_id: the id the next timeout gets (ids start at 1)
+ * @rcu: for the kfree_rcu() of close(), see the file lock above
  */
 struct hwt_file {
-	struct xarray		ids;
+	spinlock_t		lock;	/* the file lock, see above */
+	struct rb_root		ids;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	struct hwtimer_wheel	*wheel;
 	struct hwt_user		*user;
 	unsigned long		nlive;
 	unsigned long		nqueued;
-	u32			next_index;
-	u32			gen;
+	u64			next_id;
+	struct rcu_head		rcu;
 };
 
 /**
  * struct hwt_timeout - one timeout of an open file
  * @timer: the wheel timer
  * @hf: the file it belongs to
+ * @rb: in @hf->ids while it is live (not %HWT_DEAD)
  * @node: in @hf->ready while %HWT_QUEUED; on a private list while being
  *        freed
  * @id: the identifier user space knows it by
  * @cookie: the caller's cookie
- * @deadline: the deadline now, CLOCK_MONOTONIC ns
+ * @deadline: the deadline now, host CLOCK_MONOTONIC ns (not of any time
+ *            namespace: see hwt_timens_offset())
  * @period: period in ns, 0 for a one-shot timeout
- * @expired: when the callback found the deadline reached
+ * @expired: when the callback found the deadline reached, host time
  * @inflight: armings of @timer whose callback has not yet taken the file
  *            lock: each start of the idle timer adds one, a cancel that
  *            stops a pending arming and each callback take one away. Zero
@@ -197,11 +212,12 @@ struct hwt_file {
  * @state: see enum hwt_state
  *
  * Members after @hf are under the file lock, except @id and @cookie, which
- * do not change once the timeout is in the id table.
+ * do not change once the timeout is in @hf->ids.
  */
 struct hwt_timeout {
 	struct hwtimer		timer;
 	struct hwt_file		*hf;
+	struct rb_node		rb;
 	struct list_head	node;
 	u64			id;
 	u64			cookie;
@@ -226,20 +242,21 @@ static struct kmem_cache *hwt_cache;
 static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
 
 /*
- * The users with files open, hashed by uid.
+ * The users with files open, indexed by uid (the kuid's value): an xarray,
+ * so that finding, adding and removing a user costs the same however many
+ * users have files open (a user with many subordinate uids can make tens
+ * of thousands of them).
  *
- * hwt_users_lock protects hwt_users (the table and every @node in it) and
- * every change of a user's @refs: hwt_user_put() drops a reference and, if
- * it was the last, unhashes the user under the lock, so a user found in
- * the table under the lock has @refs >= 1 and may be taken with
- * refcount_inc(). @count is atomic and needs no lock.
- *
- * Taken in process context only (open and close), with no other lock held;
- * nothing is taken or allocated under it.
+ * The xarray's lock protects the entries and every change of a user's
+ * @refs: hwt_user_put() drops a reference and, if it was the last, erases
+ * the user under the lock, so a user found under the lock has @refs >= 1
+ * and may be taken with refcount_inc(). @count is atomic and needs no
+ * lock. Taken in process context only (open and close), with no other
+ * lock held; __xa_insert() may drop it to allocate a node. Its nodes are
+ * charged to the memory cgroup of the open that needs them
+ * (XA_FLAGS_ACCOUNT: without it, nodes allocated under the lock are not).
  */
-#define HWT_USER_HASH_BITS	6
-static DEFINE_HASHTABLE(hwt_users, HWT_USER_HASH_BITS);
-static DEFINE_SPINLOCK(hwt_users_lock);
+static DEFINE_XARRAY_FLAGS(hwt_users, XA_FLAGS_ACCOUNT);
 
 void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 {
@@ -248,37 +265,12 @@ void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
 
 static void hwt_lockdep_assert(struct hwt_file *hf)
 {
-	lockdep_assert_held(&hf->ids.xa_lock);
+	lockdep_assert_held(&hf->lock);
 }
 
 static void hwt_wake(struct hwt_file *hf)
 {
 	wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
-}
-
-/* The user @uid in hwt_users, or NULL. Context: hwt_users_lock held. */
-static struct hwt_user *hwt_user_find(kuid_t uid)
-{
-	struct hwt_user *u;
-
-	lockdep_assert_held(&hwt_users_lock);
-	hash_for_each_possible(hwt_users, u, node, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
-			return u;
-	return NULL;
-}
-
-/* Take a reference to @uid's user if it has files open. */
-static struct hwt_user *hwt_user_tryget(kuid_t uid)
-{
-	struct hwt_user *u;
-
-	spin_lock(&hwt_users_lock);
-	u = hwt_user_find(uid);
-	if (u)
-		refcount_inc(&u->refs);
-	spin_unlock(&hwt_users_lock);
-	return u;
 }
 
 /**
@@ -290,32 +282,41 @@ static struct hwt_user *hwt_user_tryget(kuid_t uid)
  */
 static struct hwt_user *hwt_user_get(kuid_t uid)
 {
-	struct hwt_user *u, *new;
+	unsigned long index = __kuid_val(uid);
+	struct hwt_user *u, *new = NULL;
+	int ret;
 
-	u = hwt_user_tryget(uid);
-	if (u)
-		return u;
-
-	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
-	if (!new)
-		return NULL;
-	new->uid = uid;
-	refcount_set(&new->refs, 1);
-	atomic_long_set(&new->count, 0);
-
-	/* Another open by the same user may have added it meanwhile. */
-	spin_lock(&hwt_users_lock);
-	u = hwt_user_find(uid);
-	if (u)
-		refcount_inc(&u->refs);
-	else
-		hash_add(hwt_users, &new->node, __kuid_val(uid));
-	spin_unlock(&hwt_users_lock);
-	if (u) {
-		kfree(new);
-		return u;
+	for (;;) {
+		xa_lock(&hwt_users);
+		u = xa_load(&hwt_users, index);
+		if (u) {
+			refcount_inc(&u->refs);
+			xa_unlock(&hwt_users);
+			kfree(new);
+			return u;
+		}
+		if (new)
+			break;
+		xa_unlock(&hwt_users);
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return NULL;
+		new->uid = uid;
+		refcount_set(&new->refs, 1);
+		atomic_long_set(&new->count, 0);
+		/* Look again: another open may have added the user meanwhile. */
 	}
-	return new;
+	/* -EBUSY: another open added it while the lock was dropped. */
+	ret = __xa_insert(&hwt_users, index, new, GFP_KERNEL_ACCOUNT);
+	if (ret == -EBUSY) {
+		u = xa_load(&hwt_users, index);
+		refcount_inc(&u->refs);
+	}
+	xa_unlock(&hwt_users);
+	if (!ret)
+		return new;
+	kfree(new);
+	return ret == -EBUSY ? u : NULL;
 }
 
 /**
@@ -331,11 +332,11 @@ static void hwt_user_put(struct hwt_user *u)
 {
 	bool last;
 
-	spin_lock(&hwt_users_lock);
+	xa_lock(&hwt_users);
 	last = refcount_dec_and_test(&u->refs);
 	if (last)
-		hash_del(&u->node);
-	spin_unlock(&hwt_users_lock);
+		__xa_erase(&hwt_users, __kuid_val(u->uid));
+	xa_unlock(&hwt_users);
 	if (!last)
 		return;
 	WARN_ON_ONCE(atomic_long_read(&u->count));
@@ -393,14 +394,23 @@ static void hwt_uncharge(struct hwt_file *hf)
 	atomic_long_dec(&hwt_global_count);
 }
 
-/* Put @t's record at the tail of the ready list, expired at @now. */
-static void hwt_queue(struct hwt_file *hf, struct hwt_timeout *t, u64 now)
+/*
+ * Put @t's record at the tail of the ready list, expired at @now.
+ *
+ * Returns true when the list was empty: only then must the caller wake
+ * @hf->wq, after dropping the file lock. Everyone waiting on it saw the
+ * list empty (the wait conditions are tested after joining the queue), so
+ * a record added to a list that already had one wakes nobody who is not
+ * already awake, and need not wake epoll either: edge-triggered users read
+ * until EAGAIN (hwtimer(4)).
+ */
+static bool hwt_queue(struct hwt_file *hf, struct hwt_timeout *t, u64 now)
 {
 	hwt_lockdep_assert(hf);
 	t->expired = now;
 	t->state = HWT_QUEUED;
 	list_add_tail(&t->node, &hf->ready);
-	hf->nqueued++;
+	return !hf->nqueued++;
 }
 
 static void hwt_unqueue(struct hwt_file *hf, struct hwt_timeout *t)
@@ -417,7 +427,7 @@ static void hwt_unqueue(struct hwt_file *hf, struct hwt_timeout *t)
 static void hwt_remove(struct hwt_file *hf, struct hwt_timeout *t)
 {
 	hwt_lockdep_assert(hf);
-	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
+	rb_erase(&t->rb, &hf->ids);
 	hf->nlive--;
 	t->state = HWT_DEAD;
 	t->need_sync = t->inflight != 0;
@@ -479,15 +489,30 @@ static void hwt_free(struct hwt_timeout *t)
 	hwt_uncharge(hf);
 }
 
-/* The live timeout @id names, or NULL. */
+static int hwt_id_cmp(const void *key, const struct rb_node *node)
+{
+	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwt_timeout, rb)->id;
+
+	return id < other ? -1 : id > other;
+}
+
+static bool hwt_id_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct hwt_timeout, rb)->id <
+	       rb_entry(b, struct hwt_timeout, rb)->id;
+}
+
+/* The live timeout @id names, or NULL (not for %HWT_NEW ones). */
 static struct hwt_timeout *hwt_lookup(struct hwt_file *hf, u64 id)
 {
+	struct rb_node *node;
 	struct hwt_timeout *t;
 
 	hwt_lockdep_assert(hf);
-	t = xa_load(&hf->ids, HWT_ID_INDEX(id));
-	if (!t || t->id != id)
+	node = rb_find(&id, &hf->ids, hwt_id_cmp);
+	if (!node)
 		return NULL;
+	t = rb_entry(node, struct hwt_timeout, rb);
 	if (t->state != HWT_PENDING && t->state != HWT_QUEUED)
 		return NULL;
 	return t;
@@ -512,51 +537,101 @@ static void hwt_timeout_fn(struct hwtimer *timer)
 	struct hwt_timeout *t = from_hwtimer(t, timer, timer);
 	struct hwt_file *hf = t->hf;
 	unsigned long flags;
+	bool wake = false;
 	u64 now;
 
 	/*
-	 * Everything is done under the file lock, the wakeup too: once this
-	 * callback has dropped it, it touches neither @t nor @hf, so whoever
-	 * takes @t off the ready list may free it without waiting for the
-	 * callback, and close() may free @hf.
+	 * Everything that touches @t is done under the file lock: once this
+	 * callback has dropped it, whoever takes @t off the ready list may
+	 * free it without waiting for the callback. The wakeup comes after,
+	 * with interrupts on and the lock free, under rcu_read_lock() so that
+	 * close() cannot free @hf meanwhile (see struct hwt_file).
 	 */
-	xa_lock_irqsave(&hf->ids, flags);
+	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
 	if (t->state == HWT_PENDING && !hwtimer_pending(timer)) {
 		now = ktime_get_ns();
 		if (likely(now >= t->deadline)) {
-			hwt_queue(hf, t, now);
-			hwt_wake(hf);
+			wake = hwt_queue(hf, t, now);
 		} else {
 			WARN_ONCE(1, "hwtimer: timeout fired %llu ns early\n",
 				  t->deadline - now);
-			if (hwtimer_start_abs(timer, t->deadline)) {
-				hwt_queue(hf, t, now);
-				hwt_wake(hf);
-			} else {
+			if (hwtimer_start_abs(timer, t->deadline))
+				wake = hwt_queue(hf, t, now);
+			else
 				t->inflight++;
-			}
 		}
 	}
-	xa_unlock_irqrestore(&hf->ids, flags);
+	rcu_read_lock();
+	spin_unlock_irqrestore(&hf->lock, flags);
+	if (wake)
+		hwt_wake(hf);
+	rcu_read_unlock();
 }
 
 /*
- * Check the timing of an arm or modify entry and compute its absolute
- * deadline from @now.
+ * Time namespaces. Every time the device takes or gives is CLOCK_MONOTONIC
+ * of the calling task's time namespace, the clock clock_gettime() shows
+ * it; inside, deadlines are host CLOCK_MONOTONIC, as the wheel runs on it.
+ * Each call converts with the namespace of the task that makes it, as
+ * timerfd_settime() and clock_gettime() do, not with the opener's: a file
+ * passed to a task in another time namespace shows that task the same
+ * timeouts on its own clock.
+ *
+ * timens_ktime_to_host() cannot serve: it calls do_timens_ktime_to_host()
+ * and compares with init_time_ns, neither of which is exported to modules.
+ * timens_add_monotonic() is inline and only reads the caller's offsets.
+ */
+
+/* The caller's CLOCK_MONOTONIC offset (namespace minus host), in ns. */
+static s64 hwt_timens_offset(void)
+{
+	struct timespec64 ts = { };
+
+	timens_add_monotonic(&ts);
+	return timespec64_to_ns(&ts);
+}
+
+/*
+ * A time of the caller's namespace, at most KTIME_MAX, as host time. A time
+ * before the namespace's offset (before the host's boot) is 0, long past;
+ * as in do_timens_ktime_to_host().
+ */
+static u64 hwt_time_to_host(u64 t, s64 offset)
+{
+	if (offset >= 0)
+		return t < (u64)offset ? 0 : t - offset;
+	return min_t(u64, t + (u64)-offset, KTIME_MAX);
+}
+
+/* A host time as the caller's namespace sees it, within [0, KTIME_MAX]. */
+static u64 hwt_time_from_host(u64 t, s64 offset)
+{
+	if (offset >= 0)
+		return min_t(u64, t + offset, KTIME_MAX);
+	return t < (u64)-offset ? 0 : t + offset;
+}
+
+/*
+ * Check the timing of an arm or modify entry and compute its absolute host
+ * deadline from @now (host time); an absolute @expires is a time of the
+ * caller's namespace, @offset its offset (hwt_timens_offset()).
  */
 static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
-			    u64 period, u64 now, u64 *deadline)
+			    u64 period, u64 now, s64 offset, u64 *deadline)
 {
 	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
 		return -EINVAL;
 	if (period && (period < hwtimer_wheel_tick_ns(hf->wheel) ||
 		       period > (u64)KTIME_MAX))
 		return -EINVAL;
-	if (flags & HWTIMER_TIMEOUT_ABS)
-		*deadline = expires;
-	else if (check_add_overflow(now, expires, deadline))
+	if (flags & HWTIMER_TIMEOUT_ABS) {
+		if (expires > (u64)KTIME_MAX)
+			return -EINVAL;
+		*deadline = hwt_time_to_host(expires, offset);
+	} else if (check_add_overflow(now, expires, deadline)) {
 		return -EINVAL;
+	}
 	if (*deadline > (u64)KTIME_MAX)
 		return -EINVAL;
 	return 0;
@@ -565,7 +640,8 @@ static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
 /*
  * Arm a %HWT_NEW, %HWT_PENDING or %HWT_QUEUED timeout for @deadline and
  * @period, dropping a queued record; or, if @deadline is due, queue a fresh
- * record at once and set *@wake. On error nothing changes.
+ * record at once and set *@wake if the caller must wake the file's waiters
+ * (see hwt_queue()). On error nothing changes.
  */
 static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
 			  u64 deadline, u64 period, bool *wake)
@@ -586,33 +662,30 @@ static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
 		hwt_unqueue(hf, t);
 	t->deadline = deadline;
 	t->period = period;
-	if (deadline <= now) {
-		hwt_queue(hf, t, now);
-		*wake = true;
-	} else {
+	if (deadline <= now)
+		*wake = hwt_queue(hf, t, now);
+	else
 		t->state = HWT_PENDING;
-	}
 	return 0;
 }
 
 /*
  * Allocate a timeout and give it an id, within the caps. It is %HWT_NEW:
- * in the id table, counted, but not armed.
+ * in @hf->ids, counted, but not armed.
  */
 static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 					   u64 deadline, u64 period)
 {
 	struct hwt_timeout *t;
-	u32 index;
 	int ret;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	if (hf->nlive >= READ_ONCE(file_cap)) {
-		xa_unlock_irq(&hf->ids);
+		spin_unlock_irq(&hf->lock);
 		return ERR_PTR(-ENOSPC);
 	}
 	hf->nlive++;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 
 	ret = hwt_charge(hf);
 	if (ret)
@@ -630,39 +703,29 @@ static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 	t->period = period;
 	t->state = HWT_NEW;
 
-	/* May drop the lock to allocate: @t is HWT_NEW, nobody looks at it. */
-	xa_lock_irq(&hf->ids);
-	ret = __xa_alloc_cyclic(&hf->ids, &index, t, XA_LIMIT(1, U32_MAX),
-				&hf->next_index, GFP_KERNEL_ACCOUNT);
-	if (ret == 1)
-		hf->gen++;
-	if (ret >= 0)
-		t->id = HWT_ID(hf->gen, index);
-	xa_unlock_irq(&hf->ids);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -ENOSPC : ret;
-		goto out_free;
-	}
+	/* A 64-bit counter does not wrap: ids are never reused. */
+	spin_lock_irq(&hf->lock);
+	t->id = hf->next_id++;
+	rb_add(&t->rb, &hf->ids, hwt_id_less);
+	spin_unlock_irq(&hf->lock);
 	return t;
 
-out_free:
-	kmem_cache_free(hwt_cache, t);
 out_uncharge:
 	hwt_uncharge(hf);
 out_unlive:
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	hf->nlive--;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	return ERR_PTR(ret);
 }
 
 /* Undo hwt_timeout_new() for a timeout that never left %HWT_NEW. */
 static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
 {
-	xa_lock_irq(&hf->ids);
-	__xa_erase(&hf->ids, HWT_ID_INDEX(t->id));
+	spin_lock_irq(&hf->lock);
+	rb_erase(&t->rb, &hf->ids);
 	hf->nlive--;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	kmem_cache_free(hwt_cache, t);
 	hwt_uncharge(hf);
 }
@@ -671,11 +734,18 @@ static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
  * The hwt_*_one() functions process one entry of a batch. They return 0
  * when the entry was processed and its result written back (*@result is
  * that result), or -EFAULT when the entry could not be read or written:
- * then it changed nothing.
+ * then it changed nothing. To keep that promise, each writes every output
+ * field of its entry before it acts (arm its final values, cancel and
+ * modify zeroes: output fields are ignored on input), so that a part of
+ * the entry that cannot be written is found before the action, not after.
+ * Only if another thread makes the entry unwritable (munmap(), mprotect())
+ * between that test and the final write-back can a cancel or modify act
+ * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
 static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 {
 	struct hwtimer_arm_entry __user *uent = uptr;
+	s64 offset = hwt_timens_offset();
 	struct hwtimer_arm_entry ent;
 	struct hwt_timeout *t;
 	bool wake = false;
@@ -688,7 +758,8 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 		ret = -EINVAL;
 	else
 		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
-				       ent.period_ns, ktime_get_ns(), &deadline);
+				       ent.period_ns, ktime_get_ns(), offset,
+				       &deadline);
 	if (ret)
 		goto out_failed;
 
@@ -703,15 +774,16 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 	 * read its record before this ioctl returns. Failing here leaves
 	 * nothing armed.
 	 */
-	if (put_user(t->id, &uent->id) || put_user(deadline, &uent->deadline_ns) ||
+	if (put_user(t->id, &uent->id) ||
+	    put_user(hwt_time_from_host(deadline, offset), &uent->deadline_ns) ||
 	    put_user(0, &uent->result)) {
 		hwt_timeout_discard(hf, t);
 		return -EFAULT;
 	}
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	ret = hwt_arm_locked(hf, t, deadline, ent.period_ns, &wake);
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	if (ret) {
 		/* Its timer was never started. */
 		hwt_timeout_discard(hf, t);
@@ -740,19 +812,19 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
-	/* Make sure the result can be written before cancelling anything. */
-	if (put_user(0, &uent->result))
+	/* Make sure the results can be written before cancelling anything. */
+	if (put_user(0, &uent->result) || put_user(0U, &uent->status))
 		return -EFAULT;
 	if (ent.flags || ent.reserved) {
 		ret = -EINVAL;
 	} else {
-		xa_lock_irq(&hf->ids);
+		spin_lock_irq(&hf->lock);
 		t = hwt_lookup(hf, ent.id);
 		if (t)
 			status = hwt_unlink(hf, t);
 		else
 			ret = -ENOENT;
-		xa_unlock_irq(&hf->ids);
+		spin_unlock_irq(&hf->lock);
 		if (t)
 			hwt_free(t);
 	}
@@ -765,6 +837,7 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 {
 	struct hwtimer_modify_entry __user *uent = uptr;
+	s64 offset = hwt_timens_offset();
 	struct hwtimer_modify_entry ent;
 	struct hwt_timeout *t;
 	u64 deadline = 0;
@@ -774,17 +847,20 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
-	if (put_user(0, &uent->result))
+	/* Make sure the results can be written before modifying anything. */
+	if (put_user(0, &uent->result) || put_user(0ULL, &uent->deadline_ns) ||
+	    put_user(0U, &uent->status))
 		return -EFAULT;
 	if (ent.reserved)
 		ret = -EINVAL;
 	else
 		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
-				       ent.period_ns, ktime_get_ns(), &deadline);
+				       ent.period_ns, ktime_get_ns(), offset,
+				       &deadline);
 	if (ret)
 		goto out;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	t = hwt_lookup(hf, ent.id);
 	if (!t) {
 		ret = -ENOENT;
@@ -795,12 +871,11 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 		if (ret)
 			status = 0;
 	}
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	if (wake)
 		hwt_wake(hf);
 out:
-	if (ret)
-		deadline = 0;
+	deadline = ret ? 0 : hwt_time_from_host(deadline, offset);
 	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
 	    put_user(status, &uent->status))
 		return -EFAULT;
@@ -866,10 +941,10 @@ static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
 	info.global_count = atomic_long_read(&hwt_global_count);
 	info.user_cap = READ_ONCE(user_cap);
 	info.user_count = atomic_long_read(&hf->user->count);
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	info.pending = hf->nlive - hf->nqueued;
 	info.queued = hf->nqueued;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
@@ -935,7 +1010,7 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 	u64 now;
 	int ret;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	now = ktime_get_ns();
 	while (n < max && !list_empty(&hf->ready)) {
 		struct hwtimer_expiry *rec = &recs[n++];
@@ -958,10 +1033,16 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 		hwt_remove(hf, t);
 		list_add_tail(&t->node, dead);
 	}
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	return n;
 }
 
+/*
+ * read(): whole records, oldest first. The file lock is held for at most
+ * HWT_READ_CHUNK records at a time, never across a copy to user space;
+ * between chunks the reader may be rescheduled, and a fatal signal ends
+ * the read with the records copied so far.
+ */
 static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
@@ -979,11 +1060,31 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 	while (done < max) {
 		LIST_HEAD(dead);
 
+		/*
+		 * Periodic timeouts re-armed by this read() may expire again
+		 * while it runs, so a large buffer can keep it busy for long:
+		 * let others run between chunks, and stop with what was copied
+		 * when the task is being killed.
+		 */
+		if (done) {
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+		}
 		n = hwt_dequeue(hf, recs, min_t(size_t, max - done, HWT_READ_CHUNK),
 				&dead);
 		list_for_each_entry_safe(t, tmp, &dead, node)
 			hwt_free(t);
 		if (n) {
+			s64 offset = hwt_timens_offset();
+			unsigned int i;
+
+			for (i = 0; offset && i < n; i++) {
+				recs[i].deadline_ns =
+					hwt_time_from_host(recs[i].deadline_ns, offset);
+				recs[i].expired_ns =
+					hwt_time_from_host(recs[i].expired_ns, offset);
+			}
 			/* Records taken off are consumed, as timerfd's ticks are. */
 			if (copy_to_user(buf + done * sizeof(recs[0]), recs,
 					 n * sizeof(recs[0])))
@@ -1008,10 +1109,10 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 	__poll_t events = 0;
 
 	poll_wait(file, &hf->wq, wait);
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	if (hf->nqueued)
 		events = EPOLLIN | EPOLLRDNORM;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 	return events;
 }
 
@@ -1029,11 +1130,12 @@ static int hwt_open(struct inode *inode, struct file *file)
 		kfree(hf);
 		return -ENOMEM;
 	}
-	xa_init_flags(&hf->ids, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	spin_lock_init(&hf->lock);
+	hf->ids = RB_ROOT;
 	INIT_LIST_HEAD(&hf->ready);
 	init_waitqueue_head(&hf->wq);
 	hf->wheel = dev_wheel;
-	hf->next_index = 1;
+	hf->next_id = 1;
 	file->private_data = hf;
 	return stream_open(inode, file);
 }
@@ -1041,25 +1143,27 @@ static int hwt_open(struct inode *inode, struct file *file)
 static int hwt_release(struct inode *inode, struct file *file)
 {
 	struct hwt_file *hf = file->private_data;
-	struct hwt_timeout *t;
-	unsigned long index;
+	struct hwt_timeout *t, *tmp;
+	struct rb_node *node;
 
 	/*
 	 * No ioctl or read() runs any more, but callbacks may: stop every
 	 * timer for good, which waits for its callback, then free it all.
+	 * Callbacks do not touch @hf->ids, so it needs no lock here.
 	 */
-	xa_for_each(&hf->ids, index, t) {
+	for (node = rb_first(&hf->ids); node; node = rb_next(node)) {
+		t = rb_entry(node, struct hwt_timeout, rb);
 		hwtimer_shutdown_sync(&t->timer);
 		cond_resched();
 	}
-	xa_for_each(&hf->ids, index, t) {
+	rbtree_postorder_for_each_entry_safe(t, tmp, &hf->ids, rb) {
 		kmem_cache_free(hwt_cache, t);
 		hwt_uncharge(hf);
 		cond_resched();
 	}
-	xa_destroy(&hf->ids);
 	hwt_user_put(hf->user);
-	kfree(hf);
+	/* A callback may still be waking @hf->wq: see struct hwt_file. */
+	kfree_rcu(hf, rcu);
 	return 0;
 }
 
@@ -1068,10 +1172,10 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	struct hwt_file *hf = file->private_data;
 	unsigned long pending, queued;
 
-	xa_lock_irq(&hf->ids);
+	spin_lock_irq(&hf->lock);
 	pending = hf->nlive - hf->nqueued;
 	queued = hf->nqueued;
-	xa_unlock_irq(&hf->ids);
+	spin_unlock_irq(&hf->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
 		   pending, queued, READ_ONCE(file_cap));
@@ -1118,6 +1222,6 @@ void hwt_dev_exit(void)
 {
 	misc_deregister(&hwt_misc);
 	/* No file is open: each one holds a reference to the module. */
-	WARN_ON(!hash_empty(hwt_users));
+	WARN_ON(!xa_empty(&hwt_users));
 	kmem_cache_destroy(hwt_cache);
 }

@@ -20,7 +20,8 @@
 # and "@@STRESS <key> <value>" lines that stress/stress.sh sums up.
 #
 # Steps (STEPS): kacct, drace, uacct, hotplug, faults, fuzz, security,
-# lifecycle, leakwarn, leakpending, leakinit, kunit; see step_<name> below.
+# lifecycle, leakwarn, leakpending, leakinit, kunit, and wake (a
+# measurement, not in the default list); see step_<name> below.
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/stress/*.ko, /hwt/stress/bin/*,
 # /hwt/kunit/*.ko (check-kcsan), /hwt/stress/stress.conf (shell variables:
@@ -56,6 +57,8 @@ FUZZ_S=5
 LIFECYCLE_N=5
 FAULT_ARGS=""
 SEC_ARGS=""
+# step wake: runs of stress/hwtwake.c, each N:EPOLLS:DUPS[:drain]
+WAKE_RUNS="4096:8:128 4096:8:128:drain 10000:8:128"
 # shellcheck disable=SC1091 # written by stress/stress.sh
 [ -f /hwt/stress/stress.conf ] && . /hwt/stress/stress.conf
 
@@ -222,6 +225,17 @@ step_fuzz() {
 
 step_security() {
 	utap_run hwtsec $B/hwtsec $SEC_ARGS
+}
+
+# The expiry softirq with many epoll watches of one file (docs/security.md,
+# CPU): prints the longest HRTIMER softirq of each run. A measurement: it
+# fails only if a run does not complete.
+step_wake() {
+	local run
+	for run in $WAKE_RUNS; do
+		# shellcheck disable=SC2046 # split N:EPOLLS:DUPS[:drain]
+		check "hwtwake $run" $B/hwtwake $(echo "$run" | tr : ' ')
+	done
 }
 
 # No hwtimer hrtimer is armed (/proc/timer_list names them while loaded).

@@ -4,7 +4,13 @@
  * (docs/security.md). Runs as root and drops to unprivileged users
  * (nobody, and uid 65533) in child processes.
  *
- *   hwtsec [-m]     (-m: also the memory cgroup limit test, slower)
+ *   hwtsec [-m] [-u USERS]
+ *
+ * -m: also the memory cgroup limit test (slower); -u: how many users hold
+ * a file open for the open/close cost check (default 4096, all in the
+ * bucket of the user timed of what was a 64-bucket hash: as long a chain
+ * as 262144 users spread evenly; the kernel's own per-uid hash makes
+ * setting up tens of thousands of users take minutes under TCG).
  *
  * Checks: any user may open the device; an unprivileged user cannot change
  * the caps or read hwtimer's debugfs files; the per-file cap (ENOSPC), the
@@ -16,7 +22,9 @@
  * nor cancel, modify or read its timeouts through its own file, and the
  * victim's timeouts all expire untouched; nothing reaches user space that
  * was not set (INFO's reserved fields, the outputs of failed entries, the
- * records); and with -m, a user in a memory cgroup cannot allocate
+ * records); open and close cost the same with USERS users holding files
+ * open; a live timeout costs the same memory whatever ids are live; and
+ * with -m, a user in a memory cgroup cannot allocate
  * timeouts past the cgroup's limit, and all is released when it dies.
  * The caps are restored at the end.
  */
@@ -24,6 +32,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -665,6 +674,200 @@ static long read_key(const char *path, const char *key)
 	return v;
 }
 
+/*
+ * open() and close() of a new user's first file, as the median over
+ * MANY_REPS runs: each run creates the user's accounting entry and frees
+ * it. The real uid is switched with setresuid() and the effective uid
+ * stays root, so one process opens files as many users.
+ */
+#define MANY_REPS	1001
+#define MANY_BASE	200000		/* first uid of the crowd */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t open_close_median(uid_t uid)
+{
+	static uint64_t t[MANY_REPS];
+	unsigned int i;
+	uint64_t t0;
+	int fd;
+
+	for (i = 0; i < MANY_REPS; i++) {
+		if (setresuid(uid, -1, -1))
+			return 0;
+		t0 = now_ns();
+		fd = hwt_open(0);
+		if (fd >= 0)
+			close(fd);
+		t[i] = now_ns() - t0;
+		if (setresuid(0, -1, -1) || fd < 0)
+			return 0;
+	}
+	qsort(t, MANY_REPS, sizeof(t[0]), cmp_u64);
+	return t[MANY_REPS / 2];
+}
+
+/*
+ * The bucket of @uid in a 64-bucket kernel hashtable (hash_32(uid, 6)),
+ * what the users' table was: the crowd is made of uids that all fall in
+ * the bucket of the user who is timed, as an attacker choosing among its
+ * subordinate uids would pick them.
+ */
+static unsigned int bucket64(uint32_t uid)
+{
+	return (uint32_t)(uid * 0x61C88647U) >> 26;
+}
+
+/*
+ * A user with many uids (subordinate uids mapped into a user namespace)
+ * holds a file open as each: the open and close of anyone else must not
+ * cost more for it (the per-user accounting is looked up by uid in
+ * constant time, not along a hash chain of users).
+ */
+static unsigned int many_users = 4096;
+
+static void check_many_users(void)
+{
+	struct rlimit rl = { many_users + 256, many_users + 256 };
+	uint64_t alone, crowd;
+	unsigned int i, n;
+	uid_t uid;
+	int *fds;
+
+	fds = calloc(many_users, sizeof(*fds));
+	if (!fds || setrlimit(RLIMIT_NOFILE, &rl)) {
+		tap(false, "many users: setup (%s)", strerror(errno));
+		free(fds);
+		return;
+	}
+	alone = open_close_median(MANY_BASE - 1);
+	for (n = 0, uid = MANY_BASE; n < many_users; n++, uid++) {
+		while (bucket64(uid) != bucket64(MANY_BASE - 1))
+			uid++;
+		if (setresuid(uid, -1, -1))
+			break;
+		fds[n] = hwt_open(0);
+		if (setresuid(0, -1, -1) || fds[n] < 0)
+			break;
+	}
+	crowd = n == many_users ? open_close_median(MANY_BASE - 1) : 0;
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	printf("# open+close of a new user's file: %llu us alone, %llu us with %u users holding files (all in its bucket of a 64-bucket hash)\n",
+	       (unsigned long long)alone / 1000, (unsigned long long)crowd / 1000, n);
+	tap(n == many_users && alone && crowd && crowd < 2 * alone + 20000,
+	    "open and close cost the same with %u users holding files (%llu us, %llu us alone)",
+	    n, (unsigned long long)crowd / 1000, (unsigned long long)alone / 1000);
+}
+
+/*
+ * Memory per live timeout for IDS_LIVE timeouts armed in one go (dense
+ * ids) and for as many left alive one in 64 by "arm 64, cancel 63"
+ * (sparse ids): the bytes charged to the memory cgroup (slab in
+ * memory.stat; objects in KASAN's quarantine are uncharged already), and
+ * the xarray and radix-tree nodes in use (radix_tree_node objects, after
+ * a shrink that empties KASAN's quarantine of them), which an id table
+ * indexed by id needs one of per sparse survivor, charged or not (the
+ * xarray of ids had no XA_FLAGS_ACCOUNT, so the nodes it allocated under
+ * its lock were not charged). Neither may depend on which ids are live.
+ */
+#define IDS_CG		"/sys/fs/cgroup/hwts-ids"
+#define IDS_LIVE	2048
+
+static long ids_slab(void)
+{
+	long a = read_key(IDS_CG "/memory.stat", "slab_reclaimable ");
+	long b = read_key(IDS_CG "/memory.stat", "slab_unreclaimable ");
+
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
+static long ids_nodes(void)
+{
+	write_file("/sys/kernel/slab/radix_tree_node/shrink", "1");
+	return read_long("/sys/kernel/slab/radix_tree_node/objects");
+}
+
+/*
+ * Charged slab bytes per timeout for IDS_LIVE of them, dense or sparse, in
+ * r[0] (<0: error), and how many more nodes are in use, in r[1].
+ */
+static void ids_per_timeout(bool sparse, long r[2])
+{
+	struct hwtimer_arm_entry a[64];
+	struct hwtimer_cancel_entry c[64];
+	long before, after, nodes;
+	unsigned int i, k;
+	int fd;
+
+	r[0] = -1;
+	r[1] = 0;
+	usleep(300000);
+	before = ids_slab();
+	nodes = ids_nodes();
+	fd = hwt_open(0);
+	if (fd < 0 || before < 0)
+		return;
+	for (i = 0; i < IDS_LIVE; i += sparse ? 1 : 64) {
+		memset(a, 0, sizeof(a));
+		for (k = 0; k < 64; k++)
+			a[k].expires_ns = 3600 * SEC;
+		if (hwt_batch(fd, HWTIMER_IOC_ARM, a, 64, 0, NULL, NULL))
+			return;
+		if (!sparse)
+			continue;
+		memset(c, 0, sizeof(c));
+		for (k = 0; k < 63; k++)
+			c[k].id = a[k + 1].id;
+		if (hwt_batch(fd, HWTIMER_IOC_CANCEL, c, 63, 0, NULL, NULL))
+			return;
+	}
+	usleep(300000);		/* RCU-freed xarray nodes */
+	after = ids_slab();
+	r[1] = nodes >= 0 ? ids_nodes() - nodes : 0;
+	close(fd);
+	r[0] = (after - before) / IDS_LIVE;
+}
+
+static void check_id_memory(void)
+{
+	long r[4] = { -1, 0, -1, 0 };
+	int status, fds[2];
+	char buf[32];
+	pid_t pid;
+
+	if (mkdir(IDS_CG, 0755) && errno != EEXIST) {
+		printf("ok %u - # SKIP no cgroup2 (%s)\n", ++tap_n, strerror(errno));
+		return;
+	}
+	if (pipe(fds))
+		return;
+	pid = fork();
+	if (!pid) {
+		snprintf(buf, sizeof(buf), "%d", getpid());
+		if (write_file(IDS_CG "/cgroup.procs", buf))
+			_exit(1);
+		ids_per_timeout(false, r);
+		ids_per_timeout(true, r + 2);
+		_exit(write(fds[1], r, sizeof(r)) == sizeof(r) ? 0 : 2);
+	}
+	close(fds[1]);
+	if (read(fds[0], r, sizeof(r)) != sizeof(r))
+		r[0] = r[2] = -1;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	rmdir(IDS_CG);
+	tap(r[0] > 0 && r[2] > 0 && r[2] < r[0] * 3 / 2 + 64 && r[3] < IDS_LIVE / 8,
+	    "memory per live timeout does not depend on its id: %ld bytes charged and %ld more nodes for %u dense ids, %ld bytes and %ld nodes when one in 64 ids is live",
+	    r[0], r[1], IDS_LIVE, r[2], r[3]);
+}
+
 /* A memory cgroup bounds what a user's timeouts may take. */
 static int u_memcg(void *arg)
 {
@@ -730,9 +933,20 @@ static void check_memcg(void)
 
 int main(int argc, char **argv)
 {
-	bool memcg = argc > 1 && !strcmp(argv[1], "-m");
+	bool memcg = false;
 	struct stat st;
 	int ret;
+
+	while ((ret = getopt(argc, argv, "mu:")) != -1) {
+		if (ret == 'm') {
+			memcg = true;
+		} else if (ret == 'u') {
+			many_users = strtoul(optarg, NULL, 0);
+		} else {
+			fprintf(stderr, "usage: hwtsec [-m] [-u USERS]\n");
+			return 2;
+		}
+	}
 
 	if (access(HWT_DEV, F_OK)) {
 		printf("1..0 # SKIP no %s\n", HWT_DEV);
@@ -742,7 +956,7 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP must run as root (it drops to other users)\n");
 		return 0;
 	}
-	tap_plan(memcg ? 14 : 13);
+	tap_plan(memcg ? 16 : 15);
 	old_file_cap = read_long(HWT_PARAMS "file_cap");
 	old_global_cap = read_long(HWT_PARAMS "global_cap");
 	old_user_cap = read_long(HWT_PARAMS "user_cap");
@@ -780,6 +994,8 @@ int main(int argc, char **argv)
 
 	check_other_user();
 	check_leaks();
+	check_many_users();
+	check_id_memory();
 	if (memcg)
 		check_memcg();
 	restore_caps();

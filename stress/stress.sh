@@ -137,7 +137,7 @@ say "modules built (W=1 clean)"
 bin=$out/bin
 mkdir -p "$bin"
 cflags=(-O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE -pthread -I"$top/include/uapi" -static)
-for p in hwtstress-user hwtfault hwtfuzz hwtsec; do
+for p in hwtstress-user hwtfault hwtfuzz hwtsec hwtwake; do
 	[ -f "stress/$p.c" ] || continue
 	${CC:-gcc} "${cflags[@]}" -o "$bin/$p" "stress/$p.c" || abort "$p: build failed"
 done

@@ -388,6 +388,106 @@ TEST_F(hwt, batch_fault_midway)
 	munmap(map, page);
 }
 
+/*
+ * An entry whose end lies on a read-only page: its input can be read but
+ * part of its output cannot be written. The call fails with EFAULT at it,
+ * and as "done" does not count it, it must not have been acted on: the
+ * timeout is neither cancelled nor moved.
+ */
+static char *straddle_map(long page)
+{
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return map == MAP_FAILED ? NULL : map;
+}
+
+TEST_F(hwt, cancel_entry_straddles_readonly)
+{
+	static const size_t cut[] = {
+		offsetof(struct hwtimer_cancel_entry, result),
+		offsetof(struct hwtimer_cancel_entry, status),
+		offsetof(struct hwtimer_cancel_entry, reserved),
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	struct hwtimer_cancel_entry *e;
+	struct hwtimer_info info;
+	uint32_t done, status;
+	unsigned int k;
+	uint64_t id;
+	char *map;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < sizeof(cut) / sizeof(cut[0]); k++) {
+		ASSERT_EQ(0, ht_arm(self->fd, k, 10000 * MS, 0, 0, &id));
+		map = straddle_map(page);
+		ASSERT_TRUE(map != NULL);
+		e = (struct hwtimer_cancel_entry *)(map + page - cut[k]);
+		memset(e, 0, sizeof(*e));
+		e->id = id;
+		ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+		done = 1234;
+		if (cut[k] == offsetof(struct hwtimer_cancel_entry, reserved)) {
+			/* Only the input field "reserved" is read-only: fine. */
+			ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, e, 1, 0,
+					      &done, NULL));
+			ASSERT_EQ(1, done);
+			ASSERT_EQ(0, e->result);
+			ASSERT_EQ(HWTIMER_STATUS_PENDING, e->status);
+			munmap(map, 2 * page);
+			continue;
+		}
+		ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_CANCEL, e, 1, 0,
+					    &done, NULL));
+		ASSERT_EQ(0, done);
+		ASSERT_EQ(0, ht_info(self->fd, &info));
+		ASSERT_EQ(1, info.pending) TH_LOG("cut at %zu: cancelled, yet not done",
+						 cut[k]);
+		ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
+		munmap(map, 2 * page);
+	}
+}
+
+TEST_F(hwt, modify_entry_straddles_readonly)
+{
+	static const size_t cut[] = {
+		offsetof(struct hwtimer_modify_entry, result),
+		offsetof(struct hwtimer_modify_entry, deadline_ns),
+		offsetof(struct hwtimer_modify_entry, status),
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	struct hwtimer_modify_entry *e;
+	struct hwtimer_info info;
+	uint32_t done, status;
+	unsigned int k;
+	uint64_t id;
+	char *map;
+
+	HWT_NEED_DEV();
+	for (k = 0; k < sizeof(cut) / sizeof(cut[0]); k++) {
+		ASSERT_EQ(0, ht_arm(self->fd, k, 10000 * MS, 0, 0, &id));
+		map = straddle_map(page);
+		ASSERT_TRUE(map != NULL);
+		e = (struct hwtimer_modify_entry *)(map + page - cut[k]);
+		memset(e, 0, sizeof(*e));
+		e->id = id;
+		e->expires_ns = 0;	/* due now: a modify would queue a record */
+		ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+		done = 1234;
+		ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, e, 1, 0,
+					    &done, NULL));
+		ASSERT_EQ(0, done);
+		ASSERT_EQ(0, ht_info(self->fd, &info));
+		ASSERT_EQ(0, info.queued) TH_LOG("cut at %zu: modified, yet not done",
+						cut[k]);
+		ASSERT_EQ(1, info.pending);
+		ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
+		munmap(map, 2 * page);
+	}
+}
+
 /* Without HWTIMER_BATCH_CONTINUE processing stops at the failed entry. */
 TEST_F(hwt, batch_partial_stop)
 {

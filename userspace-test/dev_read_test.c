@@ -4,11 +4,13 @@
  * and bad buffers), poll and epoll (level- and edge-triggered), periodic
  * timeouts and their overruns, fdinfo, and the never-early guarantee.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "hwtimer_test.h"
@@ -107,6 +109,66 @@ TEST_F(hwt, read_bad_buffer)
 	/* As with timerfd, records taken for a buffer that faults are gone. */
 	ASSERT_EQ(0, ht_info(self->fd, &info));
 	ASSERT_EQ(0, info.pending + info.queued);
+}
+
+/*
+ * A read() with a huge buffer, fed by periodic timeouts of one tick that
+ * expire again while it runs, stops when its task is killed: SIGKILL takes
+ * effect at once, not when the buffer is full. The buffer is one small
+ * shared page set mapped again and again (256 MiB of address space, 1 MiB
+ * of memory), so the read could go on for millions of records.
+ */
+TEST_F_TIMEOUT(hwt, read_killed, 300)
+{
+	enum { PERIODIC = 4096, SPAN = 1 << 20, MAPS = 256 };
+	struct hwtimer_arm_entry *e;
+	int pipefd[2], status, mfd;
+	uint64_t t_kill, t_dead;
+	unsigned int k;
+	char *buf, c;
+	pid_t pid;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = ht_open(0);
+
+		mfd = memfd_create("hwt-read", 0);
+		e = calloc(PERIODIC, sizeof(*e));
+		buf = mmap(NULL, (size_t)SPAN * MAPS, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (fd < 0 || mfd < 0 || !e || buf == MAP_FAILED || ftruncate(mfd, SPAN))
+			_exit(1);
+		for (k = 0; k < MAPS; k++)
+			if (mmap(buf + (size_t)k * SPAN, SPAN, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED)
+				_exit(2);
+		memset(buf, 0, SPAN);
+		for (k = 0; k < PERIODIC; k++)
+			ht_arm_entry(&e[k], k, 0, self->info.tick_ns, 0);
+		if (ht_batch(fd, HWTIMER_IOC_ARM, e, PERIODIC, 0, NULL, NULL))
+			_exit(3);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(4);
+		/* Never returns before the kill (or the buffer is full). */
+		read(fd, buf, (size_t)SPAN * MAPS);
+		_exit(5);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	sleep_ns(300 * MS);
+	t_kill = now_ns();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	t_dead = now_ns();
+	ASSERT_TRUE(WIFSIGNALED(status)) TH_LOG("child status %#x", status);
+	TH_LOG("SIGKILL took %llu ms to end a read() in progress",
+	       (unsigned long long)(t_dead - t_kill) / MS);
+	/* Closing the file of 4096 timeouts is part of it. */
+	ASSERT_GT(2000 * MS, t_dead - t_kill);
+	close(pipefd[0]);
 }
 
 static volatile sig_atomic_t got_signal;
@@ -280,9 +342,14 @@ TEST_F(hwt, epoll_level_triggered)
 	close(ep);
 }
 
+/*
+ * Edge-triggered epoll reports the file when the first record is queued on
+ * an empty queue; a reader must read until EAGAIN before it can count on
+ * the next record to be reported (hwtimer(4), POLL).
+ */
 TEST_F(hwt, epoll_edge_triggered)
 {
-	struct hwtimer_expiry r[3];
+	struct hwtimer_expiry r[4];
 	uint32_t ev;
 	uint64_t id;
 	int ep;
@@ -293,18 +360,174 @@ TEST_F(hwt, epoll_edge_triggered)
 	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, 0, 0, &id));
 	ASSERT_EQ(1, epoll_events(ep, HWT_WAIT_MS, &ev));
 	ASSERT_EQ(EPOLLIN, ev);
-	/* Edge-triggered: not again until something new is queued... */
+	/* Edge-triggered: not again until the queue was emptied... */
 	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
-	/* ...each new record is an edge, even with older ones unread... */
-	ASSERT_EQ(0, ht_arm(self->fd, 2, 10 * MS, 0, 0, &id));
-	ASSERT_EQ(1, epoll_events(ep, HWT_WAIT_MS, &ev));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 0, 0, 0, &id));
 	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	/* ...and reading does not make an edge... */
+	ASSERT_EQ(2, ht_read(self->fd, r, 4));
+	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
+	/* ...but the first record on the empty queue does, a due one... */
 	ASSERT_EQ(0, ht_arm(self->fd, 3, 0, 0, 0, &id));
 	ASSERT_EQ(1, epoll_events(ep, 0, &ev));
-	ASSERT_EQ(3, ht_read(self->fd, r, 3));
-	/* ...and reading does not make one. */
+	ASSERT_EQ(1, ht_read(self->fd, r, 4));
+	/* ...or one that expires later. */
+	ASSERT_EQ(0, ht_arm(self->fd, 4, 10 * MS, 0, 0, &id));
+	ASSERT_EQ(1, epoll_events(ep, HWT_WAIT_MS, &ev));
+	ASSERT_EQ(1, ht_read(self->fd, r, 4));
 	ASSERT_EQ(0, epoll_events(ep, 0, &ev));
 	close(ep);
+}
+
+/*
+ * Arm @n one-shot timeouts due at the same tick and read them: how long
+ * the expiry path took from the first to the last (their expired_ns).
+ */
+static int64_t expiry_spread(int fd, unsigned int n)
+{
+	struct hwtimer_arm_entry *e = calloc(n, sizeof(*e));
+	struct hwtimer_expiry *r = calloc(n, sizeof(*r));
+	uint64_t lo = UINT64_MAX, hi = 0, dl;
+	unsigned int k;
+	int64_t ret = -1;
+
+	if (!e || !r)
+		goto out;
+	dl = now_ns() + 200 * MS;
+	for (k = 0; k < n; k++)
+		ht_arm_entry(&e[k], k, dl, 0, HWTIMER_TIMEOUT_ABS);
+	if (ht_batch(fd, HWTIMER_IOC_ARM, e, n, 0, NULL, NULL) ||
+	    ht_read_n(fd, r, n) != (int)n)
+		goto out;
+	for (k = 0; k < n; k++) {
+		if (r[k].expired_ns < lo)
+			lo = r[k].expired_ns;
+		if (r[k].expired_ns > hi)
+			hi = r[k].expired_ns;
+	}
+	ret = hi - lo;
+out:
+	free(e);
+	free(r);
+	return ret;
+}
+
+/*
+ * Epoll fan-out: W wait entries on one file (EPS epoll instances, each
+ * watching DUPS dup()s of it) must not make each of N expiries at one tick
+ * cost W wakeup callbacks in the expiry softirq: the file is woken when
+ * its queue goes from empty to non-empty, not once per record. Without
+ * that, this pass costs N * W = 1024000 callbacks, seconds under TCG.
+ */
+TEST_F_TIMEOUT(hwt, epoll_fanout, 120)
+{
+	enum { N = 1000, EPS = 8, DUPS = 128 };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep[EPS], dups[DUPS], i, j;
+	int64_t alone, watched;
+
+	HWT_NEED_DEV();
+	alone = expiry_spread(self->fd, N);
+	ASSERT_LE(0, alone);
+	for (i = 0; i < DUPS; i++) {
+		dups[i] = dup(self->fd);
+		ASSERT_LE(0, dups[i]);
+	}
+	for (j = 0; j < EPS; j++) {
+		ep[j] = epoll_create1(EPOLL_CLOEXEC);
+		ASSERT_LE(0, ep[j]);
+		for (i = 0; i < DUPS; i++)
+			ASSERT_EQ(0, epoll_ctl(ep[j], EPOLL_CTL_ADD, dups[i], &ev));
+	}
+	watched = expiry_spread(self->fd, N);
+	ASSERT_LE(0, watched);
+	TH_LOG("%d expiries at one tick: %lld us alone, %lld us with %d epoll watches",
+	       N, (long long)alone / 1000, (long long)watched / 1000, EPS * DUPS);
+	/* A few wakeups of 1024 entries, not one per record. */
+	ASSERT_GT(3 * alone + 300 * (int64_t)MS, watched);
+	for (j = 0; j < EPS; j++)
+		close(ep[j]);
+	for (i = 0; i < DUPS; i++)
+		close(dups[i]);
+}
+
+#define STOP_COOKIE	(~0ULL)
+
+struct readers {
+	int fd;
+	unsigned int got;		/* records read, atomic */
+	unsigned int exited;		/* threads that read a stop record */
+};
+
+/* Read one record per blocking read() until a stop record comes. */
+static void *blocking_reader(void *arg)
+{
+	struct readers *rd = arg;
+	struct hwtimer_expiry r;
+
+	for (;;) {
+		if (read(rd->fd, &r, sizeof(r)) != sizeof(r)) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (r.cookie == STOP_COOKIE)
+			break;
+		__atomic_add_fetch(&rd->got, 1, __ATOMIC_RELAXED);
+	}
+	__atomic_add_fetch(&rd->exited, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Several threads blocked in read() on one file, records arriving while
+ * they sleep, one at a time and in bursts: every record is read once and
+ * no reader sleeps while a record waits (each thread then gets one stop
+ * record and ends). A wakeup lost by waking only on an empty queue would
+ * leave a thread asleep here.
+ */
+TEST_F(hwt, blocking_readers)
+{
+	enum { THREADS = 4, ROUNDS = 30, PER_ROUND = 7 };
+	struct readers rd = { .fd = self->fd };
+	struct hwtimer_arm_entry e[PER_ROUND];
+	pthread_t th[THREADS];
+	unsigned int k, i;
+	uint64_t t0;
+
+	HWT_NEED_DEV();
+	NEED_TIME32();
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, blocking_reader, &rd));
+	for (k = 0; k < ROUNDS; k++) {
+		for (i = 0; i < PER_ROUND; i++)
+			ht_arm_entry(&e[i], k * PER_ROUND + i,
+				     (k % 3) ? (i % 3) * MS : 0, 0, 0);
+		ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e,
+				      k % 2 ? PER_ROUND : 1, 0, NULL, NULL));
+		sleep_ns((k % 4) * MS);
+	}
+	for (k = 0; k < ROUNDS; k++)
+		if (!(k % 2))
+			ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e,
+					      PER_ROUND - 1, 0, NULL, NULL));
+	t0 = now_ns();
+	while (__atomic_load_n(&rd.got, __ATOMIC_RELAXED) < ROUNDS * PER_ROUND &&
+	       now_ns() - t0 < HWT_WAIT_MS * MS)
+		sleep_ns(MS);
+	ASSERT_EQ(ROUNDS * PER_ROUND, __atomic_load_n(&rd.got, __ATOMIC_RELAXED));
+	for (i = 0; i < THREADS; i++) {
+		ht_arm_entry(&e[0], STOP_COOKIE, (i % 2) * MS, 0, 0);
+		ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 1, 0, NULL, NULL));
+	}
+	t0 = now_ns();
+	while (__atomic_load_n(&rd.exited, __ATOMIC_ACQUIRE) < THREADS &&
+	       now_ns() - t0 < HWT_WAIT_MS * MS)
+		sleep_ns(MS);
+	ASSERT_EQ(THREADS, __atomic_load_n(&rd.exited, __ATOMIC_ACQUIRE))
+		TH_LOG("a reader sleeps while records are queued");
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
 }
 
 /* Records of a periodic timeout: one per read, each period accounted. */

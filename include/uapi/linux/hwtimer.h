@@ -5,8 +5,11 @@
  * Arm, cancel and modify timeouts in batches with ioctl(); read their
  * expirations as fixed-size records with read(); wait for them with
  * poll(), select() or epoll (EPOLLIN | EPOLLRDNORM while a record is
- * queued). All times are CLOCK_MONOTONIC nanoseconds, as clock_gettime()
- * reports them.
+ * queued; the file is woken when its queue goes from empty to non-empty, so
+ * edge-triggered epoll users read until EAGAIN). All times are
+ * CLOCK_MONOTONIC nanoseconds, as clock_gettime() reports them to the
+ * caller: in a time namespace, the namespace's clock, converted at each
+ * call with the namespace of the task that makes it.
  *
  * Every structure has the same layout for 32-bit and 64-bit callers: only
  * fixed-width fields, 64-bit fields naturally aligned, no implicit padding.
@@ -195,7 +198,10 @@ struct hwtimer_modify_entry {
  *         EINVAL, more gives E2BIG)
  * @flags: in: %HWTIMER_BATCH_CONTINUE or 0; other bits give EINVAL
  * @done: out: entries processed; each of them has its result written, the
- *        others were not looked at
+ *        others were not looked at (each entry's output fields are
+ *        written before it is acted on, so one that cannot be written back
+ *        fails with EFAULT before its timeout is touched, unless another
+ *        thread unmaps or write-protects it during the call: hwtimer(4))
  * @failed: out: entries processed whose result is not 0
  * @reserved: in: must be zero
  *

@@ -541,6 +541,14 @@ static void rt_any_context_hardirq(struct kunit *test)
  * throttling lends the softirq thread a few ms a second): seconds. With
  * it, the callback's thread runs at the waiter's priority and finishes.
  */
+/* A test kthread's end: kthread_stop() must find it alive. */
+static int kt_wait_for_stop(void)
+{
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
 struct kt_pi {
 	struct kt_slow *s;
 	atomic_t spinning;
@@ -579,9 +587,7 @@ static int kt_pi_spinner(void *arg)
 		}
 		cpu_relax();
 	}
-	while (!kthread_should_stop())
-		usleep_range(100, 200);
-	return 0;
+	return kt_wait_for_stop();
 }
 
 static int kt_pi_canceller(void *arg)
@@ -601,9 +607,7 @@ static int kt_pi_canceller(void *arg)
 	pi->cancel_ms = ktime_ms_delta(ktime_get(), t0);
 	atomic_set(&pi->cancelled, 1);
 	complete(&pi->done);
-	while (!kthread_should_stop())
-		usleep_range(100, 200);
-	return 0;
+	return kt_wait_for_stop();
 }
 
 static void rt_cancel_sync_lends_priority(struct kunit *test)
@@ -992,9 +996,7 @@ static int cc_move_modifier(void *arg)
 		if (!(m->modifies & 1023))
 			cond_resched();
 	}
-	while (!kthread_should_stop())
-		usleep_range(100, 200);
-	return 0;
+	return kt_wait_for_stop();
 }
 
 static long cc_move_canceller(void *arg)

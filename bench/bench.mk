@@ -9,11 +9,25 @@
 #   make bench-plot    draw build/bench/benchmarks.png from the results with
 #                      gnuplot and copy it to docs/benchmarks.png
 #   make bench-smoke   the same benchmarks with tiny N on the debug kernel
-#                      (1 to 2 minutes): fails on errors, never on targets
+#                      (1 to 2 minutes): fails on errors, never on targets;
+#                      `make check` runs the same in its one boot
+#   make bench-user    only build the user-space benchmark
+#
+# KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
 #
 # See docs/benchmarks.md and bench/bench.sh.
 
-.PHONY: bench bench-plot bench-smoke
+.PHONY: bench bench-plot bench-smoke bench-user
+
+# The user-space benchmark, static (the VM has no libraries): what
+# bench/bench.sh and scripts/runner.sh put into the guest.
+BENCH_BIN := $(HWT_OUT)/bench/bin
+
+bench-user: $(BENCH_BIN)/hwtbench-user
+
+$(BENCH_BIN)/%: bench/%.c $(wildcard include/uapi/linux/*.h)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) -Werror $(USER_LDFLAGS) -o $@ $<
 
 bench:
 	bench/bench.sh full

@@ -8,7 +8,7 @@
  * timer callbacks, the per-CPU worker kthreads and the results buffer. The
  * benchmarks themselves are in hwtbench_kernel.c.
  *
- * Use (bench/guest-init.sh does this):
+ * Use (bench/guest.sh does this):
  *
  *   insmod hwtbench.ko [parameters]
  *   echo all > /sys/kernel/debug/hwtbench/run     # or one benchmark's name

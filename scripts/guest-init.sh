@@ -2,33 +2,43 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
 #
-# /init of the hwtimer test VM (busybox initramfs built by scripts/vm-boot.sh).
+# /init of the hwtimer test VM (busybox initramfs built by scripts/vm-boot.sh),
+# for every use of it: make check, selftest, run and shell
+# (scripts/runner.sh), make stress (stress/stress.sh) and make bench
+# (bench/bench.sh).
 #
 # It loads the modules, runs the tests and prints everything to the serial
-# console, which the host saves as build/vm.log and parses with
-# scripts/parse-log.awk. Lines starting with "@@HWT " are for that parser:
+# console, which the host saves and parses with scripts/parse-log.awk.
+# Lines starting with "@@HWT " are for that parser:
 #
+#   @@HWT boot <release> preempt=<model> ...  the kernel that runs
 #   @@HWT ok <name>                      a check that passed
 #   @@HWT fail <name> <why>              a check that failed
 #   @@HWT ut-begin <prog>                a TAP program starts...
 #   @@HWT ut-end <prog> <exit status>    ...and ends
-#   @@HWT begin <segment>                a self-test fixture's log starts...
-#   @@HWT end <segment>                  ...and ends
+#   @@HWT begin <segment>                a part of the log judged on its
+#   @@HWT end <segment>                  own starts and ends: a self-test
+#                                        fixture (selftest:*), a stress
+#                                        step that must warn (stress:*)
 #   @@HWT done                           the guest finished; nothing hung
 #
 # Kernel command line options read here:
-#   hwt.mode=check|selftest|run|shell    what to do (default check)
+#   hwt.mode=check|selftest|run|shell|stress|bench   what to do (default check)
 #   hwt.timeout=<s>                      per user-space program (default 600)
 #
-# Guest layout: /hwt/kmod/*.ko (hwtimer.ko), /hwt/kunit/*.ko, /hwt/samples/*.ko,
-# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/selftest/{*.ko,ut/*}.
+# Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
+# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/selftest/{*.ko,ut/*}; and,
+# where the host staged them, the stress steps (/hwt/stress/guest.sh, with
+# stress.conf, the modules and bin/) and the benchmarks
+# (/hwt/bench/guest.sh, with bench.conf, hwtbench.ko and hwtbench-user),
+# which this script sources.
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 cd /tmp || exit 1
@@ -45,42 +55,55 @@ done
 mark() { echo "@@HWT $*"; }
 ok() { mark ok "$@"; }
 fail() { mark fail "$@"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+uptime_s() { cut -d. -f1 /proc/uptime; }
 
 # The serial console is written by printk directly but by user space
 # through the tty buffer, so a kernel message can overtake text that was
-# echoed just before it. Self-test fixtures are told apart by the log lines
-# between their markers, so give both paths time to drain at a boundary.
+# echoed just before it. Segments are told apart by the log lines between
+# their markers, so give both paths time to drain at a boundary.
 settle() { sleep 0.2; }
 
-# insmod/rmmod one module as a counted check.
-load() {
-	if insmod "$1"; then ok "insmod $(basename "$1")"; else fail "insmod $(basename "$1")" "exit status $?"; return 1; fi
-}
-unload() {
-	local mod
-	mod=$(basename "$1" .ko)
-	if rmmod "$mod"; then ok "rmmod $mod"; else fail "rmmod $mod" "exit status $?"; fi
+# Run a command as one counted check, named NAME; returns its status.
+check() {
+	local name=$1 rc
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		rc=$?
+		fail "$name" "exit status $rc"
+		return $rc
+	fi
 }
 
-# Run one TAP program; the host counts its results and its exit status.
-# The uptime after the status is only for people reading the log.
+# insmod PATH [PARAMS], rmmod NAME (or the module's path) as checks.
+load() {
+	local m=$1
+	shift
+	check "insmod $(basename "$m")${1:+ $*}" insmod "$m" "$@"
+}
+unload() {
+	check "rmmod $(basename "$1" .ko)" rmmod "$(basename "$1" .ko)"
+}
+
+# Run one TAP program, named NAME in the log; the host counts its results
+# and its exit status. The uptime after the status is only for people
+# reading the log. Returns the program's status.
 run_ut() {
-	local prog rc
-	prog=$(basename "$1")
-	mark ut-begin "$prog"
-	timeout -s KILL "$ut_timeout" "$1" 2>&1
+	local name=$1 rc
+	shift
+	mark ut-begin "$name"
+	timeout -s KILL "$ut_timeout" "$@" 2>&1
 	rc=$?
-	mark ut-end "$prog" "$rc" "t=$(cut -d' ' -f1 /proc/uptime)"
+	mark ut-end "$name" "$rc" "t=$(now)"
+	return $rc
 }
 
 # KUnit runs a module's suites while it loads and prints KTAP to the kernel
 # log; the host parses that. Unload it afterwards so kmemleak sees the end.
-run_kunit() {
-	load "$1" && unload "$1"
-}
-
 # A sample module is a test by itself: it must load and unload cleanly.
-run_sample() {
+load_unload() {
 	load "$1" && unload "$1"
 }
 
@@ -88,19 +111,19 @@ run_sample() {
 # than 5 s and its contents (checksum) did not change since the previous
 # scan: a leak shows up at the second scan after it, at the earliest. A scan
 # costs about 12 s of TCG time per GB of guest memory (it walks every struct
-# page), so scans are shared and run in the background where they can:
+# page), so one boot makes as few as it can, shared by everything it runs,
+# and runs them in the background where it can:
 #
-#   check:    [main] tests, unload; scan 1 in the background while the
-#             fixtures run; [leak] load+unload the leaky module; scan 2;
-#             [main] report: main's leaks were seen by scans 1 and 2, the
-#             fixture's leak only by 2, not reported yet; [leak] scan 3,
-#             report (now with the fixture's leak).
+#   check:    [main] tests, benchmarks, stress steps, unload; scan 1 in
+#             the background while the fixtures run; [leak] load+unload
+#             the leaky module; scan 2; [main] report: main's leaks were
+#             seen by scans 1 and 2, the fixture's leak only by 2, not
+#             reported yet; [leak] scan 3, report (now with the leak).
 #   selftest: [leak] load+unload; scan 1 in the background while the other
 #             fixtures run; [leak] scan 2, report.
+#   stress, bench: everything, unload; scans 1 and 2; report.
 kmemleak=/sys/kernel/debug/kmemleak
 scan_pid=
-
-uptime_s() { cut -d. -f1 /proc/uptime; }
 
 # Start a scan; scan_wait waits for it. With an uptime argument, first wait
 # until it is 6 s in the past, so what leaked then is old enough to report.
@@ -128,15 +151,29 @@ kmemleak_report() {
 	fi
 }
 
+# The two scans and the report, when the kernel has kmemleak at all (the
+# benchmark kernel has not; the debug kernels of check and selftest must).
+kmemleak_final() {
+	local t
+	[ -w $kmemleak ] || { echo "kmemleak: not in this kernel"; return; }
+	t=$(uptime_s)
+	scan_start "$t"
+	scan_wait
+	scan_start
+	scan_wait
+	kmemleak_report
+}
+
 main_tests() {
+	local m p
 	for m in /hwt/kunit/*.ko; do
-		[ -e "$m" ] && run_kunit "$m"
+		[ -e "$m" ] && load_unload "$m"
 	done
 	for p in /hwt/ut/*; do
-		[ -x "$p" ] && run_ut "$p"
+		[ -x "$p" ] && run_ut "$(basename "$p")" "$p"
 	done
 	for m in /hwt/samples/*.ko; do
-		[ -e "$m" ] && run_sample "$m"
+		[ -e "$m" ] && load_unload "$m"
 	done
 }
 
@@ -146,15 +183,15 @@ fixture() {
 	local seg=selftest:$1
 	shift
 	settle
-	mark begin "$seg" "t=$(cut -d' ' -f1 /proc/uptime)"
+	mark begin "$seg" "t=$(now)"
 	settle
 	"$@"
 	settle
-	mark end "$seg" "t=$(cut -d' ' -f1 /proc/uptime)"
+	mark end "$seg" "t=$(now)"
 }
 
 leak_start() {
-	load /hwt/selftest/hwt_st_leak.ko && unload /hwt/selftest/hwt_st_leak.ko
+	load_unload /hwt/selftest/hwt_st_leak.ko
 	t_leak=$(uptime_s)
 }
 
@@ -165,16 +202,16 @@ leak_finish() {
 }
 
 fixture_clean() {
-	run_kunit /hwt/selftest/hwt_st_kunit_pass.ko
-	run_ut /hwt/selftest/ut/st_pass_test
+	load_unload /hwt/selftest/hwt_st_kunit_pass.ko
+	run_ut st_pass_test /hwt/selftest/ut/st_pass_test
 }
 
 # The fixtures but the leak, which is split around the kmemleak scans.
 selftests() {
-	fixture kunit-fail run_kunit /hwt/selftest/hwt_st_kunit_fail.ko
-	fixture warn run_sample /hwt/selftest/hwt_st_warn.ko
-	fixture ut-fail run_ut /hwt/selftest/ut/st_fail_test
-	fixture ut-crash run_ut /hwt/selftest/ut/st_crash_test
+	fixture kunit-fail load_unload /hwt/selftest/hwt_st_kunit_fail.ko
+	fixture warn load_unload /hwt/selftest/hwt_st_warn.ko
+	fixture ut-fail run_ut st_fail_test /hwt/selftest/ut/st_fail_test
+	fixture ut-crash run_ut st_crash_test /hwt/selftest/ut/st_crash_test
 	fixture clean fixture_clean
 }
 
@@ -205,12 +242,25 @@ show_device() {
 	ls -l /dev/hwtimer
 }
 
+# The stress steps and the benchmarks, where the host staged them: they
+# define stress_run and bench_run.
+have_stress=0
+have_bench=0
+# shellcheck disable=SC1091 # staged by the host
+[ -f /hwt/stress/guest.sh ] && . /hwt/stress/guest.sh && have_stress=1
+# shellcheck disable=SC1091 # staged by the host
+[ -f /hwt/bench/guest.sh ] && . /hwt/bench/guest.sh && have_bench=1
+
 mark "boot $(uname -r) preempt=$(preempt_model) mode=$mode cpus=$(nproc) version=$(uname -v)"
 case "$mode" in
 check)
 	load /hwt/kmod/hwtimer.ko
 	main_tests
 	unload /hwt/kmod/hwtimer.ko
+	# The smoke runs of the benchmarks and of the stress steps, each
+	# loading what it needs and unloading it when done.
+	[ $have_bench = 1 ] && bench_run
+	[ $have_stress = 1 ] && stress_run
 	t_main=$(uptime_s)
 	scan_start
 	selftests
@@ -228,11 +278,21 @@ selftest)
 	scan_wait
 	fixture leak leak_finish
 	;;
+stress | bench)
+	if [ "$mode" = stress ] && [ $have_stress = 1 ]; then
+		stress_run
+	elif [ "$mode" = bench ] && [ $have_bench = 1 ]; then
+		bench_run
+	else
+		fail init "hwt.mode=$mode but /hwt/$mode/guest.sh is not staged"
+	fi
+	kmemleak_final
+	;;
 run)
 	load /hwt/kmod/hwtimer.ko
 	show_device
 	if [ -x /hwt/tools/hwtimer-demo ]; then
-		if /hwt/tools/hwtimer-demo; then ok hwtimer-demo; else fail hwtimer-demo "exit status $?"; fi
+		check hwtimer-demo /hwt/tools/hwtimer-demo
 	else
 		echo "hwtimer is loaded and /dev/hwtimer registered; tools/hwtimer-demo.c is not written yet"
 	fi

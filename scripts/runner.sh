@@ -3,10 +3,10 @@
 #
 # The hwtimer test runner: everything behind `make check|selftest|run|shell`.
 #
-#   scripts/runner.sh check     on each test kernel of KERNELS: build all,
-#                               run every test and the runner's self-tests in
-#                               one VM boot, the stress smoke and the
-#                               benchmark smoke; judge it all
+#   scripts/runner.sh check     on each test kernel of KERNELS, in one VM
+#                               boot: every test, the runner's self-tests,
+#                               the stress smoke and the benchmark smoke;
+#                               judge it all
 #   scripts/runner.sh selftest  only the self-tests, on KERNEL: the runner
 #                               must fail each deliberately broken fixture
 #   scripts/runner.sh run       boot KERNEL with hwtimer.ko loaded, run the demo
@@ -18,17 +18,23 @@
 #
 # Steps: install missing packages; once per run, build the modules against
 # Debian's stock headers (check) and the static user-space programs; then,
-# per kernel, get the cached debug kernel, build the modules against it,
-# stage them into an initramfs, boot QEMU (scripts/vm-boot.sh, guest side
-# scripts/guest-init.sh) and judge the log with scripts/parse-log.awk. Each
-# kernel's part runs as its own process (runner.sh one MODE KERNEL), whose
-# lines are prefixed with "[KERNEL] " and kept in build/vm-KERNEL/. check
-# and selftest end with one line "N passed, N failed, N skipped" over all
-# kernels and exit non-zero if anything failed.
+# per kernel, get the cached debug kernel, build the modules against it
+# (hwtimer, KUnit, samples, and for check the stress and benchmark modules
+# and the self-test fixtures), stage them into an initramfs, boot QEMU
+# (scripts/vm-boot.sh; the guest's /init is scripts/guest-init.sh, which
+# sources stress/guest.sh and bench/guest.sh) and judge the log: parse-log
+# for everything, the fixtures one by one, the stress steps' expected
+# warnings (stress/lib.sh) and the benchmarks' report (bench/lib.sh).
+# Each kernel's part runs as its own process (runner.sh one MODE KERNEL),
+# whose lines are prefixed with "[KERNEL] " and kept in build/vm-KERNEL/.
+# check and selftest end with one line "N passed, N failed, N skipped" over
+# all kernels and exit non-zero if anything failed.
 #
-# Environment: KERNELS, KERNEL, STRESS_SMOKE=0 and BENCH_SMOKE=0 (skip
-# those parts of check), SMP, MEM, VM_TIMEOUT, UT_TIMEOUT, APPEND,
-# QEMU_EXTRA, QUIET (see scripts/vm-boot.sh).
+# Environment: KERNELS, KERNEL, STRESS_SMOKE=0 and BENCH_SMOKE=0 (leave
+# those parts out of check), SMP, MEM, VM_TIMEOUT (default 1800 for check,
+# 1200 otherwise), UT_TIMEOUT, APPEND, QEMU_EXTRA, QUIET (see
+# scripts/vm-boot.sh); STRESS_STEPS, STRESS_CONF (stress/lib.sh),
+# BENCH_ONLY, BENCH_KPARAMS, BENCH_UPARAMS (bench/lib.sh).
 set -euo pipefail
 
 mode=${1:?usage: runner.sh check|selftest|run|shell}
@@ -45,68 +51,20 @@ fi
 unset MAKEFLAGS MFLAGS MAKELEVEL
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+prog=runner
+. scripts/lib.sh
+. stress/lib.sh
+. bench/lib.sh
+
 out=$top/build
 # Per kernel, so that the logs of every kernel stay.
 vm=$out/vm-$kernel
 log=$vm/vm.log
-start=$SECONDS
-passed=0 failed=0 skipped=0
-
-say() { echo "runner: $* [$((SECONDS - start)) s]" >&2; }
-
-summary() {
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-}
-
-# A build step failed: nothing can be tested, but still end with the line.
-abort() {
-	echo "runner: $*" >&2
-	failed=$((failed + 1))
-	summary
-	exit 1
-}
-
-# Copy a source subtree into a build directory. kbuild writes its objects
-# next to the sources of an external module, and several kernels are built
-# here (the test kernel, the stock headers) while `make` in the checkout is
-# the user's own; each gets its own copy. tar keeps the mtimes, so
-# unchanged files are not rebuilt.
-mirror() {
-	local dst=$1
-	shift
-	mkdir -p "$dst"
-	find "$@" -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0 |
-		tar --null -cf - -T - | tar -C "$dst" -xf -
-}
-
-# kbuild an external module tree with W=1 (and any extra make arguments);
-# warnings count as a failed check. The objects of a tree that warned are
-# deleted (the modules stay, to be tested), so the next run compiles and
-# reports it again instead of silently reusing them.
-kbuild() {
-	local name=$1 kdir=$2 dir=$3 blog=$3.log
-	shift 3
-	if ! make -C "$kdir" M="$dir" W=1 -j"$(nproc)" "$@" modules >"$blog" 2>&1; then
-		cat "$blog" >&2
-		abort "$name: build failed"
-	fi
-	# Compiler, sparse and modpost warnings; not make's own chatter. (A
-	# sparse error does not stop the build: catch it here.)
-	if grep -v '^make' "$blog" | grep -E 'warning:|WARNING:|error:' >&2; then
-		find "$dir" -name '*.o' -delete
-		failed=$((failed + 1))
-		echo "FAIL $name: the W=1 build has warnings (above)" >&2
-	else
-		passed=$((passed + 1))
-	fi
-}
-
-# The modules a tree built, relative to it, from its modules.order (6.1
-# lists .ko files, later kernels .o; paths may be absolute).
-built_modules() {
-	sed -e 's/\.o$/.ko/' -e "s|^$1/||" "$1/modules.order"
-}
+stress=0 bench=0
+if [ "$mode" = check ]; then
+	[ "${STRESS_SMOKE:-1}" = 0 ] || stress=1
+	[ "${BENCH_SMOKE:-1}" = 0 ] || bench=1
+fi
 
 # Every module of the tree must also build warning-free (W=1, sparse)
 # against every installed Debian kernel's headers (6.1, 6.12, 6.12-rt:
@@ -117,13 +75,9 @@ build_stock() {
 	trees=$(scripts/kdir.sh --all)
 	[ -n "$trees" ] || abort "no /usr/src/linux-headers-* installed (scripts/deps.sh)"
 	for tree in $trees; do
-		if KBUILD_ARGS=C=2 scripts/kbuild-tree.sh "$tree" "$out/stock/$(basename "$tree")" \
-			kunit samples bench stress; then
-			passed=$((passed + 1))
-		else
-			failed=$((failed + 1))
-			echo "FAIL modules ($(basename "$tree"), W=1, sparse): above" >&2
-		fi
+		KBUILD_ARGS=C=2 kbuild_tree "modules ($(basename "$tree"), W=1, sparse)" \
+			"$tree" "$out/stock/$(basename "$tree")" kunit samples bench stress ||
+			fail "modules ($(basename "$tree"), W=1, sparse): build failed (above)"
 		say "modules built against $(basename "$tree")"
 	done
 }
@@ -134,10 +88,13 @@ build_stock() {
 # against (6.12's compiles them too, with -Wclobbered noise from its own
 # macros), and the binaries then stay the same on every kernel.
 build_user() {
-	local ksrc
+	local ksrc targets=()
 	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1 (scripts/deps.sh)"
-	if [ "$mode" != selftest ]; then
-		make -s user KSRC="$ksrc" || abort "user-space programs: build failed"
+	[ "$mode" = selftest ] || targets+=(user)
+	[ $stress = 1 ] && targets+=(stress-user)
+	[ $bench = 1 ] && targets+=(bench-user)
+	if [ ${#targets[@]} != 0 ]; then
+		make -s "${targets[@]}" KSRC="$ksrc" || abort "user-space programs: build failed"
 	fi
 	if [ "$mode" = check ] || [ "$mode" = selftest ]; then
 		make -s ut UT_DIR=scripts/selftest/ut HWT_OUT="$out/selftest" KSRC="$ksrc" ||
@@ -146,19 +103,23 @@ build_user() {
 	say "user-space programs built"
 }
 
+# The modules against the test kernel, in one tree so that the test
+# modules link against hwtimer's exports. C=2: sparse checks every file
+# each time, not only recompiled ones.
 build_product() {
-	local kdir=$1
-
-	# C=2: sparse checks every file each time, not only recompiled ones.
-	mirror "$vm/kbuild" Kbuild kmod kunit samples include
-	kbuild "modules (test kernel, W=1, sparse)" "$kdir" "$vm/kbuild" C=2
+	local kdir=$1 dirs=(kunit samples)
+	[ $stress = 1 ] && dirs+=(stress)
+	[ $bench = 1 ] && dirs+=(bench)
+	KBUILD_ARGS=C=2 kbuild_tree "modules (test kernel, W=1, sparse)" "$kdir" "$vm/kbuild" "${dirs[@]}" ||
+		abort "modules (test kernel): build failed"
 	say "modules built against the test kernel"
 }
 
 build_selftest() {
 	local kdir=$1
 	(cd scripts/selftest/kmod && mirror "$vm/selftest" .)
-	kbuild "self-test fixture modules" "$kdir" "$vm/selftest"
+	kbuild "self-test fixture modules" "$kdir" "$vm/selftest" ||
+		abort "self-test fixture modules: build failed"
 	say "self-test fixtures built"
 }
 
@@ -169,10 +130,7 @@ stage() {
 	rm -rf "$root"
 	mkdir -p "$root/hwt/ut" "$root/hwt/tools" "$root/hwt/selftest/ut"
 	if [ "$mode" != selftest ]; then
-		for f in $(built_modules "$vm/kbuild"); do
-			mkdir -p "$root/hwt/$(dirname "$f")"
-			cp "$vm/kbuild/$f" "$root/hwt/$f"
-		done
+		stage_modules "$vm/kbuild" "$root"
 		for f in userspace-test/*_test.c; do
 			[ -e "$f" ] || continue
 			name=$(basename "$f" .c)
@@ -191,18 +149,9 @@ stage() {
 			cp "$out/selftest/ut/$(basename "$f" .c)" "$root/hwt/selftest/ut/"
 		done
 	fi
-}
-
-# Run the parser on one segment of the log and add up its counts.
-# Prints its FAIL lines; returns the parser's status.
-judge() {
-	local seg=$1 need_done=$2 res rc=0
-	local p f s
-	res=$(awk -v seg="$seg" -v need_done="$need_done" -f scripts/parse-log.awk "$log") || rc=$?
-	grep -v '^RESULT ' <<<"$res" || true
-	read -r _ p f s < <(grep '^RESULT ' <<<"$res")
-	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	return $rc
+	[ $stress = 1 ] && stress_stage "$root" smoke
+	[ $bench = 1 ] && bench_stage "$root" smoke
+	return 0
 }
 
 # One self-test: the parser, run on a fixture's segment only, must fail it
@@ -217,12 +166,11 @@ expect() {
 		echo "selftest $label: ok, fails on:"
 		grep -m1 "^FAIL.*$want" <<<"$res" | sed 's/^/    /'
 	else
-		echo "FAIL selftest $label: expected ${want:-a pass}, the parser said (status $rc):"
+		fail "selftest $label: expected ${want:-a pass}, the parser said (status $rc):"
 		sed 's/^/    /' <<<"$res"
-		failed=$((failed + 1))
 		return
 	fi
-	passed=$((passed + 1))
+	pass
 }
 
 selftest_asserts() {
@@ -240,89 +188,6 @@ selftest_asserts() {
 	need_done=1 expect "guest never finished" main "the guest never finished" "$cut"
 }
 
-# The stress smoke (stress/stress.sh smoke, docs/security.md) boots its own
-# VM with its own /init; its counts join this run's. STRESS_SMOKE=0 skips it.
-stress_smoke() {
-	local res last
-	[ -x stress/stress.sh ] && [ "${STRESS_SMOKE:-1}" != 0 ] || return 0
-	say "stress smoke (stress/stress.sh smoke, log in build/stress/smoke-$kernel/)"
-	res=$vm/stress-smoke.txt
-	KERNEL=$kernel stress/stress.sh smoke >"$res" 2>&1 || true
-	# Its report and its failures; its own summary line is counted below.
-	sed -n '/^==== stress/,$p' "$res" | sed '$d'
-	grep -E '^FAIL|^stress: error' "$res" || true
-	last=$(tail -n 1 "$res")
-	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
-	else
-		echo "FAIL the stress smoke did not finish (see $res)"
-		failed=$((failed + 1))
-	fi
-}
-
-# The benchmark smoke (bench/bench.sh smoke): the benchmark code run with
-# tiny N on this debug kernel, in its own boot, so that it too runs under
-# lockdep, KASAN and kmemleak. It fails on errors, never on targets: one
-# check. BENCH_SMOKE=0 skips it.
-bench_smoke() {
-	local res
-	[ -x bench/bench.sh ] && [ "${BENCH_SMOKE:-1}" != 0 ] || return 0
-	say "bench smoke (bench/bench.sh smoke, log in build/bench/smoke-$kernel/)"
-	res=$vm/bench-smoke.txt
-	if KERNEL=$kernel bench/bench.sh smoke >"$res" 2>&1; then
-		echo "bench smoke: ok ($(tail -n 1 "$res"), not judged in a smoke run)"
-		passed=$((passed + 1))
-	else
-		grep -E '^FAIL|^bench: error|^bench: FAILED' "$res" || tail -n 20 "$res"
-		echo "FAIL the bench smoke (see $res)"
-		failed=$((failed + 1))
-	fi
-}
-
-boot() {
-	local rc=0
-	say "booting the VM (SMP=${SMP:-2}, time limit ${VM_TIMEOUT:-1200} s), log in $log"
-	scripts/vm-boot.sh "$kdir" "$vm/rootfs" "$mode" "$log" || rc=$?
-	say "VM finished (status $rc)"
-	if [ $rc = 124 ]; then
-		echo "FAIL the VM hit the time limit VM_TIMEOUT=${VM_TIMEOUT:-1200} s" >&2
-		failed=$((failed + 1))
-	elif [ $rc != 0 ]; then
-		echo "FAIL QEMU exited with status $rc" >&2
-		failed=$((failed + 1))
-	fi
-}
-
-# Say which kernel the results come from, and check that it is the one
-# asked for: its version, and PREEMPT_RT exactly for an -rt kernel (a
-# stale or mislabelled cache entry must not pass for the other kernel).
-check_boot() {
-	local line rel model want_model=other
-	line=$(grep -a -m1 '@@HWT boot ' "$log" | tr -d '\r') || true
-	if [ -z "$line" ]; then
-		echo "FAIL the guest never printed its boot line"
-		failed=$((failed + 1))
-		return
-	fi
-	line=${line#*@@HWT boot }
-	rel=${line%% *}
-	model=$(sed -n 's/.* preempt=\([^ ]*\).*/\1/p' <<<"$line")
-	echo "booted: Linux $rel, preemption model ${model:-unknown}, ${line#*version=}"
-	[ "$kernel" = "${kernel%-rt}" ] || want_model=rt
-	if [[ $rel != "${kernel%-rt}".* ]]; then
-		echo "FAIL the guest runs Linux $rel, not $kernel"
-		failed=$((failed + 1))
-	elif [ "$want_model" = rt ] && [ "$model" != rt ]; then
-		echo "FAIL the guest's kernel is not PREEMPT_RT (preempt=$model)"
-		failed=$((failed + 1))
-	elif [ "$want_model" != rt ] && [ "$model" = rt ]; then
-		echo "FAIL the guest's kernel is PREEMPT_RT, $kernel is not"
-		failed=$((failed + 1))
-	else
-		passed=$((passed + 1))
-	fi
-}
-
 # One kernel's part of check, selftest, run or shell.
 on_kernel() {
 	kdir=$(scripts/kernel.sh debug "$kernel") || abort "no $kernel debug kernel (scripts/kernel.sh debug $kernel)"
@@ -334,23 +199,26 @@ on_kernel() {
 		build_product "$kdir"
 		build_selftest "$kdir"
 		stage
-		boot
+		# slub_nomerge: the stress steps read the device's own slab
+		# cache's statistics.
+		APPEND="slub_nomerge ${APPEND:-}" VM_TIMEOUT=${VM_TIMEOUT:-1800} \
+			boot_vm "$kdir" "$vm/rootfs" check "$log"
 		echo "==== results ($kernel) ===="
-		check_boot
-		judge main 1 || true
+		check_boot "$log" "$kernel"
+		judge "$log" main 1 || true
 		selftest_asserts
+		[ $stress = 1 ] && stress_judge "$log"
+		[ $bench = 1 ] && bench_judge "$log" "$vm/bench"
 		echo "full log: $log"
-		stress_smoke
-		bench_smoke
 		summary
 		;;
 	selftest)
 		build_selftest "$kdir"
 		stage
-		boot
+		boot_vm "$kdir" "$vm/rootfs" selftest "$log"
 		echo "==== results ($kernel) ===="
-		check_boot
-		judge main 1 || true
+		check_boot "$log" "$kernel"
+		judge "$log" main 1 || true
 		selftest_asserts
 		summary
 		;;
@@ -358,8 +226,8 @@ on_kernel() {
 		build_product "$kdir"
 		stage
 		# The demo's output, not the kernel's; the log has everything.
-		CONSOLE=${CONSOLE:-user} boot
-		judge main 1 >&2 || { echo "runner: the run had problems (above), log in $log" >&2; exit 1; }
+		CONSOLE=${CONSOLE:-user} boot_vm "$kdir" "$vm/rootfs" run "$log"
+		judge "$log" main 1 >&2 || { echo "runner: the run had problems (above), log in $log" >&2; exit 1; }
 		;;
 	shell)
 		# An interactive session can last hours: boot from a copy of the
@@ -383,10 +251,7 @@ run_kernel() {
 	mkdir -p "$out/vm-$k"
 	"$top/scripts/runner.sh" one "$mode" "$k" 2>&1 | tee "$res" | sed -u "s/^/[$k] /" || true
 	last=$(tail -n 1 "$res")
-	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
-		passed=$((passed + BASH_REMATCH[1])) failed=$((failed + BASH_REMATCH[2]))
-		skipped=$((skipped + BASH_REMATCH[3]))
-	else
+	if ! add_counts "$last"; then
 		last="did not finish (see $res)"
 		failed=$((failed + 1))
 	fi

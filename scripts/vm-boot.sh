@@ -11,13 +11,13 @@
 # console is also saved there and the VM gets a hard time limit; MODE=shell
 # is interactive and has none.
 #
-# Environment: GUEST_INIT (the guest's /init, default scripts/guest-init.sh;
-# stress/stress.sh and bench/bench.sh bring their own), SMP (vCPUs, default
-# 2), MEM (default 1G), VM_TIMEOUT (seconds,
-# default 1200), UT_TIMEOUT (per guest program, default 600), APPEND (extra
-# kernel command line), QEMU_EXTRA (extra QEMU options), QUIET=1 (do not
-# echo the console while saving it), CONSOLE=user (echo only what the
-# guest's programs print).
+# The guest's /init is always scripts/guest-init.sh; MODE says what it runs.
+#
+# Environment: SMP (vCPUs, default 2), MEM (default 1G), VM_TIMEOUT
+# (seconds, default 1200), UT_TIMEOUT (per guest program, default 600),
+# APPEND (extra kernel command line), QEMU_EXTRA (extra QEMU options),
+# QUIET=1 (do not echo the console while saving it), CONSOLE=user (echo
+# only what the guest's programs print).
 #
 # Exit status: QEMU's, or 124 when the time limit killed the VM.
 set -euo pipefail
@@ -39,7 +39,7 @@ initrd=$rootfs.cpio.gz
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	echo "dir /bin 0755 0 0"
 	echo "file /bin/busybox /bin/busybox 0755 0 0"
-	echo "file /init ${GUEST_INIT:-$top/scripts/guest-init.sh} 0755 0 0"
+	echo "file /init $top/scripts/guest-init.sh 0755 0 0"
 	(cd "$rootfs" && find . -mindepth 1 -type d -printf 'dir /%P 0755 0 0\n')
 	(cd "$rootfs" && find . -mindepth 1 -type f -printf "file /%P $rootfs/%P %m 0 0\n")
 } >"$initrd.list"

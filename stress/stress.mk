@@ -8,16 +8,37 @@
 #                       destroy racing modify, CPU hotplug under load,
 #                       fail-nth fault injection, the ioctl fuzzer (64 and
 #                       32 bit), the security checks, module lifecycle;
-#                       ends with "N passed, N failed"
+#                       ends with "N passed, N failed, N skipped"
 #   make stress-smoke   the same items, short (1 to 2 minutes of VM time);
-#                       part of `make check`
+#                       `make check` runs the same in its one boot
+#   make stress-user    only build the user-space stress programs
 #   make check-kcsan    the KUnit suites and the stress smoke on a kernel
 #                       with KCSAN instead of KASAN (scripts/kcsan.config)
 #
 # STRESS_STEPS="kacct faults ..." runs only some steps; STRESS_PATCHES=file
-# tries a proposed fix on a copy of the sources.
+# tries a proposed fix on a copy of the sources; KERNEL=6.1 (default), 6.12
+# or 6.12-rt picks the test kernel.
 
-.PHONY: stress stress-smoke check-kcsan
+.PHONY: stress stress-smoke check-kcsan stress-user
+
+# The user-space stress programs, static, 64-bit and (the fuzzer and the
+# fault injector, for the compat ioctl path) -m32, into build/stress/bin;
+# the stress steps also run two of the device's tests (build/ut).
+STRESS_BIN := $(HWT_OUT)/stress/bin
+STRESS_PROGS := hwtstress-user hwtfault hwtfuzz hwtsec hwtwake
+STRESS_PROGS32 := hwtfuzz hwtfault
+STRESS_DEPS := stress/hwts_user.h $(wildcard include/uapi/linux/*.h)
+
+stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(addsuffix -32,$(STRESS_PROGS32))) \
+	$(HWT_OUT)/ut/dev_smoke_test $(HWT_OUT)/ut/dev_ioctl_test
+
+$(STRESS_BIN)/%-32: stress/%.c $(STRESS_DEPS)
+	@mkdir -p $(@D)
+	$(USER_CC) -m32 $(USER_CFLAGS) -Werror $(USER_LDFLAGS) -o $@ $<
+
+$(STRESS_BIN)/%: stress/%.c $(STRESS_DEPS)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) -Werror $(USER_LDFLAGS) -o $@ $<
 
 stress:
 	stress/stress.sh full

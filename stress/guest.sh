@@ -1,23 +1,14 @@
-#!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
 #
-# /init of the stress VM (busybox initramfs, booted by stress/stress.sh).
-#
-# Runs the steps of `make stress`, `make stress-smoke` or `make check-kcsan`
-# and prints everything to the serial console, using the markers of
-# scripts/guest-init.sh so that scripts/parse-log.awk judges the log:
-#
-#   @@HWT ok|fail <name> [why]           a check
-#   @@HWT ut-begin|ut-end <prog> [rc]    a TAP program (or the stress
-#                                        module's TAP results)
-#   @@HWT begin|end <segment>            a part of the log judged on its
-#                                        own: stress:leak-warn,
-#                                        stress:leak-pending and
-#                                        stress:leak-init must each hold
-#                                        exactly the expected warning
-#   @@HWT done                           the guest finished
-#
-# and "@@STRESS <key> <value>" lines that stress/stress.sh sums up.
+# The stress steps of `make stress`, `make stress-smoke`, `make check-kcsan`
+# and of the stress smoke in `make check`: sourced by the test VM's /init
+# (scripts/guest-init.sh), whose helpers it uses (mark, ok, fail, check,
+# load, unload, run_ut, now, settle), and run by stress_run. Besides the
+# /init's markers it prints "@@STRESS <key> <value>" lines that the host
+# sums up (stress/lib.sh), and the segments stress:leak-warn,
+# stress:leak-pending and stress:leak-init, which must each hold exactly the
+# expected warning.
 #
 # Steps (STEPS): kacct, drace, uacct, hotplug, faults, fuzz, security,
 # lifecycle, leakwarn, leakpending, leakinit, kunit, and wake (a
@@ -25,27 +16,7 @@
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/stress/*.ko, /hwt/stress/bin/*,
 # /hwt/kunit/*.ko (check-kcsan), /hwt/stress/stress.conf (shell variables:
-# STEPS, the steps to run, and the durations, see stress/stress.sh).
-
-/bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tmpfs tmpfs /tmp
-mkdir -p /sys/fs/cgroup
-mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-cd /tmp || exit 1
-
-ut_timeout=900
-for arg in $(cat /proc/cmdline); do
-	case "$arg" in
-	hwt.timeout=*) ut_timeout=${arg#hwt.timeout=} ;;
-	esac
-done
+# STEPS, the steps to run, and the durations, see stress/lib.sh).
 
 # Defaults: the smoke run. stress.conf overrides them.
 STEPS="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn leakpending leakinit"
@@ -59,37 +30,12 @@ FAULT_ARGS=""
 SEC_ARGS=""
 # step wake: runs of stress/hwtwake.c, each N:EPOLLS:DUPS[:drain]
 WAKE_RUNS="4096:8:128 4096:8:128:drain 10000:8:128"
-# shellcheck disable=SC1091 # written by stress/stress.sh
+# shellcheck disable=SC1091 # written by the host (stress/lib.sh)
 [ -f /hwt/stress/stress.conf ] && . /hwt/stress/stress.conf
 
 B=/hwt/stress/bin
 K=/sys/kernel/debug/hwtimer_stress
-mark() { echo "@@HWT $*"; }
-ok() { mark ok "$@"; }
-fail() { mark fail "$@"; }
 note() { echo "@@STRESS $*"; }
-now() { cut -d' ' -f1 /proc/uptime; }
-settle() { sleep 0.2; }
-
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else fail "$name" "exit status $?"; fi
-}
-
-load() { check "insmod $(basename "$1") $2" insmod "$@"; }
-unload() { check "rmmod $1" rmmod "$1"; }
-
-# A TAP program; the host counts its results and exit status.
-run_ut() {
-	local name=$1 rc
-	shift
-	mark ut-begin "$name"
-	timeout -s KILL "$ut_timeout" "$@" 2>&1
-	rc=$?
-	mark ut-end "$name" "$rc" "t=$(now)"
-	return $rc
-}
 
 # A run of the stress module; its results are TAP.
 kstress() {
@@ -341,24 +287,10 @@ step_leakpending() { leak_segment leak-pending leak_pending; }
 step_leakinit() { leak_segment leak-init leak_init; }
 
 step_kunit() {
+	local m
 	for m in /hwt/kunit/*.ko; do
-		[ -e "$m" ] || continue
-		load "$m" && unload "$(basename "$m" .ko)"
+		[ -e "$m" ] && load_unload "$m"
 	done
-}
-
-# kmemleak: a leak is reported at the second scan after it at the earliest.
-kmemleak_check() {
-	local f=/sys/kernel/debug/kmemleak
-	if [ ! -w $f ]; then
-		echo "kmemleak: not available in this kernel"
-		return
-	fi
-	sleep 6
-	echo scan >$f
-	echo scan >$f
-	cat $f
-	ok "kmemleak scan"
 }
 
 fault_setup() {
@@ -372,19 +304,24 @@ fault_setup() {
 		echo N >/sys/kernel/debug/failslab/ignore-gfp-wait
 }
 
-mark "boot $(uname -r) mode=stress cpus=$(nproc) steps=$STEPS"
-t0=$(now)
-fault_setup
-# Stress programs run as nobody too and need their files readable.
-chmod 755 /hwt /hwt/stress $B 2>/dev/null
-mods_up
-for s in $STEPS; do
-	echo "@@STRESS step $s begin t=$(now)"
-	"step_$s"
-	echo "@@STRESS step $s end t=$(now)"
-done
-mods_down
-kmemleak_check
-echo "@@STRESS vm_seconds $(now) (steps from $t0)"
-mark done
-poweroff -f
+# Every step of STEPS, between loading hwtimer.ko with the stress module
+# and unloading both. The /init then looks for leaks.
+stress_run() {
+	local s t0
+	echo "@@STRESS steps $STEPS"
+	t0=$(now)
+	mkdir -p /sys/fs/cgroup
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	fault_setup
+	# Stress programs run as nobody too and need their files readable.
+	chmod 755 /hwt /hwt/stress $B 2>/dev/null
+	mods_up
+	for s in $STEPS; do
+		echo "@@STRESS step $s begin t=$(now)"
+		"step_$s"
+		echo "@@STRESS step $s end t=$(now)"
+	done
+	mods_down
+	echo "@@STRESS vm_seconds $(now) (steps from $t0)"
+}

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The host's side of the stress steps (stress/guest.sh), for stress/stress.sh
+# (make stress, stress-smoke, check-kcsan) and for the stress smoke that
+# scripts/runner.sh runs in the boot of `make check`. Sourced after
+# scripts/lib.sh, from the top of the tree.
+#
+#   stress_conf MODE        the guest's settings for full, smoke or kcsan
+#   stress_stage ROOT MODE  the stress programs, stress/guest.sh and its
+#                           settings into ROOT/hwt/stress (the modules come
+#                           with stage_modules)
+#   stress_judge LOG        the segments that must hold exactly the expected
+#                           warning, and the totals of the log's ledgers,
+#                           fault points, fuzzer calls and hotplug cycles
+#
+# Environment: STRESS_STEPS (run only these guest steps, e.g. "kacct
+# faults"; the default is all), STRESS_CONF (shell assignments that
+# override the guest's settings, e.g. 'KACCT="duration_ms=60000"').
+
+stress_all_steps="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn leakpending leakinit"
+
+stress_conf() {
+	local mode=$1 steps=$stress_all_steps
+	case "$mode" in
+	full)
+		printf '%s\n' \
+			'KACCT="duration_ms=75000 extra=3 priv=4 shared=32 chaos=32 doomed_ms=300"' \
+			'UACCT="-t 75 -p 3 -T 3 -c /sys/fs/cgroup/hwts-user"' \
+			'HOTPLUG_S=60' \
+			'KHOTPLUG="extra=0 doomed_ms=500"' \
+			'UHOTPLUG="-p 1 -T 2"' \
+			'FUZZ_S=40' \
+			'LIFECYCLE_N=100' \
+			'DRACE_N=600' \
+			'FAULT_ARGS=""' \
+			'SEC_ARGS="-m"'
+		;;
+	smoke | kcsan)
+		[ "$mode" = kcsan ] && steps="kunit $steps"
+		printf '%s\n' \
+			'KACCT="duration_ms=4000 extra=1 doomed_ms=250"' \
+			'UACCT="-t 4 -p 2 -T 2 -c /sys/fs/cgroup/hwts-user"' \
+			'HOTPLUG_S=6' \
+			'KHOTPLUG="extra=0 doomed_ms=400"' \
+			'UHOTPLUG="-p 1 -T 2"' \
+			'FUZZ_S=4' \
+			'LIFECYCLE_N=5' \
+			'DRACE_N=250' \
+			'FAULT_ARGS="-q"' \
+			'SEC_ARGS=""'
+		;;
+	*)
+		echo "stress_conf: unknown mode $mode" >&2
+		return 1
+		;;
+	esac
+	echo "STEPS=\"${STRESS_STEPS:-$steps}\""
+	if [ -n "${STRESS_CONF:-}" ]; then
+		echo "$STRESS_CONF"
+	fi
+}
+
+# The programs are built by `make stress-user` (stress/stress.mk) into
+# build/stress/bin/; the device's own smoke and ioctl tests (build/ut/)
+# run after the fuzzer as its sanity check.
+stress_stage() {
+	local root=$1 mode=$2 t
+	mkdir -p "$root/hwt/stress/bin"
+	cp build/stress/bin/* "$root/hwt/stress/bin/"
+	for t in dev_smoke_test dev_ioctl_test; do
+		[ -f "build/ut/$t" ] && cp "build/ut/$t" "$root/hwt/stress/bin/"
+	done
+	cp stress/guest.sh "$root/hwt/stress/guest.sh"
+	stress_conf "$mode" >"$root/hwt/stress/stress.conf"
+}
+
+# The expected warnings: a segment must fail the parser on WANT WARNINGs
+# from hwtimer (at the client's unload or at its own) naming the forgotten
+# wheel, and on nothing else.
+stress_expect_warning() {
+	local log=$1 name=$2 want=${3:-1} seg probs n
+	grep -q "@@HWT begin stress:$name" "$log" || return 0
+	seg=$(awk -v seg="stress:$name" -f scripts/parse-log.awk "$log" || true)
+	# The WARN's own lines: its header and lockdep's irq trace of it.
+	probs=$(grep '^FAIL' <<<"$seg" | grep -v -e 'WARNING: CPU: .* hwt_\(core_exit\|module_notify\)' \
+		-e 'hardirqs last' -e 'softirqs last' || true)
+	n=$(grep -c '^FAIL.*WARNING: CPU: .* hwt_\(core_exit\|module_notify\)' <<<"$seg" || true)
+	# Not grep -q: it would stop reading, and sed's SIGPIPE fails the pipe.
+	if ! sed -n "/@@HWT begin stress:$name/,/@@HWT end stress:$name/p" "$log" |
+		grep "wheel 'hwts-client'" >/dev/null; then
+		fail "$name: no warning about the wheel the client did not destroy"
+		sed 's/^/    /' <<<"$seg"
+	elif [ "$n" != "$want" ]; then
+		fail "$name: $n WARNINGs from hwtimer, expected $want:"
+		sed 's/^/    /' <<<"$seg"
+	elif [ -n "$probs" ]; then
+		fail "$name: problems besides the expected warning:"
+		sed 's/^/    /' <<<"$probs"
+	else
+		echo "$name: ok, exactly $want expected warning(s) for a wheel its client did not destroy"
+		pass
+	fi
+}
+
+stress_judge() {
+	local log=$1
+
+	stress_expect_warning "$log" leak-warn
+	stress_expect_warning "$log" leak-pending
+	# busybox insmod loads twice when the first load fails (finit_module,
+	# then init_module): two failed loads, two warnings.
+	stress_expect_warning "$log" leak-init 2
+
+	echo "==== stress ===="
+	awk '
+		/@@STRESS ledger / {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); k[kv[1]] += kv[2] }
+			runs++
+		}
+		/@@STRESS uledger / {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); u[kv[1]] += kv[2] }
+			uruns++
+		}
+		/@@STRESS faults / {
+			for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "points") fp += kv[2]; if (kv[1] == "injected") finj += kv[2] }
+			fwhat = fwhat " " $3
+		}
+		/@@STRESS fuzz / {
+			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "calls") calls += kv[2] }
+			fuzzers++
+		}
+		/@@STRESS hotplug / { split($3, kv, "="); hp += kv[2] }
+		/@@STRESS lifecycle / { split($3, kv, "="); lc += kv[2] }
+		/@@STRESS step .* begin/ { sub(/t=/, "", $5); b[$3] = $5 }
+		/@@STRESS step .* end/ { sub(/t=/, "", $5); d[$3] = $5 - b[$3]; order = order " " $3 }
+		/@@STRESS vm_seconds / { vms = $3 }
+		END {
+			printf "kernel ledger (%d runs): armed %d fired %d cancelled %d replaced %d handed back %d lost %d duplicated %d early %d\n",
+				runs, k["armed"], k["fired"], k["cancelled"], k["replaced"], k["handed_back"], k["lost"], k["duplicated"], k["early"]
+			printf "user ledger (%d runs): armed %d read %d cancelled %d dropped by close %d lost %d duplicated %d early %d (periodic records %d)\n",
+				uruns, u["armed"], u["read"], u["cancelled"], u["dropped"], u["lost"], u["duplicated"], u["early"], u["periodic_reads"]
+			printf "fault injection: %d fault points tried, %d faults injected (%s)\n", fp, finj, substr(fwhat, 2)
+			printf "fuzzer: %d ioctl/syscalls in %d fuzzers\n", calls, fuzzers
+			printf "hotplug: %d offline/online cycles\n", hp
+			printf "lifecycle: %d insmod/rmmod cycles\n", lc
+			n = split(substr(order, 2), o, " ")
+			line = "step seconds:"
+			for (i = 1; i <= n; i++) line = line sprintf(" %s %.0f", o[i], d[o[i]])
+			print line
+			if (vms != "") printf "VM uptime after the steps: %.0f s\n", vms
+		}
+	' "$log"
+}

@@ -808,7 +808,11 @@ static void ids_per_timeout(bool sparse, long r[2])
 
 	r[0] = -1;
 	r[1] = 0;
-	usleep(300000);
+	/*
+	 * memory.stat is flushed lazily (newer kernels every 2 s): wait for
+	 * a flush before each reading, or the dense figure comes out short.
+	 */
+	usleep(2500000);
 	before = ids_slab();
 	nodes = ids_nodes();
 	fd = hwt_open(0);
@@ -828,7 +832,7 @@ static void ids_per_timeout(bool sparse, long r[2])
 		if (hwt_batch(fd, HWTIMER_IOC_CANCEL, c, 63, 0, NULL, NULL))
 			return;
 	}
-	usleep(300000);		/* RCU-freed xarray nodes */
+	usleep(2500000);	/* RCU-freed xarray nodes, memcg stat flush */
 	after = ids_slab();
 	r[1] = nodes >= 0 ? ids_nodes() - nodes : 0;
 	close(fd);

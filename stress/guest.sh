@@ -14,6 +14,11 @@
 # lifecycle, leakwarn, leakpending, leakinit, kunit, and wake (a
 # measurement, not in the default list); see step_<name> below.
 #
+# Soak (make soak): the *_MIN settings make kacct, uacct, fuzz and hotplug
+# repeat their runs until the log's totals reach them (ledger operations,
+# fuzzer calls, hotplug cycles; the ledgers of the hotplug step count
+# too), at most SOAK_MAX_RUNS runs each. 0 (the default) runs once.
+#
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/stress/*.ko, /hwt/stress/bin/*,
 # /hwt/kunit/*.ko (check-kcsan), /hwt/stress/stress.conf (shell variables:
 # STEPS, the steps to run, and the durations, see stress/lib.sh).
@@ -30,6 +35,11 @@ FAULT_ARGS=""
 SEC_ARGS=""
 # step wake: runs of stress/hwtwake.c, each N:EPOLLS:DUPS[:drain]
 WAKE_RUNS="4096:8:128 4096:8:128:drain 10000:8:128"
+KACCT_MIN=0
+UACCT_MIN=0
+FUZZ_MIN=0
+HOTPLUG_MIN=0
+SOAK_MAX_RUNS=200
 # shellcheck disable=SC1091 # written by the host (stress/lib.sh)
 [ -f /hwt/stress/stress.conf ] && . /hwt/stress/stress.conf
 
@@ -50,8 +60,36 @@ kstress() {
 }
 
 stats_from() {
-	# The "ledger ..." and "faults ..." summary lines of a TAP output.
-	sed -n 's/^\(ledger\|faults\|fuzz\|uledger\|hotplug\) /@@STRESS \1 /p' "$1"
+	# The "ledger ..." and "faults ..." summary lines of a TAP output,
+	# also kept for soak_total.
+	sed -n 's/^\(ledger\|faults\|fuzz\|uledger\|hotplug\) /@@STRESS \1 /p' "$1" |
+		tee -a /tmp/stress.totals
+}
+
+# The sum of KEY= over the summary lines of KIND so far.
+soak_total() {
+	awk -v kind="$1" -v key="$2" '
+		$2 == kind { for (i = 3; i <= NF; i++) if (index($i, key "=") == 1) s += substr($i, length(key) + 2) }
+		END { printf "%d\n", s }
+	' /tmp/stress.totals 2>/dev/null || echo 0
+}
+
+# Runs "$@" (a step's run) again until the total KEY of KIND reaches MIN,
+# at least once, at most SOAK_MAX_RUNS times.
+soak_repeat() {
+	local kind=$1 key=$2 min=$3 runs=0 rc=0
+	shift 3
+	while :; do
+		"$@" || rc=1
+		runs=$((runs + 1))
+		[ "$(soak_total "$kind" "$key")" -ge "$min" ] && break
+		if [ $runs -ge "$SOAK_MAX_RUNS" ]; then
+			fail "soak: $kind $key" "$(soak_total "$kind" "$key") < $min after $runs runs"
+			break
+		fi
+	done
+	[ "$min" -gt 0 ] && echo "soak: $kind $key=$(soak_total "$kind" "$key") in $runs runs (wanted $min)"
+	return $rc
 }
 
 ktap_run() {
@@ -84,7 +122,7 @@ mods_down() {
 # ---- steps -------------------------------------------------------------------
 
 step_kacct() {
-	ktap_run kstress-acct acct $KACCT
+	soak_repeat ledger ops "$KACCT_MIN" ktap_run kstress-acct acct $KACCT
 }
 
 # Destroy a wheel every few ms while every thread moves its far-future timers
@@ -95,11 +133,15 @@ step_drace() {
 }
 
 step_uacct() {
-	utap_run hwtstress-user $B/hwtstress-user $UACCT
+	soak_repeat uledger ops "$UACCT_MIN" utap_run hwtstress-user $B/hwtstress-user $UACCT
 }
 
 # Toggle CPUs 1.. offline and online while both stress loads run.
 step_hotplug() {
+	soak_repeat hotplug cycles "$HOTPLUG_MIN" hotplug_run
+}
+
+hotplug_run() {
 	local cpus cycles=0 end c kpid upid
 	cpus=$(ls -d /sys/devices/system/cpu/cpu[1-9]* 2>/dev/null)
 	if [ -z "$cpus" ]; then
@@ -132,7 +174,8 @@ step_hotplug() {
 		[ "$(cat "$c/online" 2>/dev/null || echo 1)" = 1 ] || fail "hotplug $(basename "$c")" "left offline"
 	done
 	if [ $cycles -gt 0 ]; then ok "hotplug: $cycles offline/online cycles"; else fail hotplug "no cycle"; fi
-	note hotplug cycles=$cycles
+	echo "hotplug cycles=$cycles" >/tmp/hp.out
+	stats_from /tmp/hp.out
 }
 
 step_faults() {
@@ -143,7 +186,7 @@ step_faults() {
 
 P=/sys/module/hwtimer/parameters
 step_fuzz() {
-	local fc gc uc p64 t
+	local fc gc uc t
 	# Low caps: the fuzzer arms thousands of timeouts per call, and the caps'
 	# error paths get fuzzed too. Both fuzzers run as root, so the per-user
 	# cap is the one they reach (hwtsec covers global_cap).
@@ -154,12 +197,7 @@ step_fuzz() {
 	echo 16384 >$P/global_cap
 	echo 12288 >$P/user_cap
 	# Both ABIs at once, each for FUZZ_S seconds, then the sanity checks.
-	run_ut hwtfuzz $B/hwtfuzz -t "$FUZZ_S" >/tmp/fuzz64.out 2>&1 &
-	p64=$!
-	utap_run hwtfuzz-32 $B/hwtfuzz-32 -t "$FUZZ_S"
-	wait $p64
-	cat /tmp/fuzz64.out
-	stats_from /tmp/fuzz64.out
+	soak_repeat fuzz calls "$FUZZ_MIN" fuzz_run
 	echo "$fc" >$P/file_cap
 	echo "$gc" >$P/global_cap
 	echo "$uc" >$P/user_cap
@@ -167,6 +205,17 @@ step_fuzz() {
 	for t in $B/dev_*_test; do
 		[ -x "$t" ] && run_ut "$(basename "$t")" "$t"
 	done
+}
+
+fuzz_run() {
+	local p64 rc=0
+	run_ut hwtfuzz $B/hwtfuzz -t "$FUZZ_S" >/tmp/fuzz64.out 2>&1 &
+	p64=$!
+	utap_run hwtfuzz-32 $B/hwtfuzz-32 -t "$FUZZ_S" || rc=1
+	wait $p64 || rc=1
+	cat /tmp/fuzz64.out
+	stats_from /tmp/fuzz64.out
+	return $rc
 }
 
 step_security() {

@@ -939,7 +939,7 @@ static int hwts_acct(struct hwts_params *p)
 	struct hwts_ledger tot;
 	unsigned long end, next_doom;
 	unsigned int i, k;
-	u64 sum[8] = {};
+	u64 sum[8] = {}, ops = 0;
 	int ret = 0;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
@@ -1007,6 +1007,7 @@ static int hwts_acct(struct hwts_params *p)
 		kthread_stop(wk->task);
 		put_task_struct(wk->task);
 		wk->task = NULL;
+		ops += wk->ops;
 	}
 
 	/* The hammering stopped: destroy the wheels with timers pending. */
@@ -1089,8 +1090,8 @@ static int hwts_acct(struct hwts_params *p)
 	}
 	hwts_out("ledger armed=%llu fired=%llu cancelled=%llu replaced=%llu ",
 		 sum[0], sum[1], sum[2], sum[3]);
-	hwts_out("handed_back=%llu lost=%llu duplicated=%llu early=%llu\n",
-		 sum[4], sum[5], sum[6], sum[7]);
+	hwts_out("handed_back=%llu lost=%llu duplicated=%llu early=%llu ops=%llu\n",
+		 sum[4], sum[5], sum[6], sum[7], ops + sum[1]);
 	hwts_check(sum[0] && sum[0] == sum[1] + sum[2] + sum[3] + sum[4] &&
 		   !sum[5] && !sum[6] && !sum[7],
 		   "every start resolved exactly once: armed == fired + cancelled + replaced + handed back");
@@ -1265,8 +1266,8 @@ out_stop:
 		   atomic_read(&d->errors));
 	hwts_out("ledger armed=%llu fired=0 cancelled=0 replaced=0 ",
 		 (u64)c * HWTS_DRACE_TIMERS);
-	hwts_out("handed_back=%llu lost=%u duplicated=0 early=0\n",
-		 (u64)c * HWTS_DRACE_TIMERS - lost, lost);
+	hwts_out("handed_back=%llu lost=%u duplicated=0 early=0 ops=%llu\n",
+		 (u64)c * HWTS_DRACE_TIMERS - lost, lost, 2ULL * c * HWTS_DRACE_TIMERS);
 	kfree(d);
 	return ret;
 }

@@ -3,6 +3,7 @@
  * hwtstress-user: accounting stress of /dev/hwtimer from user space.
  *
  *   hwtstress-user [-t seconds] [-p processes] [-T threads] [-c cgroup]
+ *                  [-w max_poll_ms] [-b max_batch]
  *   hwtstress-user -H seconds        hold an fd with timeouts open, then exit
  *
  * The parent opens two "global" files and forks @processes children, which
@@ -25,7 +26,14 @@
  * (with -c) the memory cgroup's slab figure must be back at their
  * baseline.
  *
- * Output: TAP, and a "uledger ..." line with the totals.
+ * Every thread's read polls first for up to @max_poll_ms - 1 ms (default 4;
+ * 1 never sleeps), and its ARM batches have up to @max_batch entries, its
+ * CANCEL and MODIFY batches half as many (default 8, at most 64): the
+ * soak's settings are 1 and 64, for throughput under TCG.
+ *
+ * Output: TAP, and a "uledger ..." line with the totals; its ops= counts
+ * the operations on timeouts that the ledger checked: the entries of every
+ * ARM, CANCEL and MODIFY batch and every record read.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -47,6 +55,7 @@
 #define SLACK_NS	(10 * SEC)
 #define RING		256
 #define MAX_SHARED	64
+#define BATCH_MAX	64
 
 enum { E_FREE, E_ARMING, E_ARMED, E_READ, E_CANCELLED, E_DROPPED, E_FAILED };
 
@@ -70,7 +79,7 @@ struct shm {
 	_Atomic uint32_t next_inst;	/* next file instance */
 	_Atomic uint64_t armed, read, cancelled, dropped, failed, lost, dup,
 			 early, periodic_reads, modified, enoent, errors, overdue,
-			 arm_nospace, ops;
+			 arm_nospace, ops, eops;
 	_Atomic int64_t memcg_peak;
 	struct ring rings[MAX_SHARED];
 	struct ent ents[];
@@ -97,6 +106,8 @@ struct thr {
 static struct shm *shm;
 static uint64_t t_end;
 static uint64_t tick_ns = MS;
+static unsigned int max_poll_ms = 4;
+static unsigned int max_batch = 8;
 static const char *cgroup;
 static bool verbose;
 
@@ -162,8 +173,8 @@ static void track(struct hfd *h, uint32_t idx)
 
 static void do_arm(struct thr *t, struct hfd *h)
 {
-	struct hwtimer_arm_entry a[8];
-	uint32_t idx[8], n = 1 + rnd(t) % 8, done = 0, i, flags;
+	struct hwtimer_arm_entry a[BATCH_MAX];
+	uint32_t idx[BATCH_MAX], n = 1 + rnd(t) % max_batch, done = 0, i, flags;
 	uint64_t now = now_ns();
 	int ret;
 
@@ -199,6 +210,7 @@ static void do_arm(struct thr *t, struct hfd *h)
 		return;
 	flags = rnd(t) & 1 ? HWTIMER_BATCH_CONTINUE : 0;
 	ret = hwt_batch(h->fd, HWTIMER_IOC_ARM, a, n, flags, &done, NULL);
+	atomic_fetch_add(&shm->eops, n);
 	if (ret && ret != -ENOSPC && ret != -EDQUOT && ret != -ENOMEM && ret != -EBUSY) {
 		printf("# arm: unexpected error %d\n", ret);
 		inc(errors);
@@ -256,12 +268,12 @@ static uint64_t pick_id(struct thr *t, struct hfd *h, uint32_t *idxp)
 
 static void do_cancel(struct thr *t, struct hfd *h)
 {
-	struct hwtimer_cancel_entry c[4];
-	uint32_t idx[4], n = 0, done = 0, i;
+	struct hwtimer_cancel_entry c[BATCH_MAX / 2];
+	uint32_t idx[BATCH_MAX / 2], n = 0, done = 0, i, want = 1 + rnd(t) % (max_batch / 2);
 	int ret;
 
 	memset(c, 0, sizeof(c));
-	for (i = 0; i < 4 && n < 1 + rnd(t) % 4; i++) {
+	for (i = 0; i < want && n < want; i++) {
 		c[n].id = pick_id(t, h, &idx[n]);
 		if (c[n].id)
 			n++;
@@ -269,6 +281,7 @@ static void do_cancel(struct thr *t, struct hfd *h)
 	if (!n)
 		return;
 	ret = hwt_batch(h->fd, HWTIMER_IOC_CANCEL, c, n, HWTIMER_BATCH_CONTINUE, &done, NULL);
+	atomic_fetch_add(&shm->eops, n);
 	if ((ret && ret != -ENOENT) || done != n) {
 		printf("# cancel: error %d, done %u of %u\n", ret, done, n);
 		inc(errors);
@@ -299,13 +312,13 @@ static void do_cancel(struct thr *t, struct hfd *h)
 
 static void do_modify(struct thr *t, struct hfd *h)
 {
-	struct hwtimer_modify_entry m[4];
-	uint32_t idx[4], n = 0, done = 0, i;
+	struct hwtimer_modify_entry m[BATCH_MAX / 2];
+	uint32_t idx[BATCH_MAX / 2], n = 0, done = 0, i, want = 1 + rnd(t) % (max_batch / 2);
 	uint64_t now = now_ns();
 	int ret;
 
 	memset(m, 0, sizeof(m));
-	for (i = 0; i < 4 && n < 1 + rnd(t) % 4; i++) {
+	for (i = 0; i < want && n < want; i++) {
 		bool far;
 
 		m[n].id = pick_id(t, h, &idx[n]);
@@ -326,6 +339,7 @@ static void do_modify(struct thr *t, struct hfd *h)
 	if (!n)
 		return;
 	ret = hwt_batch(h->fd, HWTIMER_IOC_MODIFY, m, n, HWTIMER_BATCH_CONTINUE, &done, NULL);
+	atomic_fetch_add(&shm->eops, n);
 	if ((ret && ret != -ENOENT && ret != -EBUSY) || done != n) {
 		printf("# modify: error %d, done %u of %u\n", ret, done, n);
 		inc(errors);
@@ -433,6 +447,7 @@ static int do_read(struct thr *t, struct hfd *h, int wait_ms)
 	}
 	for (i = 0; i < got / (ssize_t)sizeof(recs[0]); i++)
 		got_record(&recs[i], tr);
+	atomic_fetch_add(&shm->eops, got / sizeof(recs[0]));
 	return got / sizeof(recs[0]);
 }
 
@@ -598,7 +613,7 @@ static void *thread_fn(void *arg)
 		} else if (r < 55) {
 			do_modify(t, h);
 		} else if (r < 92) {
-			do_read(t, h, rnd(t) % 4);
+			do_read(t, h, rnd(t) % max_poll_ms);
 		} else if (r < 94 && h->priv) {
 			finish(h, h->list, h->nlist, false);
 			if (open_inst(h))
@@ -736,7 +751,7 @@ int main(int argc, char **argv)
 	size_t size;
 	pid_t *pids;
 
-	while ((opt = getopt(argc, argv, "t:p:T:c:H:v")) != -1) {
+	while ((opt = getopt(argc, argv, "t:p:T:c:H:vw:b:")) != -1) {
 		switch (opt) {
 		case 't':
 			secs = atoi(optarg);
@@ -755,14 +770,21 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'w':
+			max_poll_ms = atoi(optarg);
+			break;
+		case 'b':
+			max_batch = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-t s] [-p procs] [-T threads] [-c cgroup]\n"
+			fprintf(stderr, "usage: %s [-t s] [-p procs] [-T threads] [-c cgroup] [-w ms] [-b n]\n"
 				"       %s -H s\n", argv[0], argv[0]);
 			return 2;
 		}
 	}
-	if (nproc < 1 || nproc > (MAX_SHARED - 2) / 2 || nthreads < 1 || nthreads > 64) {
-		fprintf(stderr, "bad process or thread count\n");
+	if (nproc < 1 || nproc > (MAX_SHARED - 2) / 2 || nthreads < 1 || nthreads > 64 ||
+	    max_poll_ms < 1 || max_poll_ms > 1000 || max_batch < 2 || max_batch > BATCH_MAX) {
+		fprintf(stderr, "bad process or thread count, poll time or batch size\n");
 		return 2;
 	}
 	/* Children leave with _exit(): nothing may wait in a buffer. */
@@ -852,9 +874,10 @@ int main(int argc, char **argv)
 	printf("uledger armed=%llu read=%llu cancelled=%llu dropped=%llu ",
 	       (unsigned long long)shm->armed, (unsigned long long)shm->read,
 	       (unsigned long long)shm->cancelled, (unsigned long long)shm->dropped);
-	printf("lost=%llu duplicated=%llu early=%llu periodic_reads=%llu\n",
+	printf("lost=%llu duplicated=%llu early=%llu periodic_reads=%llu ops=%llu\n",
 	       (unsigned long long)shm->lost, (unsigned long long)shm->dup,
-	       (unsigned long long)shm->early, (unsigned long long)shm->periodic_reads);
+	       (unsigned long long)shm->early, (unsigned long long)shm->periodic_reads,
+	       (unsigned long long)shm->eops);
 	tap(!bad && shm->armed && shm->armed == shm->read + shm->cancelled + shm->dropped,
 	    "every armed timeout read XOR cancelled XOR dropped by close: %llu == %llu + %llu + %llu",
 	    (unsigned long long)shm->armed, (unsigned long long)shm->read,

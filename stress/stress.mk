@@ -9,6 +9,11 @@
 #                       fail-nth fault injection, the ioctl fuzzer (64 and
 #                       32 bit), the security checks, module lifecycle;
 #                       ends with "N passed, N failed, N skipped"
+#   make soak           the same items repeated until 10M ledger operations
+#                       in the kernel and in user space each, 1M fuzzer
+#                       calls, 50 hotplug cycles under load (SOAK_KERNEL_OPS,
+#                       SOAK_USER_OPS, SOAK_FUZZ_CALLS, SOAK_HOTPLUG change
+#                       the goals); reports them and the VM time
 #   make stress-smoke   the same items, short (1 to 2 minutes of VM time);
 #                       `make check` runs the same in its one boot
 #   make stress-user    only build the user-space stress programs
@@ -19,7 +24,7 @@
 # tries a proposed fix on a copy of the sources; KERNEL=6.1 (default), 6.12
 # or 6.12-rt picks the test kernel.
 
-.PHONY: stress stress-smoke check-kcsan stress-user
+.PHONY: stress soak stress-smoke check-kcsan stress-user
 
 # The user-space stress programs, static, 64-bit and (the fuzzer and the
 # fault injector, for the compat ioctl path) -m32, into build/stress/bin;
@@ -42,6 +47,9 @@ $(STRESS_BIN)/%: stress/%.c $(STRESS_DEPS)
 
 stress:
 	stress/stress.sh full
+
+soak:
+	stress/stress.sh soak
 
 stress-smoke:
 	stress/stress.sh smoke

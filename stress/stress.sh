@@ -5,6 +5,10 @@
 # `make check-kcsan` (see stress/stress.mk).
 #
 #   stress/stress.sh full     every stress item at length (about 10 minutes)
+#   stress/stress.sh soak     the same, repeated until 10M ledger operations
+#                             in the kernel and in user space each, 1M
+#                             fuzzer calls and 50 hotplug cycles (about 30
+#                             minutes; make soak)
 #   stress/stress.sh smoke    a short version of each item (1 to 2 minutes);
 #                             `make check` runs the same in its one boot
 #   stress/stress.sh kcsan    the KUnit suites and the smoke run on the KCSAN
@@ -49,6 +53,11 @@ full)
 	smp=${SMP:-3}
 	timeout=${VM_TIMEOUT:-1500}
 	;;
+soak)
+	flavour=debug
+	smp=${SMP:-2}
+	timeout=${VM_TIMEOUT:-3600}
+	;;
 smoke)
 	flavour=debug
 	smp=${SMP:-2}
@@ -60,7 +69,7 @@ kcsan)
 	timeout=${VM_TIMEOUT:-600}
 	;;
 *)
-	echo "usage: stress.sh full|smoke|kcsan" >&2
+	echo "usage: stress.sh full|soak|smoke|kcsan" >&2
 	exit 2
 	;;
 esac

@@ -55,6 +55,19 @@ bool tap(bool pass, const char *fmt, ...)
 }
 
 static inline __printf(1, 2)
+void tap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %u - # SKIP ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static inline __printf(1, 2)
 void diag(const char *fmt, ...)
 {
 	va_list ap;

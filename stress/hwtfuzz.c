@@ -1141,7 +1141,7 @@ static int sanity(void)
 	tap(!hwt_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL), "and cancels");
 	close(fd);
 	tap(hwt_global_count() == 0, "global count back to 0 (%ld)", hwt_global_count());
-	return tap_failed ? 1 : 0;
+	return tap_status();
 }
 
 int main(int argc, char **argv)
@@ -1286,5 +1286,5 @@ int main(int argc, char **argv)
 	tap(sum.epoll_waits && !sum.unexpected[BAD_EPOLL],
 	    "%lu epoll waits over %d instances per worker watching dups: %lu events, all EPOLLIN | EPOLLRDNORM (%lu wrong)",
 	    sum.epoll_waits, NEP, sum.epoll_events, sum.unexpected[BAD_EPOLL]);
-	return tap_failed ? 1 : 0;
+	return tap_status();
 }

@@ -44,45 +44,45 @@ static inline void tap_plan(unsigned int n)
 	ksft_set_plan(n);
 }
 
+/* Format a message and hand it, with a newline, to one of kselftest's printers. */
+static inline void tap_vprint(void (*print)(const char *, ...), const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	print("%s\n", msg);
+}
+
 /* A result: ok or not ok, with the message; returns @pass. */
 static inline __printf(2, 3)
 bool tap(bool pass, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tap_vprint(pass ? ksft_test_result_pass : ksft_test_result_fail, fmt, ap);
 	va_end(ap);
-	if (pass)
-		ksft_test_result_pass("%s\n", msg);
-	else
-		ksft_test_result_fail("%s\n", msg);
 	return pass;
 }
 
 static inline __printf(1, 2)
 void tap_skip(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tap_vprint(ksft_test_result_skip, fmt, ap);
 	va_end(ap);
-	ksft_test_result_skip("%s\n", msg);
 }
 
 static inline __printf(1, 2)
 void diag(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tap_vprint(ksft_print_msg, fmt, ap);
 	va_end(ap);
-	ksft_print_msg("%s\n", msg);
 }
 
 /* The exit status: 1 if any check failed, else 0. */

@@ -57,8 +57,10 @@ modules:
 # build/ut/<name> and build/ut/<name>-32; every tools/*.c is one static
 # program in build/tools/. The VM runner copies all of them into the guest.
 
+# One set of flags for every user-space program (tests, tools, stress,
+# bench): a warning is an error.
 USER_CC ?= gcc
-USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -pthread \
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -pthread \
 	-I$(CURDIR)/include/uapi -I$(KSRC)/tools/testing/selftests
 USER_LDFLAGS := -static
 

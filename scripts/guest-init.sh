@@ -90,12 +90,27 @@ unload() {
 # Run one TAP program, named NAME in the log; the host counts its results
 # and its exit status. The uptime after the status is only for people
 # reading the log. Returns the program's status.
+#
+# Its time limit: from the kselftest-style "settings" file beside it,
+# timeout_<program>=N (the -32 build reads its 64-bit twin's), else
+# timeout=N, else hwt.timeout. A program still running then is killed
+# (status 137), which fails it.
 run_ut() {
-	local name=$1 rc
+	local name=$1 rc prog=$2 base settings limit=
 	shift
+	base=$(basename "$prog")
+	base=${base%-32}
+	settings=$(dirname "$prog")/settings
+	if [ -r "$settings" ]; then
+		limit=$(sed -n "s/^timeout_$base=\([0-9][0-9]*\)\$/\1/p" "$settings" | tail -n 1)
+		[ -n "$limit" ] ||
+			limit=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$settings" | tail -n 1)
+	fi
+	limit=${limit:-$ut_timeout}
 	mark ut-begin "$name"
-	timeout -s KILL "$ut_timeout" "$@" 2>&1
+	timeout -s KILL "$limit" "$@" 2>&1
 	rc=$?
+	[ $rc = 137 ] && echo "# $name: killed: still running after its time limit of $limit s"
 	mark ut-end "$name" "$rc" "t=$(now)"
 	return $rc
 }

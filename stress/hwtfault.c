@@ -454,5 +454,5 @@ int main(int argc, char **argv)
 	tap(s0 < 0 || s1 == s0, "slab objects back to %ld (%ld)", s0, s1);
 	printf("faults dev%s points=%lu injected=%lu\n",
 	       sizeof(long) == 4 ? "-32" : "", points, injected);
-	return tap_failed ? 1 : 0;
+	return tap_status();
 }

@@ -3,47 +3,139 @@
  * hwtfuzz: an ioctl fuzzer for /dev/hwtimer, built 64-bit and -m32 (the
  * compat path).
  *
- *   hwtfuzz [-t seconds] [-s seed]     fuzz for a fixed time
- *   hwtfuzz -S                         sanity check: the device works
+ *   hwtfuzz [-t seconds] [-s seed] [-j workers]    fuzz for a fixed time
+ *   hwtfuzz -S                                     sanity check: the device works
+ *
+ * The fuzzer forks -j worker processes (default 3). Worker 1 (and every
+ * third after it) lives in a time namespace whose CLOCK_MONOTONIC is ahead
+ * of the host's by about a day, worker 2 (and every third) in one behind it
+ * by half the uptime: the worker unshare()s CLONE_NEWTIME, writes
+ * /proc/self/timens_offsets, and a child it forks, which enters the
+ * namespace, does the fuzzing. Two files are opened before the fork and
+ * shared by all workers, so records armed on one clock are read on
+ * another; each worker opens more of its own.
  *
  * Each call is one of: an ioctl with a valid, mutated (size, direction,
  * number, type) or random command; a read() with a random buffer and size;
- * poll(); write(), lseek() and mmap() (which the device does not have); or
- * closing and opening a file again. Arguments point to NULL, an unmapped
- * address, a kernel address, a read-only page, an odd offset, a header or an
- * array that runs into an inaccessible page, or valid memory filled with
+ * poll(); write(), lseek() and mmap() (which the device does not have);
+ * closing and opening a file again; an epoll operation (several epoll
+ * instances per worker watch dup()s of the fuzzed files, edge- and
+ * level-triggered, one-shot or not, one of them nested in another; adds,
+ * modifies, deletes, closes of dups and of instances, and waits); or a
+ * write-back check (below). Arguments point to NULL, an unmapped address, a
+ * kernel address, a read-only page, an odd offset, a header or an array that
+ * runs into an inaccessible or a read-only page, or valid memory filled with
  * random, boundary or mutated values: counts (0, 1, the batch limit and
  * past it, huge), flags and reserved fields (random bits), times and periods
- * (0, a tick, INT64_MAX, U64_MAX), and ids (recently issued, with bits
- * flipped, random). The kernel only ever writes into the fuzzer's scratch
- * pages, never into its own state.
+ * (0, a tick, INT64_MAX, U64_MAX, the edges of the namespace's clock), and
+ * ids (recently issued, with bits flipped, random). The kernel only ever
+ * writes into the fuzzer's scratch pages, never into its own state.
  *
- * Every call must return success or an errno the ABI documents; an INFO
- * must leave its reserved fields zero, a read() must return whole records.
- * The time budget, the number of calls and the errnos seen are reported;
- * the VM then runs the sanity check (-S) and the device's own tests.
+ * Checks, besides "no crash, no kernel report":
+ *  - every call returns success or an errno the ABI documents; an INFO
+ *    leaves its reserved fields zero; a read() returns whole records;
+ *  - time namespaces: the written-back deadline_ns of every entry that
+ *    succeeded, and the deadline_ns and expired_ns of every record read,
+ *    are on the caller's clock: within the range that clock can show
+ *    (hwtimer(4), TIME NAMESPACES), deadline <= expired <= now, and a delay
+ *    written back as now + delay;
+ *  - EFAULT write-back, on a file of the worker's own: a batch whose array
+ *    runs from a writable page into a read-only one (entries straddling the
+ *    edge), or whose done/failed counters are read-only, fails with EFAULT
+ *    at exactly the first entry whose output fields cannot be written, and
+ *    arms or cancels nothing past it (the file's pending + queued count,
+ *    from INFO, changes by exactly the entries that succeeded);
+ *  - epoll: every event is EPOLLIN | EPOLLRDNORM and nothing else.
  *
- * Output: TAP, and a "fuzz calls=N abi=64|32" line.
+ * Output: TAP, the calls per second and per operation, and a
+ * "fuzz calls=N abi=64|32" line (stress/lib.sh sums it).
  */
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "hwts_user.h"
 
-#define NFD	4
-#define NIDS	256
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
+#endif
 
-static unsigned char *arena;	/* 2 RW pages, 1 PROT_NONE, 1 read-only */
+#define NFD		3	/* files of a worker's own */
+#define NSHARED		2	/* files all workers share */
+#define NEP		3	/* epoll instances per worker */
+#define NDUP		16	/* dup()s of fuzzed files watched by them */
+#define NIDS		256
+#define MAX_WORKERS	16
+#define KTIME_MAX	((uint64_t)INT64_MAX)
+
+/*
+ * The fuzzer's clock is CLOCK_MONOTONIC_COARSE (of its namespace, as
+ * CLOCK_MONOTONIC) wherever it can be: the test kernels run on the HPET
+ * under TCG, which the vDSO cannot read, and a clock_gettime() system call
+ * that reads it costs as much as a fuzzed call. The coarse clock is never
+ * ahead of CLOCK_MONOTONIC, so it serves as the lower bound of a check; the
+ * upper bound is read from CLOCK_MONOTONIC, only when there is something to
+ * check.
+ */
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* How far ahead of the host's the clock of an "ahead" namespace is. */
+#define AHEAD_S		100000
+
+enum { OP_IOCTL, OP_READ, OP_OTHER, OP_EPOLL, OP_EFAULT, NOPS };
+
+/* What an unexpected result is about: each has its TAP line. */
+enum { BAD_CALL, BAD_TIMENS, BAD_EFAULT, BAD_EPOLL, NBAD };
+static const char *const op_name[NOPS] = {
+	"ioctl", "read", "poll/write/lseek/mmap/reopen", "epoll", "write-back check",
+};
+
+/* What a worker did, in memory shared with the parent. */
+struct wstats {
+	unsigned long calls, unexpected[NBAD], errcount[160];
+	unsigned long op_n[NOPS];
+	uint64_t op_ns[NOPS];
+	unsigned long wb_checked, recs_checked;
+	unsigned long efault_checks, epoll_waits, epoll_events;
+	int64_t offset_ns;		/* its clock minus the host's */
+	int timens;			/* 1 in a namespace, 0 host, -errno: none */
+	int done;			/* it reached the end of its time */
+};
+
+static struct wstats *stats, *me;
+
+/*
+ * The arena, per worker: pages 0-1 read-write scratch, 2 PROT_NONE, 3
+ * read-only (holding a batch header), 4 read-write, 5 read-only (zeroes:
+ * valid entries of every kind, so that the kernel would act on them if it
+ * could write their results back).
+ */
+static unsigned char *arena;
 static size_t pg;
 static uint64_t ids[NIDS];
 static unsigned int nids;
-static unsigned long calls, unexpected, errcount[160];
 static uint64_t seed_state;
+static uint64_t clock_lo, clock_hi;	/* what this worker's clock can show */
+static int fds[NFD + NSHARED], efd = -1;
+static int ep[NEP] = { -1, -1, -1 }, dups[NDUP];
+
+#define RW_END		(arena + 2 * pg)	/* end of the scratch pages */
+#define RO_HDR		(arena + 3 * pg)	/* read-only batch header */
+#define EDGE		(arena + 5 * pg)	/* read-write page 4 | read-only 5 */
 
 static uint64_t rnd64(void)
 {
-	/* xorshift64*: reproducible from -s. */
+	/* xorshift64*: reproducible from -s (per worker, not across them). */
 	seed_state ^= seed_state >> 12;
 	seed_state ^= seed_state << 25;
 	seed_state ^= seed_state >> 27;
@@ -60,6 +152,36 @@ static bool chance(unsigned int pct)
 	return rnd(100) < pct;
 }
 
+/* Count an unexpected result of kind @what; print the first few. */
+static __printf(2, 3) void bad(int what, const char *fmt, ...)
+{
+	char buf[320];
+	va_list ap;
+	int n;
+
+	if (me->unexpected[what]++ >= 10)
+		return;
+	n = snprintf(buf, sizeof(buf), "# worker %d: ", (int)(me - stats));
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	/* One write: the workers share stdout. */
+	if (write(STDOUT_FILENO, buf, n) < 0)
+		return;
+}
+
+/* Is [p, p + len) in memory the fuzzer may read back (and the kernel write)? */
+static bool writable(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	return (c >= arena && c + len <= RW_END) ||
+	       (c >= arena + 4 * pg && c + len <= EDGE);
+}
+
 /*
  * A "pointer" for the kernel: anything but the fuzzer's own memory. @wide:
  * it goes into a 64-bit field that the kernel uses whole (the entries of a
@@ -67,7 +189,7 @@ static bool chance(unsigned int pct)
  */
 static uint64_t fuzz_ptr(size_t need, bool wide)
 {
-	switch (rnd(12)) {
+	switch (rnd(13)) {
 	case 0:
 		return 0;
 	case 1:
@@ -76,7 +198,7 @@ static uint64_t fuzz_ptr(size_t need, bool wide)
 		return (uintptr_t)(arena + 3 * pg);		/* read-only */
 	case 3:
 		/* Runs into the PROT_NONE page. */
-		return (uintptr_t)(arena + 2 * pg - 1 - rnd(need ? need : 1));
+		return (uintptr_t)(RW_END - 1 - rnd(need ? need : 1));
 	case 4:
 		if (sizeof(long) == 8)
 			return 0xffffffff81000000ULL + rnd(4096);
@@ -94,6 +216,9 @@ static uint64_t fuzz_ptr(size_t need, bool wide)
 		return (uintptr_t)(arena + 1 + rnd(pg));	/* misaligned */
 	case 7:
 		return 1 + rnd(4096);				/* the zero page region */
+	case 8:
+		/* Runs from a writable page into a read-only one. */
+		return (uintptr_t)(EDGE - 1 - rnd(need ? need : 1));
 	default:
 		return (uintptr_t)(arena + 8 * rnd(pg / 8));	/* aligned, valid */
 	}
@@ -107,13 +232,25 @@ static uint64_t fuzz_u64(void)
 		1ULL << 32, (1ULL << 32) - 1, 1ULL << 63, 3600 * SEC,
 	};
 
-	switch (rnd(6)) {
+	switch (rnd(7)) {
 	case 0:
 		return rnd64();
 	case 1:
-		return now_ns() + rnd(100) * MS;	/* an absolute deadline */
+		return coarse_ns() + rnd(100) * MS;	/* an absolute deadline */
 	case 2:
 		return rnd(20) * MS;
+	case 3:
+		/* The edges of this worker's clock. */
+		switch (rnd(4)) {
+		case 0:
+			return clock_lo - rnd(3);
+		case 1:
+			return clock_lo + rnd(3);
+		case 2:
+			return clock_hi - rnd(3);
+		default:
+			return clock_hi + rnd(3);
+		}
 	default:
 		return special[rnd(ARRAY_SIZE(special))];
 	}
@@ -169,12 +306,19 @@ static uint32_t fuzz_count(void)
 	}
 }
 
-/* Fill @count entries of @size at @p (valid memory) with fuzzed values. */
+static size_t entry_size(unsigned long cmd)
+{
+	return cmd == HWTIMER_IOC_ARM ? sizeof(struct hwtimer_arm_entry) :
+	       cmd == HWTIMER_IOC_CANCEL ? sizeof(struct hwtimer_cancel_entry) :
+	       sizeof(struct hwtimer_modify_entry);
+}
+
+/* Fill the entries at @p that lie in writable memory with fuzzed values. */
 static void fill_entries(unsigned long cmd, unsigned char *p, uint32_t count, size_t size)
 {
 	uint32_t i;
 
-	for (i = 0; i < count && p + (i + 1) * size <= arena + 2 * pg; i++) {
+	for (i = 0; i < count && writable(p + i * size, size); i++) {
 		unsigned char *e = p + i * size;
 
 		if (chance(5)) {
@@ -217,20 +361,69 @@ static void fill_entries(unsigned long cmd, unsigned char *p, uint32_t count, si
 	}
 }
 
-/* Remember the ids an ARM handed out (entries in valid memory only). */
-static void harvest(unsigned char *p, uint32_t count)
+static uint64_t clamp(uint64_t v, uint64_t lo, uint64_t hi)
 {
-	const size_t size = sizeof(struct hwtimer_arm_entry);
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * A deadline written back for an entry that succeeded, on this worker's
+ * clock: an absolute one as asked, moved into what the clock can show; a
+ * delay from a time between @before and @after.
+ */
+static void check_deadline(const char *what, uint32_t flags, uint64_t expires,
+			   uint64_t deadline, uint64_t before, uint64_t *after)
+{
+	uint64_t lo, hi;
+
+	me->wb_checked++;
+	if (flags & HWTIMER_TIMEOUT_ABS) {
+		lo = hi = clamp(expires, clock_lo, clock_hi);
+	} else {
+		/* It succeeded, so expires <= KTIME_MAX: no overflow. */
+		lo = clamp(before + expires, clock_lo, clock_hi);
+		if (!*after)
+			*after = now_ns();
+		hi = clamp(*after + expires, clock_lo, clock_hi);
+	}
+	if (deadline < lo || deadline > hi)
+		bad(BAD_TIMENS, "%s of %s %#llx wrote back deadline_ns %llu, not in [%llu, %llu] (clock offset %lld ns)",
+		    what, flags & HWTIMER_TIMEOUT_ABS ? "absolute" : "delay",
+		    (unsigned long long)expires, (unsigned long long)deadline,
+		    (unsigned long long)lo, (unsigned long long)hi,
+		    (long long)me->offset_ns);
+}
+
+/*
+ * After a batch with @done entries processed at @p, started at @before:
+ * remember the ids an ARM handed out, and check the deadlines written back.
+ */
+static void after_batch(unsigned long cmd, unsigned char *p, uint32_t done,
+			uint64_t before)
+{
+	size_t size = entry_size(cmd);
+	uint64_t after = 0;
 	uint32_t i;
 
-	if (p < arena || p >= arena + 2 * pg)
-		return;
-	for (i = 0; i < count && p + (i + 1) * size <= arena + 2 * pg; i++) {
-		struct hwtimer_arm_entry a;
+	for (i = 0; i < done && writable(p + i * size, size); i++) {
+		if (cmd == HWTIMER_IOC_ARM) {
+			struct hwtimer_arm_entry a;
 
-		memcpy(&a, p + i * size, size);
-		if (!a.result && a.id)
-			ids[nids++ % NIDS] = a.id;
+			memcpy(&a, p + i * size, size);
+			if (a.result)
+				continue;
+			if (a.id)
+				ids[nids++ % NIDS] = a.id;
+			check_deadline("ARM", a.flags, a.expires_ns, a.deadline_ns,
+				       before, &after);
+		} else if (cmd == HWTIMER_IOC_MODIFY) {
+			struct hwtimer_modify_entry m;
+
+			memcpy(&m, p + i * size, size);
+			if (!m.result)
+				check_deadline("MODIFY", m.flags, m.expires_ns,
+					       m.deadline_ns, before, &after);
+		}
 	}
 }
 
@@ -242,14 +435,13 @@ static void note_errno(int err, bool ours)
 	};
 	unsigned int i;
 
-	errcount[err < 160 && err > 0 ? err : 0]++;
+	me->errcount[err < 160 && err > 0 ? err : 0]++;
 	if (!ours)
 		return;
 	for (i = 0; i < ARRAY_SIZE(ok); i++)
 		if (err == ok[i])
 			return;
-	if (unexpected++ < 10)
-		printf("# unexpected errno %d (%s)\n", err, strerror(err));
+	bad(BAD_CALL, "unexpected errno %d (%s)", err, strerror(err));
 }
 
 static const unsigned long cmds[] = {
@@ -280,6 +472,75 @@ static unsigned long fuzz_cmd(unsigned long *base)
 	}
 }
 
+static void fuzz_batch(int fd, unsigned long cmd, unsigned long base)
+{
+	size_t esize = entry_size(base);
+	struct hwtimer_batch b = { 0 }, back;
+	unsigned char *where, *ent;
+	uint64_t entries, before;
+	size_t hdr = sizeof(b);
+	int ret;
+
+	b.count = fuzz_count();
+	switch (rnd(10)) {
+	case 0:
+	case 1:
+		entries = fuzz_ptr(0, true);
+		break;
+	case 2:
+		/* Ends on the read-write page before the read-only one. */
+		entries = (uintptr_t)(EDGE - (1 + rnd(8)) * esize - (chance(50) ? rnd(esize) : 0));
+		break;
+	default:
+		entries = (uintptr_t)(arena + 8 * rnd(pg / 8) + (chance(10) ? rnd(8) : 0));
+		break;
+	}
+	b.entries = entries;
+	b.flags = fuzz_flags(HWTIMER_BATCH_CONTINUE);
+	if (chance(5))
+		b.reserved[rnd(2)] = rnd64();
+	b.done = rnd64();
+	b.failed = rnd64();
+	ent = (unsigned char *)(uintptr_t)entries;
+	if (entries == (uintptr_t)ent && writable(ent, 1))
+		fill_entries(base, ent, b.count, esize);
+	/*
+	 * The header: valid, where it straddles the guard page, or where its
+	 * counters are read-only. A valid one goes on the other scratch page
+	 * than the entries' start, but long arrays still run into it.
+	 */
+	switch (rnd(20)) {
+	case 0:
+		where = RW_END - 1 - rnd(sizeof(b));
+		hdr = RW_END - where;
+		break;
+	case 1:
+		where = EDGE - offsetof(struct hwtimer_batch, done) - rnd(8);
+		hdr = EDGE - where;
+		break;
+	default:
+		where = (ent >= arena + pg && ent < RW_END ? arena : arena + pg) +
+			8 * rnd(pg / 8 - 8);
+		break;
+	}
+	memcpy(where, &b, hdr);
+	before = coarse_ns();
+	ret = ioctl(fd, cmd, where);
+	if (ret < 0)
+		note_errno(errno, _IOC_TYPE(cmd) == HWTIMER_IOC_MAGIC);
+	if (cmd != base || !writable(where, sizeof(b)))
+		return;
+	/*
+	 * What the kernel says it did, if it got as far as writing it (and
+	 * no entry it wrote overlaps the counters).
+	 */
+	memcpy(&back, where, sizeof(back));
+	if ((ret && back.done == b.done) || back.done > b.count ||
+	    (ent < where + sizeof(b) && ent + (size_t)back.done * esize > where))
+		return;
+	after_batch(base, ent, back.done, before);
+}
+
 static void fuzz_ioctl(int fd)
 {
 	unsigned long base, cmd = fuzz_cmd(&base);
@@ -294,53 +555,40 @@ static void fuzz_ioctl(int fd)
 		ret = ioctl(fd, cmd, info);
 		if (!ret && cmd == HWTIMER_IOC_INFO &&
 		    (info->reserved[0] || info->reserved[1] ||
-		     info->abi_version != HWTIMER_ABI_VERSION)) {
-			printf("# INFO left junk in its reserved fields\n");
-			unexpected++;
-		}
+		     info->abi_version != HWTIMER_ABI_VERSION))
+			bad(BAD_CALL, "INFO left junk in its reserved fields");
 	} else if (base && base != HWTIMER_IOC_INFO && chance(85)) {
-		size_t esize = base == HWTIMER_IOC_ARM ? sizeof(struct hwtimer_arm_entry) :
-			       base == HWTIMER_IOC_CANCEL ? sizeof(struct hwtimer_cancel_entry) :
-			       sizeof(struct hwtimer_modify_entry);
-		struct hwtimer_batch b = { 0 };
-		unsigned char *where;
-		uint64_t entries;
-
-		b.count = fuzz_count();
-		if (chance(70))
-			entries = (uintptr_t)(arena + 8 * rnd(pg / 8) + (chance(10) ? rnd(8) : 0));
-		else
-			entries = fuzz_ptr(0, true);
-		b.entries = entries;
-		b.flags = fuzz_flags(HWTIMER_BATCH_CONTINUE);
-		if (chance(5))
-			b.reserved[rnd(2)] = rnd64();
-		b.done = rnd64();
-		b.failed = rnd64();
-		if (entries >= (uintptr_t)arena && entries < (uintptr_t)(arena + 2 * pg))
-			fill_entries(base, (unsigned char *)(uintptr_t)entries, b.count, esize);
-		/* The header: valid, or where it straddles the guard page. */
-		if (chance(90))
-			where = arena + pg + 8 * rnd(pg / 8 - 8);
-		else
-			where = arena + 2 * pg - 1 - rnd(sizeof(b));
-		memcpy(where, &b, where + sizeof(b) <= arena + 2 * pg ? sizeof(b) :
-		       (size_t)(arena + 2 * pg - where));
-		ret = ioctl(fd, cmd, where);
-		if (cmd == HWTIMER_IOC_ARM)
-			harvest((unsigned char *)(uintptr_t)entries, b.count);
+		fuzz_batch(fd, cmd, base);
+		return;
 	} else {
 		/* Random values only where they cannot reach the fuzzer's memory. */
 		arg = chance(50) || sizeof(long) == 4 ? fuzz_ptr(64, false) : rnd64();
 		ret = ioctl(fd, cmd, (unsigned long)arg);
 	}
-	calls++;
 	if (ret < 0)
 		note_errno(errno, ours);
 }
 
+/* Records read into the scratch pages are on this worker's clock. */
+static void check_records(const struct hwtimer_expiry *r, size_t n, uint64_t after)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++, me->recs_checked++) {
+		if (r[i].deadline_ns < clock_lo || r[i].deadline_ns > r[i].expired_ns ||
+		    r[i].expired_ns > after || r[i].expired_ns > clock_hi)
+			bad(BAD_TIMENS, "record id %llu: deadline_ns %llu expired_ns %llu, read at %llu, clock from %llu (offset %lld ns)",
+			    (unsigned long long)r[i].id,
+			    (unsigned long long)r[i].deadline_ns,
+			    (unsigned long long)r[i].expired_ns,
+			    (unsigned long long)after, (unsigned long long)clock_lo,
+			    (long long)me->offset_ns);
+	}
+}
+
 static void fuzz_read(int fd)
 {
+	struct hwtimer_expiry *recs;
 	size_t len;
 	uint64_t buf;
 	ssize_t n;
@@ -359,17 +607,33 @@ static void fuzz_read(int fd)
 		break;
 	}
 	buf = chance(70) ? (uintptr_t)(arena + rnd(pg)) : fuzz_ptr(len, false);
-	if (buf >= (uintptr_t)arena && buf < (uintptr_t)(arena + 2 * pg) &&
-	    len > (uintptr_t)(arena + 2 * pg) - buf && chance(50))
-		len = (uintptr_t)(arena + 2 * pg) - buf;
-	n = read(fd, (void *)(uintptr_t)buf, len);
-	calls++;
+	if (buf >= (uintptr_t)arena && buf < (uintptr_t)RW_END &&
+	    len > (uintptr_t)RW_END - buf && chance(50))
+		len = (uintptr_t)RW_END - buf;
+	recs = (struct hwtimer_expiry *)(uintptr_t)buf;
+	n = read(fd, recs, len);
 	if (n < 0) {
 		note_errno(errno, true);
 	} else if (n % sizeof(struct hwtimer_expiry)) {
-		printf("# read returned %zd bytes\n", n);
-		unexpected++;
+		bad(BAD_CALL, "read returned %zd bytes", n);
+	} else if (n && writable(recs, n)) {
+		struct hwtimer_expiry copy[40];
+		size_t k = n / sizeof(copy[0]);
+
+		memcpy(copy, recs, (k < 40 ? k : 40) * sizeof(copy[0]));
+		check_records(copy, k < 40 ? k : 40, now_ns());
 	}
+}
+
+static int reopen(int *fd)
+{
+	close(*fd);
+	*fd = hwt_open(O_NONBLOCK);
+	if (*fd < 0) {
+		bad(BAD_CALL, "open: %s", strerror(errno));
+		exit(2);
+	}
+	return *fd;
 }
 
 static void fuzz_other(int *fd)
@@ -377,7 +641,6 @@ static void fuzz_other(int *fd)
 	struct pollfd p = { .fd = *fd, .events = POLLIN | POLLOUT | POLLPRI };
 	void *m;
 
-	calls++;
 	switch (rnd(6)) {
 	case 0:
 		if (poll(&p, 1, 0) < 0)
@@ -399,14 +662,420 @@ static void fuzz_other(int *fd)
 			munmap(m, pg);
 		break;
 	default:
-		close(*fd);
-		*fd = hwt_open(O_NONBLOCK);
-		if (*fd < 0) {
-			perror("open");
-			exit(2);
+		reopen(fd);
+		break;
+	}
+}
+
+/* Read until EAGAIN, checking what comes, as an edge-triggered waiter must. */
+static void drain(int fd)
+{
+	struct hwtimer_expiry r[16];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		n = read(fd, r, sizeof(r));
+		if (n <= 0)
+			break;
+		check_records(r, n / sizeof(r[0]), now_ns());
+	}
+}
+
+/*
+ * Epoll fan-out: NEP instances (the last also watches the first) watch
+ * dup()s of the fuzzed files; add, modify, delete, close and wait.
+ */
+static void fuzz_epoll(void)
+{
+	struct epoll_event ev = { 0 }, evs[8];
+	int e = rnd(NEP), d = rnd(NDUP), n, i;
+
+	if (ep[e] < 0) {
+		ep[e] = epoll_create1(EPOLL_CLOEXEC);
+		if (ep[e] < 0) {
+			note_errno(errno, true);
+			return;
+		}
+		if (e == NEP - 1 && ep[0] >= 0) {
+			ev.events = EPOLLIN;
+			epoll_ctl(ep[e], EPOLL_CTL_ADD, ep[0], &ev);
+		}
+	}
+	ev.events = EPOLLIN | EPOLLRDNORM | (chance(50) ? EPOLLET : 0) |
+		    (chance(10) ? EPOLLONESHOT : 0);
+	ev.data.u64 = d;
+	switch (rnd(10)) {
+	case 0:
+	case 1:
+		/* A new dup of a fuzzed file, watched by one or more instances. */
+		if (dups[d] >= 0)
+			close(dups[d]);
+		dups[d] = dup(fds[rnd(NFD + NSHARED)]);
+		if (dups[d] < 0) {
+			note_errno(errno, true);
+			return;
+		}
+		for (i = 0; i < NEP; i++)
+			if (ep[i] >= 0 && (i == e || chance(30)) &&
+			    epoll_ctl(ep[i], EPOLL_CTL_ADD, dups[d], &ev))
+				/*
+				 * EEXIST: a closed dup's watch stays while the
+				 * file lives, and dup() may give its number again.
+				 */
+				note_errno(errno, errno != EEXIST);
+		break;
+	case 2:
+		/* Errors are fine: it may not be watched. */
+		if (dups[d] >= 0 && epoll_ctl(ep[e], EPOLL_CTL_MOD, dups[d], &ev))
+			note_errno(errno, false);
+		break;
+	case 3:
+		if (dups[d] >= 0 && epoll_ctl(ep[e], EPOLL_CTL_DEL, dups[d], NULL))
+			note_errno(errno, false);
+		break;
+	case 4:
+		/* The watches stay: the file lives on in its other fds. */
+		if (dups[d] >= 0)
+			close(dups[d]);
+		dups[d] = -1;
+		break;
+	case 5:
+		if (chance(20)) {
+			close(ep[e]);
+			ep[e] = -1;
+			break;
+		}
+		/* fall through */
+	default:
+		n = epoll_wait(ep[e], evs, ARRAY_SIZE(evs), chance(5) ? 1 : 0);
+		me->epoll_waits++;
+		if (n < 0) {
+			note_errno(errno, true);
+			break;
+		}
+		me->epoll_events += n;
+		for (i = 0; i < n; i++) {
+			if (evs[i].events & ~(uint32_t)(EPOLLIN | EPOLLRDNORM))
+				bad(BAD_EPOLL, "epoll event %#x: more than EPOLLIN | EPOLLRDNORM",
+				    evs[i].events);
+			d = evs[i].data.u64;
+			if (d < NDUP && dups[d] >= 0 && chance(50)) {
+				fcntl(dups[d], F_SETFL, O_NONBLOCK);
+				drain(dups[d]);
+			}
 		}
 		break;
 	}
+}
+
+/* This worker's own file's pending + queued timeouts. */
+static long long own_count(void)
+{
+	struct hwtimer_info info;
+
+	if (hwt_info(efd, &info)) {
+		bad(BAD_EFAULT, "INFO: %s", strerror(errno));
+		return -1;
+	}
+	return (long long)(info.pending + info.queued);
+}
+
+/*
+ * A batch of @count entries of @cmd at @ent, with its header at @hdr: the
+ * first entry whose output fields (@out_end bytes into it) reach the
+ * read-only page must stop it with EFAULT, and nothing past it may be done.
+ * @delta: +1 for each ARM entry that succeeded, -1 for each CANCEL.
+ */
+static void efault_batch(unsigned long cmd, unsigned char *ent, uint32_t count,
+			 size_t out_end, int delta, struct hwtimer_batch *hdr,
+			 bool hdr_ro)
+{
+	size_t size = entry_size(cmd);
+	uint32_t first_bad, i, done = 0, ok = 0;
+	long long c0, c1;
+	int ret, err;
+
+	for (first_bad = 0; first_bad < count; first_bad++)
+		if (ent + first_bad * size + out_end > EDGE)
+			break;
+	c0 = own_count();
+	ret = ioctl(efd, cmd, hdr);
+	err = errno;
+	c1 = own_count();
+	me->efault_checks++;
+	if (hdr_ro) {
+		if (ret != -1 || err != EFAULT)
+			bad(BAD_EFAULT, "ARM with done/failed read-only: %s, not EFAULT",
+			    ret ? strerror(err) : "success");
+	} else if (!ret) {
+		bad(BAD_EFAULT, "%s with an entry's results read-only succeeded",
+		    cmd == HWTIMER_IOC_ARM ? "ARM" : "CANCEL");
+	} else {
+		done = hdr->done;
+		for (i = 0; i < done && i < first_bad; i++) {
+			const unsigned char *e = ent + i * size;
+			int32_t result;
+
+			memcpy(&result, e + (cmd == HWTIMER_IOC_ARM ?
+					     offsetof(struct hwtimer_arm_entry, result) :
+					     offsetof(struct hwtimer_cancel_entry, result)),
+			       sizeof(result));
+			ok += !result;
+		}
+		if ((err == EFAULT && done != first_bad) || done > first_bad)
+			bad(BAD_EFAULT, "%s: %s, done %u; the first entry that cannot be written back is %u",
+			    cmd == HWTIMER_IOC_ARM ? "ARM" : "CANCEL", strerror(err), done,
+			    first_bad);
+	}
+	if (c0 >= 0 && c1 >= 0 && c1 - c0 != (long long)ok * delta)
+		bad(BAD_EFAULT, "%s: %s after %u entries done, %u of them succeeded, but the file's timeouts went from %lld to %lld%s",
+		    cmd == HWTIMER_IOC_ARM ? "ARM" : "CANCEL", strerror(err), done, ok,
+		    c0, c1, hdr_ro ? " (its done/failed were read-only)" : "");
+}
+
+static void fill_arm(struct hwtimer_arm_entry *a, unsigned int i)
+{
+	memset(a, 0, sizeof(*a));
+	a->cookie = i;
+	a->expires_ns = chance(50) ? 0 : 3600 * SEC;	/* due now, or pending */
+	a->result = 1;
+}
+
+/* EFAULT write-back, on the worker's own file efd. */
+static void fuzz_efault(void)
+{
+	struct hwtimer_batch *hdr = (void *)arena, b = { 0 };
+	struct hwtimer_arm_entry a;
+	struct hwtimer_cancel_entry c;
+	unsigned char *ent;
+	uint32_t k, count, i;
+	size_t size, part;
+
+	if (own_count() > 512)
+		reopen(&efd);
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->flags = chance(50) ? HWTIMER_BATCH_CONTINUE : 0;
+	switch (rnd(4)) {
+	case 0:
+		/* ARM: an array that runs into the read-only page. */
+		size = sizeof(a);
+		k = 1 + rnd(6);
+		part = chance(50) ? rnd(size) : 0;
+		ent = EDGE - k * size - part;
+		/* Entry k may still be writable where it matters; k + 1 is not. */
+		count = k + 2 + rnd(2);
+		for (i = 0; i < count && ent + i * size < EDGE; i++) {
+			size_t room = EDGE - (ent + i * size);
+
+			fill_arm(&a, i);
+			memcpy(ent + i * size, &a, room < size ? room : size);
+		}
+		hdr->entries = (uintptr_t)ent;
+		hdr->count = count;
+		efault_batch(HWTIMER_IOC_ARM, ent, count,
+			     offsetof(struct hwtimer_arm_entry, reserved), 1, hdr, false);
+		break;
+	case 1:
+		/* CANCEL of live timeouts, the array running into it. */
+		k = 1 + rnd(8);
+		ent = arena + pg;
+		for (i = 0; i < k; i++)
+			fill_arm((struct hwtimer_arm_entry *)ent + i, i);
+		if (hwt_batch(efd, HWTIMER_IOC_ARM, ent, k, 0, NULL, NULL))
+			return;
+		/*
+		 * Entry k - 1 starts @part bytes before the edge: from 8 to
+		 * 19, its id is writable (live) and its results are not.
+		 */
+		size = sizeof(c);
+		part = chance(80) ? 8 + rnd(12) : rnd(size);
+		ent = EDGE - (k - 1) * size - part;
+		count = k + 1 + rnd(2);
+		for (i = 0; i < count && ent + i * size < EDGE; i++) {
+			size_t room = EDGE - (ent + i * size);
+
+			memset(&c, 0, sizeof(c));
+			if (i < k)
+				c.id = ((struct hwtimer_arm_entry *)(arena + pg))[i].id;
+			c.result = 1;
+			memcpy(ent + i * size, &c, room < size ? room : size);
+		}
+		hdr->entries = (uintptr_t)ent;
+		hdr->count = count;
+		efault_batch(HWTIMER_IOC_CANCEL, ent, hdr->count,
+			     offsetof(struct hwtimer_cancel_entry, reserved), -1, hdr, false);
+		break;
+	case 2:
+		/* done and failed on the read-only page. */
+		count = 1 + rnd(4);
+		for (i = 0; i < count; i++)
+			fill_arm((struct hwtimer_arm_entry *)(arena + pg) + i, i);
+		b.entries = (uintptr_t)(arena + pg);
+		b.count = count;
+		b.flags = hdr->flags;
+		hdr = (void *)(EDGE - offsetof(struct hwtimer_batch, done));
+		memcpy(hdr, &b, offsetof(struct hwtimer_batch, done));
+		efault_batch(HWTIMER_IOC_ARM, arena + pg, count,
+			     offsetof(struct hwtimer_arm_entry, reserved), 1, hdr, true);
+		break;
+	default:
+		/* The whole header read-only (it points at page 4). */
+		fill_arm(&a, 0);
+		memcpy(arena + 4 * pg, &a, sizeof(a));
+		efault_batch(HWTIMER_IOC_ARM, arena + 4 * pg, 1,
+			     offsetof(struct hwtimer_arm_entry, reserved), 1,
+			     (void *)RO_HDR, true);
+		break;
+	}
+}
+
+static uint64_t fuzz_op(int op, int *fd)
+{
+	uint64_t t0 = coarse_ns();
+
+	switch (op) {
+	case OP_IOCTL:
+		fuzz_ioctl(*fd);
+		break;
+	case OP_READ:
+		fuzz_read(*fd);
+		break;
+	case OP_OTHER:
+		fuzz_other(fd);
+		break;
+	case OP_EPOLL:
+		fuzz_epoll();
+		break;
+	default:
+		fuzz_efault();
+		break;
+	}
+	me->calls++;
+	me->op_n[op]++;
+	/* In jiffies: the sum over many calls is what counts. */
+	return coarse_ns() - t0;
+}
+
+static int pick_op(void)
+{
+	uint32_t r = rnd(1000);
+
+	if (r < 700)
+		return OP_IOCTL;
+	if (r < 850)
+		return OP_READ;
+	if (r < 900)
+		return OP_OTHER;
+	if (r < 980)
+		return OP_EPOLL;
+	return OP_EFAULT;
+}
+
+static int setup_arena(void)
+{
+	struct hwtimer_batch *b;
+
+	pg = sysconf(_SC_PAGESIZE);
+	arena = mmap(NULL, 6 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arena == MAP_FAILED)
+		return -errno;
+	b = (void *)RO_HDR;
+	b->entries = (uintptr_t)(arena + 4 * pg);
+	b->count = 1;
+	if (mprotect(arena + 2 * pg, pg, PROT_NONE) ||
+	    mprotect(arena + 3 * pg, pg, PROT_READ) ||
+	    mprotect(arena + 5 * pg, pg, PROT_READ))
+		return -errno;
+	return 0;
+}
+
+/* The fuzzing loop of one worker, until @end (host time + offset). */
+static void fuzz(uint64_t end)
+{
+	unsigned int e;
+	int i;
+
+	if (setup_arena()) {
+		bad(BAD_CALL, "arena: %s", strerror(errno));
+		exit(2);
+	}
+	for (i = NSHARED; i < NFD + NSHARED; i++)
+		fds[i] = -1, reopen(&fds[i]);
+	efd = -1;
+	reopen(&efd);
+	for (i = 0; i < NDUP; i++)
+		dups[i] = -1;
+	while (coarse_ns() < end) {
+		for (e = 0; e < 64; e++) {
+			int op = pick_op();
+
+			me->op_ns[op] += fuzz_op(op, &fds[rnd(NFD + NSHARED)]);
+		}
+	}
+	me->done = 1;
+}
+
+/*
+ * Worker @w: in the host's time namespace, or in a new one ahead of or
+ * behind it (set up here, entered by a child that fuzzes); returns the exit
+ * status.
+ */
+static int worker(int w, uint64_t end)
+{
+	int64_t off_s = 0;
+	uint64_t host;
+	char buf[64];
+	int pfd, len, status;
+	pid_t pid;
+
+	me = &stats[w];
+	seed_state ^= (w + 1) * 0x9e3779b97f4a7c15ULL;
+	if (w % 3 == 1)
+		off_s = AHEAD_S;
+	else if (w % 3 == 2)
+		off_s = -(int64_t)(now_ns() / SEC / 2);
+	clock_lo = 0;
+	clock_hi = KTIME_MAX;
+	if (!off_s) {
+		fuzz(end);
+		return 0;
+	}
+	if (unshare(CLONE_NEWTIME)) {
+		/* No CONFIG_TIME_NS: fuzz on the host's clock. */
+		me->timens = -errno;
+		fuzz(end);
+		return 0;
+	}
+	pfd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	len = snprintf(buf, sizeof(buf), "monotonic %lld 0\n", (long long)off_s);
+	if (pfd < 0 || write(pfd, buf, len) != len) {
+		bad(BAD_TIMENS, "timens_offsets \"monotonic %lld 0\": %s", (long long)off_s,
+		    strerror(errno));
+		return 2;
+	}
+	close(pfd);
+	me->timens = 1;
+	me->offset_ns = off_s * (int64_t)SEC;
+	host = now_ns();
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (!pid) {
+		/* In the namespace: its clock is off the host's by the offset. */
+		int64_t skew = (int64_t)(now_ns() - host) - me->offset_ns;
+
+		if (skew < 0 || skew > 60 * (int64_t)SEC)
+			bad(BAD_TIMENS, "CLOCK_MONOTONIC in the namespace is %lld ns off the host's, not %lld",
+			    (long long)(skew + me->offset_ns), (long long)me->offset_ns);
+		clock_lo = off_s > 0 ? (uint64_t)me->offset_ns : 0;
+		clock_hi = off_s < 0 ? KTIME_MAX + me->offset_ns : KTIME_MAX;
+		fuzz(end + me->offset_ns);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 2;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* The device works: arm, read, cancel, modify, periodic, global count. */
@@ -472,16 +1141,19 @@ static int sanity(void)
 	tap(!hwt_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL), "and cancels");
 	close(fd);
 	tap(hwt_global_count() == 0, "global count back to 0 (%ld)", hwt_global_count());
-	return tap_failed ? 1 : 0;
+	return tap_status();
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t end, seed = 0;
-	int fds[NFD], opt, secs = 10, i;
+	struct wstats sum = { 0 };
+	unsigned long ns_recs = 0, ns_wb = 0;
+	int opt, secs = 10, nw = 3, w, status, crashed = 0, nns = 0, nons = 0;
+	uint64_t seed = 0, t0, end, elapsed;
+	pid_t pids[MAX_WORKERS];
 	unsigned int e;
 
-	while ((opt = getopt(argc, argv, "t:s:S")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:j:S")) != -1) {
 		switch (opt) {
 		case 't':
 			secs = atoi(optarg);
@@ -489,64 +1161,130 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'j':
+			nw = atoi(optarg);
+			break;
 		case 'S':
 			return sanity();
 		default:
-			fprintf(stderr, "usage: %s [-t seconds] [-s seed] | -S\n", argv[0]);
+			fprintf(stderr, "usage: %s [-t seconds] [-s seed] [-j workers] | -S\n",
+				argv[0]);
 			return 2;
 		}
+	}
+	if (nw < 1 || nw > MAX_WORKERS) {
+		fprintf(stderr, "%s: 1 to %d workers\n", argv[0], MAX_WORKERS);
+		return 2;
 	}
 	if (access(HWT_DEV, F_OK)) {
 		printf("1..0 # SKIP no %s\n", HWT_DEV);
 		return 0;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* The workers' lines must not be buffered across fork(). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	seed_state = seed ? seed : now_ns() | 1;
-	tap_plan(1);
-	diag("seed %#llx, %d s, %d-bit", (unsigned long long)seed_state, secs,
-	     (int)sizeof(long) * 8);
+	tap_plan(4);
+	diag("seed %#llx, %d s, %d workers, %d-bit", (unsigned long long)seed_state, secs,
+	     nw, (int)sizeof(long) * 8);
 
-	pg = sysconf(_SC_PAGESIZE);
-	arena = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (arena == MAP_FAILED) {
+	stats = mmap(NULL, nw * sizeof(*stats), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (stats == MAP_FAILED) {
 		perror("mmap");
 		return 2;
 	}
-	mprotect(arena + 2 * pg, pg, PROT_NONE);
-	mprotect(arena + 3 * pg, pg, PROT_READ);
-	for (i = 0; i < NFD; i++) {
-		fds[i] = hwt_open(O_NONBLOCK);
-		if (fds[i] < 0) {
+	for (w = 0; w < NSHARED; w++) {
+		fds[w] = hwt_open(O_NONBLOCK);
+		if (fds[w] < 0) {
 			perror("open");
 			return 2;
 		}
 	}
+	t0 = now_ns();
+	end = t0 + (uint64_t)secs * SEC;
+	for (w = 0; w < nw; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0) {
+			perror("fork");
+			return 2;
+		}
+		if (!pids[w])
+			_exit(worker(w, end));
+	}
+	for (w = 0; w < NSHARED; w++)
+		close(fds[w]);
+	for (w = 0; w < nw; w++) {
+		struct wstats *s = &stats[w];
+		int op;
 
-	end = now_ns() + (uint64_t)secs * SEC;
-	while (now_ns() < end) {
-		for (e = 0; e < 64; e++) {
-			int *fd = &fds[rnd(NFD)];
-			uint32_t r = rnd(100);
-
-			if (r < 75)
-				fuzz_ioctl(*fd);
-			else if (r < 93)
-				fuzz_read(*fd);
-			else if (r < 99 || chance(50))
-				fuzz_other(fd);
-			else
-				fuzz_ioctl(*fd);
+		if (waitpid(pids[w], &status, 0) != pids[w] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status) || !s->done) {
+			diag("worker %d: %s %d, %s", w,
+			     WIFSIGNALED(status) ? "killed by signal" : "exit status",
+			     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+			     s->done ? "finished" : "did not finish");
+			crashed++;
+		}
+		sum.calls += s->calls;
+		for (e = 0; e < NBAD; e++)
+			sum.unexpected[e] += s->unexpected[e];
+		for (e = 0; e < ARRAY_SIZE(sum.errcount); e++)
+			sum.errcount[e] += s->errcount[e];
+		for (op = 0; op < NOPS; op++) {
+			sum.op_n[op] += s->op_n[op];
+			sum.op_ns[op] += s->op_ns[op];
+		}
+		sum.wb_checked += s->wb_checked;
+		sum.recs_checked += s->recs_checked;
+		sum.efault_checks += s->efault_checks;
+		sum.epoll_waits += s->epoll_waits;
+		sum.epoll_events += s->epoll_events;
+		if (s->timens == 1) {
+			nns++;
+			ns_recs += s->recs_checked;
+			ns_wb += s->wb_checked;
+			diag("worker %d: time namespace, clock %+lld s off the host's: %lu calls, %lu records and %lu write-backs checked",
+			     w, (long long)(s->offset_ns / (int64_t)SEC), s->calls,
+			     s->recs_checked, s->wb_checked);
+		} else if (s->timens < 0) {
+			nons++;
+			diag("worker %d: unshare(CLONE_NEWTIME): %s; fuzzed on the host's clock",
+			     w, strerror(-s->timens));
 		}
 	}
-	for (i = 0; i < NFD; i++)
-		close(fds[i]);
+	elapsed = now_ns() - t0;
 
 	printf("# errnos:");
-	for (e = 0; e < ARRAY_SIZE(errcount); e++)
-		if (errcount[e])
-			printf(" %s %lu", e ? strerrorname_np(e) : "other", errcount[e]);
+	for (e = 0; e < ARRAY_SIZE(sum.errcount); e++)
+		if (sum.errcount[e])
+			printf(" %s %lu", e ? strerrorname_np(e) : "other", sum.errcount[e]);
 	printf("\n");
-	printf("fuzz calls=%lu abi=%d\n", calls, (int)sizeof(long) * 8);
-	tap(!unexpected, "%lu calls in %d s, no unexpected result (%lu)", calls, secs, unexpected);
-	return tap_failed ? 1 : 0;
+	for (w = 0; w < NOPS; w++)
+		if (sum.op_n[w])
+			diag("%-30s %9lu calls, %6.1f us each", op_name[w], sum.op_n[w],
+			     sum.op_ns[w] / 1e3 / sum.op_n[w]);
+	diag("%.0f calls/s (%lu in %.1f s, %d workers)", sum.calls / (elapsed / 1e9),
+	     sum.calls, elapsed / 1e9, nw);
+	printf("fuzz calls=%lu abi=%d\n", sum.calls, (int)sizeof(long) * 8);
+
+	tap(!sum.unexpected[BAD_CALL] && !crashed,
+	    "%lu calls in %d s by %d workers: every result one the ABI documents (%lu unexpected), no worker died (%d)",
+	    sum.calls, secs, nw, sum.unexpected[BAD_CALL], crashed);
+	if (nw < 2)
+		tap_skip("time namespaces: -j 1 runs no worker in one");
+	else if (nons)
+		tap_skip("time namespaces: unshare(CLONE_NEWTIME) failed (no CONFIG_TIME_NS?), see above");
+	else
+		tap(nns && ns_recs && ns_wb && !sum.unexpected[BAD_TIMENS],
+		    "%d workers in time namespaces: %lu records and %lu written-back deadlines on their clocks (%lu wrong, of %lu and %lu in all workers)",
+		    nns, ns_recs, ns_wb, sum.unexpected[BAD_TIMENS], sum.recs_checked,
+		    sum.wb_checked);
+	tap(sum.efault_checks && !sum.unexpected[BAD_EFAULT],
+	    "%lu batches whose results or counters cannot be written back: EFAULT at the first, nothing done past it (%lu wrong)",
+	    sum.efault_checks, sum.unexpected[BAD_EFAULT]);
+	tap(sum.epoll_waits && !sum.unexpected[BAD_EPOLL],
+	    "%lu epoll waits over %d instances per worker watching dups: %lu events, all EPOLLIN | EPOLLRDNORM (%lu wrong)",
+	    sum.epoll_waits, NEP, sum.epoll_events, sum.unexpected[BAD_EPOLL]);
+	return tap_status();
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the user-space stress programs of stress/: TAP output,
- * the clock, the device's ioctls and the kernel's slab and fault-injection
- * files. Static programs, built 64-bit and (some) -m32.
+ * Helpers shared by the user-space stress programs of stress/: TAP output
+ * (through kselftest.h), the clock, the device's ioctls and the kernel's
+ * slab and fault-injection files. Static programs, built 64-bit and (some)
+ * -m32.
  */
 #ifndef HWTS_USER_H
 #define HWTS_USER_H
@@ -22,36 +23,56 @@
 
 #include <linux/hwtimer.h>
 
+#include "kselftest.h"
+
 #define HWT_DEV		"/dev/hwtimer"
 #define HWT_PARAMS	"/sys/module/hwtimer/parameters/"
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))
 
-static unsigned int tap_n, tap_failed;
-
+/*
+ * TAP through kselftest.h: a plan, one result a check, comments. stdout is
+ * made line-buffered first, so that a program that forks does not hand a
+ * half-written buffer to its children (which would print it again).
+ */
 static inline void tap_plan(unsigned int n)
 {
-	printf("1..%u\n", n);
-	fflush(stdout);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	ksft_set_plan(n);
 }
 
+/* Format a message and hand it, with a newline, to one of kselftest's printers. */
+static inline void tap_vprint(void (*print)(const char *, ...), const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	print("%s\n", msg);
+}
+
+/* A result: ok or not ok, with the message; returns @pass. */
 static inline __printf(2, 3)
 bool tap(bool pass, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%sok %u - ", pass ? "" : "not ", ++tap_n);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vprint(pass ? ksft_test_result_pass : ksft_test_result_fail, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!pass)
-		tap_failed++;
 	return pass;
+}
+
+static inline __printf(1, 2)
+void tap_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vprint(ksft_test_result_skip, fmt, ap);
+	va_end(ap);
 }
 
 static inline __printf(1, 2)
@@ -59,12 +80,15 @@ void diag(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vprint(ksft_print_msg, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
+}
+
+/* The exit status: 1 if any check failed, else 0. */
+static inline int tap_status(void)
+{
+	return ksft_get_fail_cnt() ? 1 : 0;
 }
 
 static inline uint64_t now_ns(void)

@@ -402,6 +402,61 @@ static char *straddle_map(long page)
 	return map == MAP_FAILED ? NULL : map;
 }
 
+/*
+ * A CANCEL or MODIFY (@cmd) of a pending timeout whose entry starts @cut
+ * bytes before a read-only page. Only a cancel cut at its "reserved" input
+ * field has every output writable, and is done; every other cut fails with
+ * EFAULT and leaves the timeout pending where it was. A modify would make
+ * the timeout due at once, so a record queued would show it acted.
+ */
+static void straddle_readonly(struct __test_metadata *_metadata, int fd,
+			      unsigned long cmd, size_t cut, unsigned int k)
+{
+	bool cancel = cmd == HWTIMER_IOC_CANCEL;
+	const char *what = cancel ? "cancel" : "modify";
+	long page = sysconf(_SC_PAGESIZE);
+	union {
+		struct hwtimer_cancel_entry c;
+		struct hwtimer_modify_entry m;
+	} *e, in;
+	size_t size = cancel ? sizeof(in.c) : sizeof(in.m);
+	struct hwtimer_info info;
+	uint32_t done, status;
+	uint64_t id;
+	char *map;
+
+	ASSERT_EQ(0, ht_arm(fd, k, 10000 * MS, 0, 0, &id));
+	map = straddle_map(page);
+	ASSERT_TRUE(map != NULL);
+	memset(&in, 0, sizeof(in));
+	if (cancel)
+		in.c.id = id;
+	else
+		in.m.id = id;	/* expires_ns 0: due now */
+	e = (void *)(map + page - cut);
+	memcpy(e, &in, size);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+	done = 1234;
+	if (cancel && cut == offsetof(struct hwtimer_cancel_entry, reserved)) {
+		/* Only the input field "reserved" is read-only: fine. */
+		ASSERT_EQ(0, ht_batch(fd, cmd, e, 1, 0, &done, NULL));
+		ASSERT_EQ(1, done);
+		ASSERT_EQ(0, e->c.result);
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, e->c.status);
+		munmap(map, 2 * page);
+		return;
+	}
+	ASSERT_EQ(-EFAULT, ht_batch(fd, cmd, e, 1, 0, &done, NULL))
+		TH_LOG("%s cut at %zu: not EFAULT", what, cut);
+	ASSERT_EQ(0, done);
+	ASSERT_EQ(0, ht_info(fd, &info));
+	ASSERT_EQ(1, info.pending) TH_LOG("%s cut at %zu: acted on, yet not done", what, cut);
+	ASSERT_EQ(0, info.queued) TH_LOG("%s cut at %zu: acted on, yet not done", what, cut);
+	ASSERT_EQ(0, ht_cancel(fd, id, &status));
+	ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
+	munmap(map, 2 * page);
+}
+
 TEST_F(hwt, cancel_entry_straddles_readonly)
 {
 	static const size_t cut[] = {
@@ -409,44 +464,11 @@ TEST_F(hwt, cancel_entry_straddles_readonly)
 		offsetof(struct hwtimer_cancel_entry, status),
 		offsetof(struct hwtimer_cancel_entry, reserved),
 	};
-	long page = sysconf(_SC_PAGESIZE);
-	struct hwtimer_cancel_entry *e;
-	struct hwtimer_info info;
-	uint32_t done, status;
 	unsigned int k;
-	uint64_t id;
-	char *map;
 
 	HWT_NEED_DEV();
-	for (k = 0; k < sizeof(cut) / sizeof(cut[0]); k++) {
-		ASSERT_EQ(0, ht_arm(self->fd, k, 10000 * MS, 0, 0, &id));
-		map = straddle_map(page);
-		ASSERT_TRUE(map != NULL);
-		e = (struct hwtimer_cancel_entry *)(map + page - cut[k]);
-		memset(e, 0, sizeof(*e));
-		e->id = id;
-		ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
-		done = 1234;
-		if (cut[k] == offsetof(struct hwtimer_cancel_entry, reserved)) {
-			/* Only the input field "reserved" is read-only: fine. */
-			ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, e, 1, 0,
-					      &done, NULL));
-			ASSERT_EQ(1, done);
-			ASSERT_EQ(0, e->result);
-			ASSERT_EQ(HWTIMER_STATUS_PENDING, e->status);
-			munmap(map, 2 * page);
-			continue;
-		}
-		ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_CANCEL, e, 1, 0,
-					    &done, NULL));
-		ASSERT_EQ(0, done);
-		ASSERT_EQ(0, ht_info(self->fd, &info));
-		ASSERT_EQ(1, info.pending) TH_LOG("cut at %zu: cancelled, yet not done",
-						 cut[k]);
-		ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
-		ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
-		munmap(map, 2 * page);
-	}
+	for (k = 0; k < ARRAY_SIZE(cut); k++)
+		straddle_readonly(_metadata, self->fd, HWTIMER_IOC_CANCEL, cut[k], k);
 }
 
 TEST_F(hwt, modify_entry_straddles_readonly)
@@ -456,36 +478,11 @@ TEST_F(hwt, modify_entry_straddles_readonly)
 		offsetof(struct hwtimer_modify_entry, deadline_ns),
 		offsetof(struct hwtimer_modify_entry, status),
 	};
-	long page = sysconf(_SC_PAGESIZE);
-	struct hwtimer_modify_entry *e;
-	struct hwtimer_info info;
-	uint32_t done, status;
 	unsigned int k;
-	uint64_t id;
-	char *map;
 
 	HWT_NEED_DEV();
-	for (k = 0; k < sizeof(cut) / sizeof(cut[0]); k++) {
-		ASSERT_EQ(0, ht_arm(self->fd, k, 10000 * MS, 0, 0, &id));
-		map = straddle_map(page);
-		ASSERT_TRUE(map != NULL);
-		e = (struct hwtimer_modify_entry *)(map + page - cut[k]);
-		memset(e, 0, sizeof(*e));
-		e->id = id;
-		e->expires_ns = 0;	/* due now: a modify would queue a record */
-		ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
-		done = 1234;
-		ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, e, 1, 0,
-					    &done, NULL));
-		ASSERT_EQ(0, done);
-		ASSERT_EQ(0, ht_info(self->fd, &info));
-		ASSERT_EQ(0, info.queued) TH_LOG("cut at %zu: modified, yet not done",
-						cut[k]);
-		ASSERT_EQ(1, info.pending);
-		ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
-		ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
-		munmap(map, 2 * page);
-	}
+	for (k = 0; k < ARRAY_SIZE(cut); k++)
+		straddle_readonly(_metadata, self->fd, HWTIMER_IOC_MODIFY, cut[k], k);
 }
 
 /* Without HWTIMER_BATCH_CONTINUE processing stops at the failed entry. */

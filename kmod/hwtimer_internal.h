@@ -30,6 +30,15 @@
 /* About how many entries one pass cascades before it yields. */
 #define HWT_TICK_BATCH		4096
 /*
+ * Longest one pass runs, whatever its batches: a callback can cost more
+ * than a few hundred ns (a wakeup of every epoll entry a user put on a
+ * file, a lock another CPU holds), and a pass that ran for as long as its
+ * callbacks cost would let a user decide how long a softirq runs. Checked
+ * after every callback and every HWT_LOCKED_MAX cascaded entries, once
+ * the pass has made progress.
+ */
+#define HWT_PASS_NS		(1 * NSEC_PER_MSEC)
+/*
  * Most timer entries one hold of a base lock moves (cascades, CPU hotplug
  * migration): the lock is held with interrupts off, so its hold time must
  * not grow with the number of timers, which a user controls.

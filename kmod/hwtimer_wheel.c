@@ -71,6 +71,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -585,7 +586,8 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 /*
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
- * cascades have moved about HWT_TICK_BATCH entries. The base lock is
+ * cascades have moved about HWT_TICK_BATCH entries; stop after HWT_PASS_NS
+ * in any case, once something was done. The base lock is
  * dropped around every callback and after every HWT_LOCKED_MAX cascaded
  * entries, so no hold of it grows with the number of timers.
  *
@@ -599,7 +601,7 @@ static bool hwt_run(struct hwt_base *base)
 	unsigned int budget = HWT_EXPIRE_BATCH, tick_budget = HWT_TICK_BATCH;
 	unsigned int quota, hold, held = 0;
 	bool more = false;
-	u64 now, now_tick, ev;
+	u64 now, now_tick, ev, start = local_clock();
 
 	hwt_expiry_lock(base);
 	raw_spin_lock_irq(&base->lock);
@@ -616,10 +618,12 @@ static bool hwt_run(struct hwt_base *base)
 
 	for (;;) {
 		if (!hlist_empty(&base->due)) {
-			if (!budget--) {
+			if (!budget || (budget < HWT_EXPIRE_BATCH &&
+					local_clock() - start > HWT_PASS_NS)) {
 				more = true;
 				break;
 			}
+			budget--;
 			hwt_expire_one(base, now);
 			held = 0;
 			if (READ_ONCE(w->stopped) || base->offline)
@@ -642,6 +646,10 @@ static bool hwt_run(struct hwt_base *base)
 			break;
 		}
 		if (held >= HWT_LOCKED_MAX) {
+			if (local_clock() - start > HWT_PASS_NS) {
+				more = true;
+				break;
+			}
 			/* A big cascade: let interrupts and other CPUs in. */
 			raw_spin_unlock_irq(&base->lock);
 			raw_spin_lock_irq(&base->lock);

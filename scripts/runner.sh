@@ -188,6 +188,37 @@ selftest_asserts() {
 	need_done=1 expect "guest never finished" main "the guest never finished" "$cut"
 }
 
+# The parser on the logs of scripts/parse-log-tests/, in the style of
+# kunit_tool_test.py's test_data/: real segments of test-VM logs (a failing
+# KUnit case, a WARN, a failing and a crashing user-space test, a leak, a
+# clean suite, a guest that never finished) and written ones (lockdep,
+# KASAN, a short TAP plan). Each NAME.log must give the RESULT line of
+# NAME.want exactly and, if NAME.want has a second line, fail on it. On the
+# host, once per run: no VM needed.
+parser_fixtures() {
+	local f name result want res rc ok=0 n=0
+	for f in scripts/parse-log-tests/*.log; do
+		name=$(basename "$f" .log)
+		result=$(sed -n 1p "${f%.log}.want")
+		want=$(sed -n 2p "${f%.log}.want")
+		rc=0 n=$((n + 1))
+		res=$(awk -v need_done=1 -f scripts/parse-log.awk "$f") || rc=$?
+		if ! grep -qx "$result" <<<"$res"; then
+			fail "parse-log $name: wanted $result, got:"
+		elif [ -z "$want" ] && [ $rc != 0 ]; then
+			fail "parse-log $name: a clean log failed (status $rc):"
+		elif [ -n "$want" ] && { [ $rc = 0 ] || ! grep -q "^FAIL.*$want" <<<"$res"; }; then
+			fail "parse-log $name: wanted a failure on \"$want\" (status $rc):"
+		else
+			pass
+			ok=$((ok + 1))
+			continue
+		fi
+		sed 's/^/    /' <<<"$res"
+	done
+	echo "parse-log fixtures: $ok of $n judged as expected"
+}
+
 # One kernel's part of check, selftest, run or shell.
 on_kernel() {
 	kdir=$(scripts/kernel.sh debug "$kernel") || abort "no $kernel debug kernel (scripts/kernel.sh debug $kernel)"
@@ -289,6 +320,7 @@ check | selftest)
 	say "test kernels: $kernels"
 	[ "$mode" = check ] && build_stock
 	build_user
+	parser_fixtures
 	totals=()
 	for k in $kernels; do
 		run_kernel "$k"

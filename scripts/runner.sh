@@ -136,6 +136,8 @@ stage() {
 			name=$(basename "$f" .c)
 			cp "$out/ut/$name" "$out/ut/$name-32" "$root/hwt/ut/"
 		done
+		# The programs' time limits (run_ut in scripts/guest-init.sh).
+		cp userspace-test/settings "$root/hwt/ut/"
 		for f in tools/*.c; do
 			[ -e "$f" ] || continue
 			cp "$out/tools/$(basename "$f" .c)" "$root/hwt/tools/"

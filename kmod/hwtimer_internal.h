@@ -179,9 +179,8 @@ int hwt_core_init(void);
 void hwt_core_exit(void);
 
 /* The char device, for the module glue. */
-int hwt_dev_init(void);
-void hwt_dev_exit(void);
-void hwt_set_default_wheel(struct hwtimer_wheel *wheel);
+int hwtd_init(void);
+void hwtd_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct hwtimer_wheel *hwt_wheel_create_manual(const struct hwtimer_wheel_config *cfg);

@@ -523,8 +523,8 @@ static struct hwtd_timeout *hwtd_lookup(struct hwtd_file *hf, u64 id)
  *    was on its way; the new expiry fires on time.
  * Otherwise this is the expiry of the current deadline. The clock is read
  * after the pending test: a re-armed timer that already fired elsewhere
- * has passed its deadline, so the check against it below can only fail if
- * the wheel fired early, and no record can ever be early.
+ * has passed its deadline, and the wheel never fires a timer before its
+ * deadline, so no record's expiry time is ever before its deadline.
  */
 static void hwtd_timeout_fn(struct hwtimer *timer)
 {
@@ -532,7 +532,6 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 	struct hwtd_file *hf = t->hf;
 	unsigned long flags;
 	bool wake = false;
-	u64 now;
 
 	/*
 	 * Everything that touches @t is done under the file lock: once this
@@ -543,19 +542,8 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 	 */
 	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
-	if (t->state == HWTD_PENDING && !hwtimer_pending(timer)) {
-		now = ktime_get_ns();
-		if (likely(now >= t->deadline)) {
-			wake = hwtd_queue(hf, t, now);
-		} else {
-			WARN_ONCE(1, "hwtimer: timeout fired %llu ns early\n",
-				  t->deadline - now);
-			if (hwtimer_start_abs(timer, t->deadline))
-				wake = hwtd_queue(hf, t, now);
-			else
-				t->inflight++;
-		}
-	}
+	if (t->state == HWTD_PENDING && !hwtimer_pending(timer))
+		wake = hwtd_queue(hf, t, ktime_get_ns());
 	rcu_read_lock();
 	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)

@@ -427,14 +427,18 @@ static void hwtd_remove(struct hwtd_file *hf, struct hwtd_timeout *t)
 	t->need_sync = t->inflight != 0;
 }
 
-/* Arm @t's wheel timer for @deadline, counting a new arming in @inflight. */
-static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t, u64 deadline)
+/*
+ * Arm @t's wheel timer for @deadline, counting a new arming in @inflight;
+ * @now is the host clock the caller read for its whole call.
+ */
+static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t,
+			  u64 deadline, u64 now)
 {
 	int ret;
 
 	hwtd_lockdep_assert(hf);
 	/* 1: it replaced a pending arming, whose callback will not run. */
-	ret = hwtimer_modify_abs(&t->timer, deadline);
+	ret = hwt_modify_abs_at(&t->timer, deadline, now);
 	if (!ret)
 		t->inflight++;
 	return ret;
@@ -594,13 +598,36 @@ static u64 hwtd_time_from_host(u64 t, s64 offset)
 	return t < (u64)-offset ? 0 : t + offset;
 }
 
+/**
+ * struct hwtd_clock - the time one batch or one read() works with
+ * @now: host CLOCK_MONOTONIC, read once when the call began
+ * @offset: the caller's time namespace offset (hwtd_timens_offset())
+ *
+ * Every entry of a batch is relative to the same @now, and the clock is
+ * read once per call, not per entry. @now may be a little in the past by
+ * the time an entry is armed: a deadline it finds still ahead may then be
+ * already due, which the wheel handles (it fires at its next tick, never
+ * early); a deadline it finds due is due.
+ */
+struct hwtd_clock {
+	u64	now;
+	s64	offset;
+};
+
+static void hwtd_clock_read(struct hwtd_clock *clk)
+{
+	clk->offset = hwtd_timens_offset();
+	clk->now = ktime_get_ns();
+}
+
 /*
  * Check the timing of an arm or modify entry and compute its absolute host
- * deadline from @now (host time); an absolute @expires is a time of the
- * caller's namespace, @offset its offset (hwtd_timens_offset()).
+ * deadline from @clk->now (host time); an absolute @expires is a time of
+ * the caller's namespace, whose offset is @clk->offset.
  */
 static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
-			     u64 period, u64 now, s64 offset, u64 *deadline)
+			     u64 period, const struct hwtd_clock *clk,
+			     u64 *deadline)
 {
 	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
 		return -EINVAL;
@@ -610,8 +637,8 @@ static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
 	if (flags & HWTIMER_TIMEOUT_ABS) {
 		if (expires > (u64)KTIME_MAX)
 			return -EINVAL;
-		*deadline = hwtd_time_to_host(expires, offset);
-	} else if (check_add_overflow(now, expires, deadline)) {
+		*deadline = hwtd_time_to_host(expires, clk->offset);
+	} else if (check_add_overflow(clk->now, expires, deadline)) {
 		return -EINVAL;
 	}
 	if (*deadline > (u64)KTIME_MAX)
@@ -623,12 +650,12 @@ static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
  * Arm a %HWTD_NEW, %HWTD_PENDING or %HWTD_QUEUED timeout for @deadline and
  * @period, dropping a queued record; or, if @deadline is due, queue a fresh
  * record at once and set *@wake if the caller must wake the file's waiters
- * (see hwtd_queue()). On error nothing changes.
+ * (see hwtd_queue()). Due means at or before @now, the host clock the
+ * caller read for its whole call. On error nothing changes.
  */
 static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
-			   u64 deadline, u64 period, bool *wake)
+			   u64 deadline, u64 period, u64 now, bool *wake)
 {
-	u64 now = ktime_get_ns();
 	int ret;
 
 	hwtd_lockdep_assert(hf);
@@ -636,7 +663,7 @@ static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
 		/* A timer of an earlier arm may still be pending. */
 		hwtd_timer_stop(hf, t);
 	} else {
-		ret = hwtd_timer_set(hf, t, deadline);
+		ret = hwtd_timer_set(hf, t, deadline, now);
 		if (ret < 0)
 			return ret;
 	}
@@ -724,10 +751,10 @@ static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
  * between that test and the final write-back can a cancel or modify act
  * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
-static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr, int *result)
+static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
+			const struct hwtd_clock *clk, int *result)
 {
 	struct hwtimer_arm_entry __user *uent = uptr;
-	s64 offset = hwtd_timens_offset();
 	struct hwtimer_arm_entry ent;
 	struct hwtd_timeout *t;
 	bool wake = false;
@@ -740,8 +767,7 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr, int *result)
 		ret = -EINVAL;
 	else
 		ret = hwtd_check_timing(hf, ent.flags, ent.expires_ns,
-					ent.period_ns, ktime_get_ns(), offset,
-					&deadline);
+					ent.period_ns, clk, &deadline);
 	if (ret)
 		goto out_failed;
 
@@ -757,14 +783,14 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr, int *result)
 	 * nothing armed.
 	 */
 	if (put_user(t->id, &uent->id) ||
-	    put_user(hwtd_time_from_host(deadline, offset), &uent->deadline_ns) ||
+	    put_user(hwtd_time_from_host(deadline, clk->offset), &uent->deadline_ns) ||
 	    put_user(0, &uent->result)) {
 		hwtd_timeout_discard(hf, t);
 		return -EFAULT;
 	}
 
 	spin_lock_irq(&hf->lock);
-	ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, &wake);
+	ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, clk->now, &wake);
 	spin_unlock_irq(&hf->lock);
 	if (ret) {
 		/* Its timer was never started. */
@@ -784,7 +810,8 @@ out_failed:
 	return 0;
 }
 
-static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr, int *result)
+static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
+			   const struct hwtd_clock *clk, int *result)
 {
 	struct hwtimer_cancel_entry __user *uent = uptr;
 	struct hwtimer_cancel_entry ent;
@@ -816,10 +843,10 @@ static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr, int *result)
 	return 0;
 }
 
-static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr, int *result)
+static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
+			   const struct hwtd_clock *clk, int *result)
 {
 	struct hwtimer_modify_entry __user *uent = uptr;
-	s64 offset = hwtd_timens_offset();
 	struct hwtimer_modify_entry ent;
 	struct hwtd_timeout *t;
 	u64 deadline = 0;
@@ -837,8 +864,7 @@ static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr, int *result)
 		ret = -EINVAL;
 	else
 		ret = hwtd_check_timing(hf, ent.flags, ent.expires_ns,
-					ent.period_ns, ktime_get_ns(), offset,
-					&deadline);
+					ent.period_ns, clk, &deadline);
 	if (ret)
 		goto out;
 
@@ -849,7 +875,8 @@ static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr, int *result)
 	} else {
 		status = t->state == HWTD_QUEUED ? HWTIMER_STATUS_EXPIRED :
 						  HWTIMER_STATUS_PENDING;
-		ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, &wake);
+		ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, clk->now,
+				      &wake);
 		if (ret)
 			status = 0;
 	}
@@ -857,7 +884,7 @@ static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr, int *result)
 	if (wake)
 		hwtd_wake(hf);
 out:
-	deadline = ret ? 0 : hwtd_time_from_host(deadline, offset);
+	deadline = ret ? 0 : hwtd_time_from_host(deadline, clk->offset);
 	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
 	    put_user(status, &uent->status))
 		return -EFAULT;
@@ -865,11 +892,17 @@ out:
 	return 0;
 }
 
+/*
+ * Run @one over the entries of a batch. The clock is read once, before the
+ * first entry: every relative time in the batch counts from that moment.
+ */
 static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
 		       size_t entry_size,
-		       int (*one)(struct hwtd_file *hf, void __user *uptr, int *result))
+		       int (*one)(struct hwtd_file *hf, void __user *uptr,
+				  const struct hwtd_clock *clk, int *result))
 {
 	struct hwtimer_batch batch;
+	struct hwtd_clock clk;
 	char __user *uent;
 	u32 done, failed = 0;
 	int ret = 0, result;
@@ -888,8 +921,9 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 	if (put_user(0U, &ubatch->done) || put_user(0U, &ubatch->failed))
 		return -EFAULT;
 
+	hwtd_clock_read(&clk);
 	for (done = 0; done < batch.count; done++) {
-		ret = one(hf, uent + (size_t)done * entry_size, &result);
+		ret = one(hf, uent + (size_t)done * entry_size, &clk, &result);
 		if (ret)
 			break;
 		if (result) {
@@ -970,7 +1004,7 @@ static int hwtd_forward(struct hwtd_file *hf, struct hwtd_timeout *t, u64 now,
 	    check_add_overflow(t->deadline, delta, &next) || next > (u64)KTIME_MAX)
 		next = KTIME_MAX;
 
-	ret = hwtd_timer_set(hf, t, next);
+	ret = hwtd_timer_set(hf, t, next, now);
 	if (ret < 0)
 		return ret;
 	*overrun = missed;
@@ -980,20 +1014,19 @@ static int hwtd_forward(struct hwtd_file *hf, struct hwtd_timeout *t, u64 now,
 }
 
 /*
- * Take up to @max records off the ready list into @recs. One-shot timeouts
- * (and periodic ones that cannot be re-armed) go onto @dead for the caller
- * to free.
+ * Take up to @max records off the ready list into @recs. Periodic timeouts
+ * are re-armed for the first period that ends after @now, the host clock
+ * read() read. One-shot timeouts (and periodic ones that cannot be
+ * re-armed) go onto @dead for the caller to free.
  */
 static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *recs,
-				 unsigned int max, struct list_head *dead)
+				 unsigned int max, u64 now, struct list_head *dead)
 {
 	struct hwtd_timeout *t;
 	unsigned int n = 0;
-	u64 now;
 	int ret;
 
 	spin_lock_irq(&hf->lock);
-	now = ktime_get_ns();
 	while (n < max && !list_empty(&hf->ready)) {
 		struct hwtimer_expiry *rec = &recs[n++];
 
@@ -1023,7 +1056,8 @@ static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *re
  * read(): whole records, oldest first. The file lock is held for at most
  * HWTD_READ_CHUNK records at a time, never across a copy to user space;
  * between chunks the reader may be rescheduled, and a fatal signal ends
- * the read with the records copied so far.
+ * the read with the records copied so far. The clock is read once per
+ * call, and again after waiting for a record.
  */
 static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
@@ -1032,6 +1066,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 	struct hwtd_file *hf = file->private_data;
 	size_t max = count / sizeof(recs[0]);
 	struct hwtd_timeout *t, *tmp;
+	struct hwtd_clock clk;
 	size_t done = 0;
 	unsigned int n;
 	int ret;
@@ -1039,6 +1074,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 	if (!max)
 		return -EINVAL;
 
+	hwtd_clock_read(&clk);
 	while (done < max) {
 		LIST_HEAD(dead);
 
@@ -1054,18 +1090,17 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			cond_resched();
 		}
 		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, HWTD_READ_CHUNK),
-				 &dead);
+				 clk.now, &dead);
 		list_for_each_entry_safe(t, tmp, &dead, node)
 			hwtd_free(t);
 		if (n) {
-			s64 offset = hwtd_timens_offset();
 			unsigned int i;
 
-			for (i = 0; offset && i < n; i++) {
+			for (i = 0; clk.offset && i < n; i++) {
 				recs[i].deadline_ns =
-					hwtd_time_from_host(recs[i].deadline_ns, offset);
+					hwtd_time_from_host(recs[i].deadline_ns, clk.offset);
 				recs[i].expired_ns =
-					hwtd_time_from_host(recs[i].expired_ns, offset);
+					hwtd_time_from_host(recs[i].expired_ns, clk.offset);
 			}
 			/* Records taken off are consumed, as timerfd's ticks are. */
 			if (copy_to_user(buf + done * sizeof(recs[0]), recs,
@@ -1081,6 +1116,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 		ret = wait_event_interruptible(hf->wq, READ_ONCE(hf->nqueued));
 		if (ret)
 			return ret;
+		hwtd_clock_read(&clk);
 	}
 	return done * sizeof(recs[0]);
 }

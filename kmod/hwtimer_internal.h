@@ -178,6 +178,9 @@ struct hwtimer_wheel {
 int hwt_core_init(void);
 void hwt_core_exit(void);
 
+/* The wheel, for the char device. */
+int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
+
 /* The char device, for the module glue. */
 int hwtd_init(void);
 void hwtd_exit(void);

@@ -954,6 +954,18 @@ int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
 
+/*
+ * hwtimer_modify_abs() for a caller that arms many timers in one call (the
+ * char device's batches) and reads the clock once for all of them: @now is
+ * ktime_get_ns() read before this call (the wheel must not be a manual test
+ * wheel). An earlier @now only moves an idle base's clock less far
+ * forward, which costs nothing in precision: expiry ticks are absolute.
+ */
+int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
+{
+	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), HWT_ARM_MODIFY);
+}
+
 /* Cancel @t if pending; the caller holds @base->lock. */
 static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
 {

@@ -138,7 +138,9 @@ struct hwt_base {
  *           synchronize_rcu() has returned, every call sees it set or
  *           has returned (calls run in RCU read-side sections).
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
- *          and no hrtimer or work item is ever armed
+ *          and no hrtimer or work item is ever armed. Read on the hot
+ *          paths only behind a static key that is on while a manual wheel
+ *          exists (hwt_is_manual()), and only in kernels with KUnit.
  * @manual_now: the manual clock, in ns
  * @bases: the per-CPU bases
  * @wq: workqueue of a %HWTIMER_WHEEL_PROCESS wheel

@@ -73,6 +73,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/static_key.h>
 #include <linux/string.h>
 
 #include "hwtimer_compat.h"
@@ -90,9 +91,44 @@ static struct dentry *hwt_debugfs_root;
 
 /* ---- time ------------------------------------------------------------- */
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Enabled while a manual test wheel exists (hwt_wheel_create_manual()):
+ * the one test of w->manual on the hot paths is a patched-out jump
+ * otherwise, so wheels in use pay nothing for the tests' clock. A manual
+ * wheel takes a reference before it is reachable and drops it once freed,
+ * so the key is on for the whole life of every manual wheel.
+ */
+static DEFINE_STATIC_KEY_FALSE(hwt_manual_key);
+
+static bool hwt_is_manual(const struct hwtimer_wheel *w)
+{
+	return static_branch_unlikely(&hwt_manual_key) && w->manual;
+}
+
+static void hwt_manual_get(void)
+{
+	static_branch_inc(&hwt_manual_key);
+}
+
+static void hwt_manual_put(void)
+{
+	static_branch_dec(&hwt_manual_key);
+}
+#else
+static bool hwt_is_manual(const struct hwtimer_wheel *w)
+{
+	return false;
+}
+
+static void hwt_manual_get(void) { }
+static void hwt_manual_put(void) { }
+#endif
+
+/* The wheel's clock: CLOCK_MONOTONIC, or a test's manual clock. */
 static u64 hwt_now(const struct hwtimer_wheel *w)
 {
-	if (w->manual)
+	if (hwt_is_manual(w))
 		return READ_ONCE(w->manual_now);
 	return ktime_get_ns();
 }
@@ -416,7 +452,8 @@ static void hwt_program(struct hwt_base *base)
 
 	lockdep_assert_held(&base->lock);
 
-	if (w->manual || base->processing || base->offline || READ_ONCE(w->stopped))
+	if (hwt_is_manual(w) || base->processing || base->offline ||
+	    READ_ONCE(w->stopped))
 		return;
 	if (base->next_event == U64_MAX) {
 		if (base->armed != U64_MAX) {
@@ -462,7 +499,7 @@ static void hwt_forward(struct hwt_base *base, u64 now)
  */
 static bool hwt_has_expiry_lock(const struct hwtimer_wheel *w)
 {
-	return !(w->flags & HWTIMER_WHEEL_PROCESS) && !w->manual;
+	return !(w->flags & HWTIMER_WHEEL_PROCESS) && !hwt_is_manual(w);
 }
 
 static void hwt_expiry_lock(struct hwt_base *base)
@@ -664,7 +701,7 @@ static bool hwt_run(struct hwt_base *base)
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
-		if (!w->manual && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
+		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
 			/* A fresh softirq pass, behind whatever else is pending. */
 			base->armed = 0;
@@ -1232,6 +1269,8 @@ static void hwt_free(struct hwtimer_wheel *w)
 	if (w->wq)
 		destroy_workqueue(w->wq);
 	lockdep_unregister_key(&w->lockdep_key);
+	if (w->manual)
+		hwt_manual_put();
 	kfree(w);
 }
 
@@ -1281,6 +1320,8 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	w->max_pending = cfg->max_pending;
 	w->flags = cfg->flags;
 	w->manual = manual;
+	if (manual)
+		hwt_manual_get();
 	w->owner = owner;
 	w->epoch_ns = manual ? 0 : ktime_get_ns();
 	INIT_LIST_HEAD(&w->node);

@@ -677,7 +677,6 @@ static struct kunit_case realtime_cases[] = {
 
 static struct kunit_suite realtime_suite = {
 	.name = "hwtimer_realtime",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = realtime_cases,
 };
@@ -1265,7 +1264,6 @@ static struct kunit_case concurrency_cases[] = {
 
 static struct kunit_suite concurrency_suite = {
 	.name = "hwtimer_concurrency",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = concurrency_cases,
 };

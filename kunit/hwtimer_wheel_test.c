@@ -58,6 +58,7 @@ static void kt_bad_config_desc(const struct kt_bad_config *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(kt_bad_config, kt_bad_configs, kt_bad_config_desc);
 
 static void config_rejects_bad(struct kunit *test)
@@ -146,7 +147,6 @@ static struct kunit_case config_cases[] = {
 
 static struct kunit_suite config_suite = {
 	.name = "hwtimer_config",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = config_cases,
 };
@@ -188,7 +188,6 @@ static struct kunit_case place_cases[] = {
 
 static struct kunit_suite place_suite = {
 	.name = "hwtimer_place",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = place_cases,
 };
@@ -231,6 +230,7 @@ static void kt_delay_desc(const u64 *d, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "delay %llu ns", *d);
 }
+
 KUNIT_ARRAY_PARAM(kt_delay, kt_delays, kt_delay_desc);
 
 static void wheel_never_early_exact_tick(struct kunit *test)
@@ -737,7 +737,6 @@ static struct kunit_case wheel_cases[] = {
 
 static struct kunit_suite wheel_suite = {
 	.name = "hwtimer_wheel",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = wheel_cases,
 };

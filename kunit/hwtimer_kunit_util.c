@@ -67,11 +67,13 @@ static bool kt_wheel_match(struct kunit *test, struct kunit_resource *res, void 
 
 static struct hwtimer_wheel *kt_keep(struct kunit *test, struct hwtimer_wheel *w)
 {
+	void *res;
+
 	KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, w, "wheel creation failed: %ld", PTR_ERR(w));
-	if (!kunit_alloc_resource(test, kt_wheel_init, kt_wheel_free, GFP_KERNEL, w)) {
+	res = kunit_alloc_resource(test, kt_wheel_init, kt_wheel_free, GFP_KERNEL, w);
+	if (!res)
 		hwtimer_wheel_destroy(w, NULL, NULL);
-		KUNIT_ASSERT_FAILURE(test, "no memory to track a wheel");
-	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, res, "no memory to track a wheel");
 	return w;
 }
 

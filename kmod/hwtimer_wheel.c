@@ -69,6 +69,7 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -888,7 +889,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, unsigned int opts)
 
 	if (!base->processing)
 		hwt_forward(base, now);
-	t->deadline = deadline;
+	/* hwtimer_expires() reads it without the lock. */
+	WRITE_ONCE(t->deadline, deadline);
 	hwt_enqueue(base, t, hwt_expiry_tick(w, deadline));
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
@@ -1165,6 +1167,75 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	return state;
 }
 EXPORT_SYMBOL_GPL(hwtimer_state);
+
+/**
+ * hwtimer_expires - the deadline a timer was last armed for
+ * @timer: a timer set up with hwtimer_setup()
+ *
+ * The CLOCK_MONOTONIC deadline in ns that the last start or modify asked
+ * for (clamped to KTIME_MAX), or that hwtimer_forward() moved it to: not
+ * the tick it fires on, which may be up to one tick later. 0 for a timer
+ * never armed. A snapshot, as hwtimer_pending() is, unless the caller
+ * serialises against start, modify and forward (a callback reading its own
+ * timer does).
+ *
+ * Context: any.
+ * Return: the deadline in ns.
+ */
+u64 hwtimer_expires(const struct hwtimer *timer)
+{
+	return READ_ONCE(timer->deadline);
+}
+EXPORT_SYMBOL_GPL(hwtimer_expires);
+
+/**
+ * hwtimer_forward - move an expired timer's deadline past now
+ * @timer: a timer set up with hwtimer_setup(), not pending
+ * @interval_ns: the period in ns, at least 1
+ *
+ * As hrtimer_forward(): if the timer's deadline has passed, add
+ * @interval_ns to it as many times as it takes to put it after now, and
+ * return how many times that was (1 + the periods missed). The new
+ * deadline is the old one plus whole periods, never now plus a period, so
+ * a periodic timer does not drift however late its callbacks run. It
+ * does not arm the timer: a periodic callback does
+ *
+ *	hwtimer_forward(t, period);
+ *	hwtimer_start_abs(t, hwtimer_expires(t));
+ *
+ * A deadline past KTIME_MAX is clamped to it.
+ *
+ * Context: any; typically the timer's own callback.
+ * Return: the number of periods added, 0 if the deadline has not passed
+ * (or, with a warning, if @timer is pending or @interval_ns is 0).
+ */
+u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
+{
+	struct hwt_base *base;
+	unsigned long flags;
+	u64 now, orun = 0, add, deadline;
+
+	if (WARN_ON_ONCE(!interval_ns))
+		return 0;
+	rcu_read_lock();
+	base = hwt_lock_base(timer, &flags);
+	if (WARN_ON_ONCE(hwtimer_pending(timer)))
+		goto out_unlock;
+	now = hwt_now(timer->wheel);
+	deadline = timer->deadline;
+	if (now < deadline)
+		goto out_unlock;
+	orun = div64_u64(now - deadline, interval_ns) + 1;
+	if (check_mul_overflow(orun, interval_ns, &add) ||
+	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
+		deadline = KTIME_MAX;
+	WRITE_ONCE(timer->deadline, deadline);
+out_unlock:
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	rcu_read_unlock();
+	return orun;
+}
+EXPORT_SYMBOL_GPL(hwtimer_forward);
 
 /* ---- wheels ------------------------------------------------------------- */
 

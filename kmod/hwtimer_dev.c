@@ -599,8 +599,8 @@ static u64 hwtd_time_from_host(u64 t, s64 offset)
 }
 
 /**
- * struct hwtd_clock - the time one batch or one read() works with
- * @now: host CLOCK_MONOTONIC, read once when the call began
+ * struct hwtd_clock - the time one batch, or one chunk of a read(), works with
+ * @now: host CLOCK_MONOTONIC, read once when the batch or chunk began
  * @offset: the caller's time namespace offset (hwtd_timens_offset())
  *
  * Every entry of a batch is relative to the same @now, and the clock is
@@ -1057,7 +1057,8 @@ static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *re
  * HWTD_READ_CHUNK records at a time, never across a copy to user space;
  * between chunks the reader may be rescheduled, and a fatal signal ends
  * the read with the records copied so far. The clock is read once per
- * call, and again after waiting for a record.
+ * chunk: a read() can last long, and a periodic timeout re-armed from a
+ * stale clock would be due again at once instead of counting overruns.
  */
 static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
@@ -1074,7 +1075,6 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 	if (!max)
 		return -EINVAL;
 
-	hwtd_clock_read(&clk);
 	while (done < max) {
 		LIST_HEAD(dead);
 
@@ -1089,6 +1089,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 				break;
 			cond_resched();
 		}
+		hwtd_clock_read(&clk);
 		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, HWTD_READ_CHUNK),
 				 clk.now, &dead);
 		list_for_each_entry_safe(t, tmp, &dead, node)
@@ -1116,7 +1117,6 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 		ret = wait_event_interruptible(hf->wq, READ_ONCE(hf->nqueued));
 		if (ret)
 			return ret;
-		hwtd_clock_read(&clk);
 	}
 	return done * sizeof(recs[0]);
 }

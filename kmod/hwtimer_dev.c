@@ -599,8 +599,8 @@ static u64 hwtd_time_from_host(u64 t, s64 offset)
 }
 
 /**
- * struct hwtd_clock - the time one batch, or one chunk of a read(), works with
- * @now: host CLOCK_MONOTONIC, read once when the batch or chunk began
+ * struct hwtd_clock - the time one arm or modify batch works with
+ * @now: host CLOCK_MONOTONIC, read once when the batch began
  * @offset: the caller's time namespace offset (hwtd_timens_offset())
  *
  * Every entry of a batch is relative to the same @now, and the clock is
@@ -1015,18 +1015,22 @@ static int hwtd_forward(struct hwtd_file *hf, struct hwtd_timeout *t, u64 now,
 
 /*
  * Take up to @max records off the ready list into @recs. Periodic timeouts
- * are re-armed for the first period that ends after @now, the host clock
- * read() read. One-shot timeouts (and periodic ones that cannot be
- * re-armed) go onto @dead for the caller to free.
+ * are re-armed for the first period that ends after now, the clock read
+ * once the lock is held: on PREEMPT_RT taking it may wait for callbacks,
+ * and a stale clock would re-arm them in the past. One-shot timeouts (and
+ * periodic ones that cannot be re-armed) go onto @dead for the caller to
+ * free.
  */
 static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *recs,
-				 unsigned int max, u64 now, struct list_head *dead)
+				 unsigned int max, struct list_head *dead)
 {
 	struct hwtd_timeout *t;
 	unsigned int n = 0;
+	u64 now;
 	int ret;
 
 	spin_lock_irq(&hf->lock);
+	now = ktime_get_ns();
 	while (n < max && !list_empty(&hf->ready)) {
 		struct hwtimer_expiry *rec = &recs[n++];
 
@@ -1057,8 +1061,9 @@ static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *re
  * HWTD_READ_CHUNK records at a time, never across a copy to user space;
  * between chunks the reader may be rescheduled, and a fatal signal ends
  * the read with the records copied so far. The clock is read once per
- * chunk: a read() can last long, and a periodic timeout re-armed from a
- * stale clock would be due again at once instead of counting overruns.
+ * chunk, under the file lock (hwtd_dequeue()): a read() can last long,
+ * and a periodic timeout re-armed from a stale clock would be due again
+ * at once instead of counting overruns.
  */
 static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
@@ -1067,7 +1072,6 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 	struct hwtd_file *hf = file->private_data;
 	size_t max = count / sizeof(recs[0]);
 	struct hwtd_timeout *t, *tmp;
-	struct hwtd_clock clk;
 	size_t done = 0;
 	unsigned int n;
 	int ret;
@@ -1089,19 +1093,19 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 				break;
 			cond_resched();
 		}
-		hwtd_clock_read(&clk);
 		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, HWTD_READ_CHUNK),
-				 clk.now, &dead);
+				 &dead);
 		list_for_each_entry_safe(t, tmp, &dead, node)
 			hwtd_free(t);
 		if (n) {
+			s64 offset = hwtd_timens_offset();
 			unsigned int i;
 
-			for (i = 0; clk.offset && i < n; i++) {
+			for (i = 0; offset && i < n; i++) {
 				recs[i].deadline_ns =
-					hwtd_time_from_host(recs[i].deadline_ns, clk.offset);
+					hwtd_time_from_host(recs[i].deadline_ns, offset);
 				recs[i].expired_ns =
-					hwtd_time_from_host(recs[i].expired_ns, clk.offset);
+					hwtd_time_from_host(recs[i].expired_ns, offset);
 			}
 			/* Records taken off are consumed, as timerfd's ticks are. */
 			if (copy_to_user(buf + done * sizeof(recs[0]), recs,

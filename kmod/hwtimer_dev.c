@@ -6,13 +6,13 @@
  * and reads their expirations as struct hwtimer_expiry records; the ABI is
  * include/uapi/linux/hwtimer.h and the manual page docs/hwtimer.4.
  *
- * Every timeout is a struct hwt_timeout from a dedicated kmem_cache,
+ * Every timeout is a struct hwtd_timeout from a dedicated kmem_cache,
  * charged to the caller's memory cgroup. It embeds the wheel timer and the
  * list node that queues its record, so an expiry allocates nothing and the
  * memory of a file is bounded by the number of timeouts it holds, which
  * the per-file, per-user and global caps bound in turn.
  *
- * Life of a timeout (hwt_timeout::state; every change under the file lock):
+ * Life of a timeout (hwtd_timeout::state; every change under the file lock):
  *
  *   NEW      the arm ioctl is setting it up; an arm that fails frees it
  *    |
@@ -43,7 +43,7 @@
  *
  * Expiry runs in the wheel's callback (softirq context for the default
  * wheel). It may race with cancel, modify, read() and close() on other
- * CPUs; the rules that make this safe are on struct hwt_file.
+ * CPUs; the rules that make this safe are on struct hwtd_file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -90,46 +90,46 @@ module_param(user_cap, uint, 0644);
 MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid of the opener) may hold together (default 524288)");
 
 /* Records one read() pass moves to user space per taking of the lock. */
-#define HWT_READ_CHUNK		8
+#define HWTD_READ_CHUNK		8
 
 /**
- * enum hwt_state - where a timeout is in its life
- * @HWT_NEW: in the id table while the arm ioctl sets it up; invisible to
+ * enum hwtd_state - where a timeout is in its life
+ * @HWTD_NEW: in the id table while the arm ioctl sets it up; invisible to
  *           cancel and modify, and its wheel timer was never started
- * @HWT_PENDING: waiting for its deadline; its wheel timer is pending, or
+ * @HWTD_PENDING: waiting for its deadline; its wheel timer is pending, or
  *               its callback is about to run
- * @HWT_QUEUED: expired; its record is on the file's ready list
- * @HWT_DEAD: out of the id table, to be freed by whoever took it out once
+ * @HWTD_QUEUED: expired; its record is on the file's ready list
+ * @HWTD_DEAD: out of the id table, to be freed by whoever took it out once
  *            no callback can run any more
  */
-enum hwt_state {
-	HWT_NEW,
-	HWT_PENDING,
-	HWT_QUEUED,
-	HWT_DEAD,
+enum hwtd_state {
+	HWTD_NEW,
+	HWTD_PENDING,
+	HWTD_QUEUED,
+	HWTD_DEAD,
 };
 
 /**
- * struct hwt_user - the timeouts of one user, for the per-user cap
+ * struct hwtd_user - the timeouts of one user, for the per-user cap
  * @uid: the real uid, in the initial user namespace, of the credentials
  *       that opened the files (file->f_cred->uid)
  * @refs: open files of this user; the last one to close frees it
  * @count: timeouts all files of this user hold; what the per-user cap
- *         counts. Changed only with the global count, by hwt_charge() and
- *         hwt_uncharge().
+ *         counts. Changed only with the global count, by hwtd_charge() and
+ *         hwtd_uncharge().
  *
  * A timeout is charged to the user who opened its file, whoever arms it
  * through that file later (a file passed to another process), as inotify
  * charges its watches to the user who created the instance.
  */
-struct hwt_user {
+struct hwtd_user {
 	kuid_t			uid;
 	refcount_t		refs;
 	atomic_long_t		count;
 };
 
 /**
- * struct hwt_file - the state of one open file of /dev/hwtimer
+ * struct hwtd_file - the state of one open file of /dev/hwtimer
  * @lock: the file lock, taken with interrupts disabled, so that it can be
  *        taken from the wheel's callbacks. It protects @ids, @ready,
  *        @nlive, @nqueued, @next_id and the @rb, @state, @node,
@@ -144,13 +144,13 @@ struct hwt_user {
  *        called under it: they wait for callbacks, which take it. Nothing is
  *        copied to or from user space under it.
  *
- *        Freeing a timeout: whoever moves it to %HWT_DEAD under the file lock
+ *        Freeing a timeout: whoever moves it to %HWTD_DEAD under the file lock
  *        frees it after dropping the lock. A callback does all its work on
  *        the timeout under the lock, so once no arming of the timer is in
  *        flight (@inflight, counted under the lock) nothing can touch the
  *        timeout any more and it is freed at once; otherwise (@need_sync)
  *        only after hwtimer_cancel_sync() says the callback is not running
- *        (a callback that takes the lock meanwhile finds it %HWT_DEAD and
+ *        (a callback that takes the lock meanwhile finds it %HWTD_DEAD and
  *        leaves it alone).
  *
  *        Freeing the file: a callback may still wake @wq after dropping the
@@ -163,10 +163,10 @@ struct hwt_user {
  *        on @wq by then (epoll drops its entries before ->release(), readers
  *        and pollers hold a reference to the file), so such a late wakeup
  *        finds nobody to wake.
- * @ids: the live timeouts (%HWT_NEW, %HWT_PENDING, %HWT_QUEUED) by id
- * @ready: timeouts in %HWT_QUEUED state, oldest expiry first
+ * @ids: the live timeouts (%HWTD_NEW, %HWTD_PENDING, %HWTD_QUEUED) by id
+ * @ready: timeouts in %HWTD_QUEUED state, oldest expiry first
  * @wq: readers and pollers wait here for @nqueued to become non-zero.
- *      It is woken only when @nqueued goes from 0 to 1 (see hwt_queue()),
+ *      It is woken only when @nqueued goes from 0 to 1 (see hwtd_queue()),
  *      never under the file lock, so the cost of a wakeup (one callback
  *      per waiter: the epoll instances that watch the file, as often as
  *      they watch it) does not grow with the number of records queued.
@@ -177,13 +177,13 @@ struct hwt_user {
  * @next_id: the id the next timeout gets (ids start at 1)
  * @rcu: for the kfree_rcu() of close(), see the file lock above
  */
-struct hwt_file {
+struct hwtd_file {
 	spinlock_t		lock;	/* the file lock, see above */
 	struct rb_root		ids;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	struct hwtimer_wheel	*wheel;
-	struct hwt_user		*user;
+	struct hwtd_user		*user;
 	unsigned long		nlive;
 	unsigned long		nqueued;
 	u64			next_id;
@@ -191,32 +191,32 @@ struct hwt_file {
 };
 
 /**
- * struct hwt_timeout - one timeout of an open file
+ * struct hwtd_timeout - one timeout of an open file
  * @timer: the wheel timer
  * @hf: the file it belongs to
- * @rb: in @hf->ids while it is live (not %HWT_DEAD)
- * @node: in @hf->ready while %HWT_QUEUED; on a private list while being
+ * @rb: in @hf->ids while it is live (not %HWTD_DEAD)
+ * @node: in @hf->ready while %HWTD_QUEUED; on a private list while being
  *        freed
  * @id: the identifier user space knows it by
  * @cookie: the caller's cookie
  * @deadline: the deadline now, host CLOCK_MONOTONIC ns (not of any time
- *            namespace: see hwt_timens_offset())
+ *            namespace: see hwtd_timens_offset())
  * @period: period in ns, 0 for a one-shot timeout
  * @expired: when the callback found the deadline reached, host time
  * @inflight: armings of @timer whose callback has not yet taken the file
  *            lock: each start of the idle timer adds one, a cancel that
  *            stops a pending arming and each callback take one away. Zero
  *            means no callback can touch the timeout any more.
- * @need_sync: set when the timeout became %HWT_DEAD with @inflight not
- *             zero: hwt_free() must then wait for the callback
- * @state: see enum hwt_state
+ * @need_sync: set when the timeout became %HWTD_DEAD with @inflight not
+ *             zero: hwtd_free() must then wait for the callback
+ * @state: see enum hwtd_state
  *
  * Members after @hf are under the file lock, except @id and @cookie, which
  * do not change once the timeout is in @hf->ids.
  */
-struct hwt_timeout {
+struct hwtd_timeout {
 	struct hwtimer		timer;
-	struct hwt_file		*hf;
+	struct hwtd_file		*hf;
 	struct rb_node		rb;
 	struct list_head	node;
 	u64			id;
@@ -226,7 +226,7 @@ struct hwt_timeout {
 	u64			expired;
 	u16			inflight;
 	bool			need_sync;
-	enum hwt_state		state;
+	enum hwtd_state		state;
 };
 
 /* The ABI has the same layout everywhere: sizes fixed, no implicit padding. */
@@ -237,9 +237,8 @@ static_assert(sizeof(struct hwtimer_modify_entry) == 48);
 static_assert(sizeof(struct hwtimer_batch) == 40);
 static_assert(sizeof(struct hwtimer_expiry) == 48);
 
-static struct hwtimer_wheel *dev_wheel;
-static struct kmem_cache *hwt_cache;
-static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
+static struct kmem_cache *hwtd_cache;
+static atomic_long_t hwtd_global_count = ATOMIC_LONG_INIT(0);
 
 /*
  * The users with files open, indexed by uid (the kuid's value): an xarray,
@@ -248,7 +247,7 @@ static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
  * of thousands of them).
  *
  * The xarray's lock protects the entries and every change of a user's
- * @refs: hwt_user_put() drops a reference and, if it was the last, erases
+ * @refs: hwtd_user_put() drops a reference and, if it was the last, erases
  * the user under the lock, so a user found under the lock has @refs >= 1
  * and may be taken with refcount_inc(). @count is atomic and needs no
  * lock. Taken in process context only (open and close), with no other
@@ -256,48 +255,43 @@ static atomic_long_t hwt_global_count = ATOMIC_LONG_INIT(0);
  * charged to the memory cgroup of the open that needs them
  * (XA_FLAGS_ACCOUNT: without it, nodes allocated under the lock are not).
  */
-static DEFINE_XARRAY_FLAGS(hwt_users, XA_FLAGS_ACCOUNT);
+static DEFINE_XARRAY_FLAGS(hwtd_users, XA_FLAGS_ACCOUNT);
 
-void hwt_set_default_wheel(struct hwtimer_wheel *wheel)
-{
-	dev_wheel = wheel;
-}
-
-static void hwt_lockdep_assert(struct hwt_file *hf)
+static void hwtd_lockdep_assert(struct hwtd_file *hf)
 {
 	lockdep_assert_held(&hf->lock);
 }
 
-static void hwt_wake(struct hwt_file *hf)
+static void hwtd_wake(struct hwtd_file *hf)
 {
 	wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /**
- * hwt_user_get() - take a reference to a user, creating it if needed
+ * hwtd_user_get() - take a reference to a user, creating it if needed
  * @uid: the real uid of the opener
  *
  * Context: process; may sleep (allocates with %GFP_KERNEL_ACCOUNT).
  * Return: the user, or NULL when it had to be allocated and that failed.
  */
-static struct hwt_user *hwt_user_get(kuid_t uid)
+static struct hwtd_user *hwtd_user_get(kuid_t uid)
 {
 	unsigned long index = __kuid_val(uid);
-	struct hwt_user *u, *new = NULL;
+	struct hwtd_user *u, *new = NULL;
 	int ret;
 
 	for (;;) {
-		xa_lock(&hwt_users);
-		u = xa_load(&hwt_users, index);
+		xa_lock(&hwtd_users);
+		u = xa_load(&hwtd_users, index);
 		if (u) {
 			refcount_inc(&u->refs);
-			xa_unlock(&hwt_users);
+			xa_unlock(&hwtd_users);
 			kfree(new);
 			return u;
 		}
 		if (new)
 			break;
-		xa_unlock(&hwt_users);
+		xa_unlock(&hwtd_users);
 		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return NULL;
@@ -307,12 +301,12 @@ static struct hwt_user *hwt_user_get(kuid_t uid)
 		/* Look again: another open may have added the user meanwhile. */
 	}
 	/* -EBUSY: another open added it while the lock was dropped. */
-	ret = __xa_insert(&hwt_users, index, new, GFP_KERNEL_ACCOUNT);
+	ret = __xa_insert(&hwtd_users, index, new, GFP_KERNEL_ACCOUNT);
 	if (ret == -EBUSY) {
-		u = xa_load(&hwt_users, index);
+		u = xa_load(&hwtd_users, index);
 		refcount_inc(&u->refs);
 	}
-	xa_unlock(&hwt_users);
+	xa_unlock(&hwtd_users);
 	if (!ret)
 		return new;
 	kfree(new);
@@ -320,7 +314,7 @@ static struct hwt_user *hwt_user_get(kuid_t uid)
 }
 
 /**
- * hwt_user_put() - drop a reference taken by hwt_user_get()
+ * hwtd_user_put() - drop a reference taken by hwtd_user_get()
  * @u: the user
  *
  * Frees @u when its last file closes; by then its files have freed all
@@ -328,15 +322,15 @@ static struct hwt_user *hwt_user_get(kuid_t uid)
  *
  * Context: process.
  */
-static void hwt_user_put(struct hwt_user *u)
+static void hwtd_user_put(struct hwtd_user *u)
 {
 	bool last;
 
-	xa_lock(&hwt_users);
+	xa_lock(&hwtd_users);
 	last = refcount_dec_and_test(&u->refs);
 	if (last)
-		__xa_erase(&hwt_users, __kuid_val(u->uid));
-	xa_unlock(&hwt_users);
+		__xa_erase(&hwtd_users, __kuid_val(u->uid));
+	xa_unlock(&hwtd_users);
 	if (!last)
 		return;
 	WARN_ON_ONCE(atomic_long_read(&u->count));
@@ -349,7 +343,7 @@ static void hwt_user_put(struct hwt_user *u)
  * exceed the cap, not even for a moment, so callers that fail at the cap
  * cannot make a concurrent arm below it fail.
  */
-static bool hwt_count_inc_below(atomic_long_t *count, unsigned int cap)
+static bool hwtd_count_inc_below(atomic_long_t *count, unsigned int cap)
 {
 	long c = atomic_long_read(count);
 
@@ -361,11 +355,11 @@ static bool hwt_count_inc_below(atomic_long_t *count, unsigned int cap)
 }
 
 /**
- * hwt_charge() - count one more timeout of @hf against the per-user and
+ * hwtd_charge() - count one more timeout of @hf against the per-user and
  *                the global cap
  * @hf: the file the timeout is for
  *
- * hwt_charge() and hwt_uncharge() are the only places that change the two
+ * hwtd_charge() and hwtd_uncharge() are the only places that change the two
  * counts, and they change both, so the counts cannot drift apart.
  *
  * The user's count is taken first: a user at its cap then fails without
@@ -376,22 +370,22 @@ static bool hwt_count_inc_below(atomic_long_t *count, unsigned int cap)
  * Return: 0, or -EDQUOT when the files of @hf's user hold user_cap
  * timeouts or all files hold global_cap timeouts; then nothing is charged.
  */
-static int hwt_charge(struct hwt_file *hf)
+static int hwtd_charge(struct hwtd_file *hf)
 {
-	if (!hwt_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
+	if (!hwtd_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
 		return -EDQUOT;
-	if (!hwt_count_inc_below(&hwt_global_count, READ_ONCE(global_cap))) {
+	if (!hwtd_count_inc_below(&hwtd_global_count, READ_ONCE(global_cap))) {
 		atomic_long_dec(&hf->user->count);
 		return -EDQUOT;
 	}
 	return 0;
 }
 
-/* Undo one hwt_charge() for @hf. */
-static void hwt_uncharge(struct hwt_file *hf)
+/* Undo one hwtd_charge() for @hf. */
+static void hwtd_uncharge(struct hwtd_file *hf)
 {
 	atomic_long_dec(&hf->user->count);
-	atomic_long_dec(&hwt_global_count);
+	atomic_long_dec(&hwtd_global_count);
 }
 
 /*
@@ -404,116 +398,120 @@ static void hwt_uncharge(struct hwt_file *hf)
  * already awake, and need not wake epoll either: edge-triggered users read
  * until EAGAIN (hwtimer(4)).
  */
-static bool hwt_queue(struct hwt_file *hf, struct hwt_timeout *t, u64 now)
+static bool hwtd_queue(struct hwtd_file *hf, struct hwtd_timeout *t, u64 now)
 {
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	t->expired = now;
-	t->state = HWT_QUEUED;
+	t->state = HWTD_QUEUED;
 	list_add_tail(&t->node, &hf->ready);
 	return !hf->nqueued++;
 }
 
-static void hwt_unqueue(struct hwt_file *hf, struct hwt_timeout *t)
+static void hwtd_unqueue(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	list_del(&t->node);
 	hf->nqueued--;
 }
 
 /*
  * Take a timeout that is not on the ready list out of the id table. The
- * caller frees it with hwt_free() after dropping the lock.
+ * caller frees it with hwtd_free() after dropping the lock.
  */
-static void hwt_remove(struct hwt_file *hf, struct hwt_timeout *t)
+static void hwtd_remove(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	rb_erase(&t->rb, &hf->ids);
 	hf->nlive--;
-	t->state = HWT_DEAD;
+	t->state = HWTD_DEAD;
 	t->need_sync = t->inflight != 0;
 }
 
-/* Arm @t's wheel timer for @deadline, counting a new arming in @inflight. */
-static int hwt_timer_set(struct hwt_file *hf, struct hwt_timeout *t, u64 deadline)
+/*
+ * Arm @t's wheel timer for @deadline, counting a new arming in @inflight;
+ * @now is the host clock the caller read for its whole call.
+ */
+static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t,
+			  u64 deadline, u64 now)
 {
 	int ret;
 
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	/* 1: it replaced a pending arming, whose callback will not run. */
-	ret = hwtimer_modify_abs(&t->timer, deadline);
+	ret = hwt_modify_abs_at(&t->timer, deadline, now);
 	if (!ret)
 		t->inflight++;
 	return ret;
 }
 
 /* Stop @t's wheel timer; a callback that already runs still comes. */
-static void hwt_timer_stop(struct hwt_file *hf, struct hwt_timeout *t)
+static void hwtd_timer_stop(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	if (hwtimer_cancel(&t->timer))
 		t->inflight--;
 }
 
 /*
- * Take a %HWT_PENDING or %HWT_QUEUED timeout out of the file: it expires no
+ * Take a %HWTD_PENDING or %HWTD_QUEUED timeout out of the file: it expires no
  * more and its record is gone. Returns the HWTIMER_STATUS_* it was in.
  */
-static u32 hwt_unlink(struct hwt_file *hf, struct hwt_timeout *t)
+static u32 hwtd_unlink(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	u32 status = HWTIMER_STATUS_PENDING;
 
-	hwt_lockdep_assert(hf);
-	/* A callback that already runs will find HWT_DEAD. */
-	hwt_timer_stop(hf, t);
-	if (t->state == HWT_QUEUED) {
-		hwt_unqueue(hf, t);
+	hwtd_lockdep_assert(hf);
+	/* A callback that already runs will find HWTD_DEAD. */
+	hwtd_timer_stop(hf, t);
+	if (t->state == HWTD_QUEUED) {
+		hwtd_unqueue(hf, t);
 		status = HWTIMER_STATUS_EXPIRED;
 	}
-	hwt_remove(hf, t);
+	hwtd_remove(hf, t);
 	return status;
 }
 
 /*
- * Free a %HWT_DEAD timeout. Only if a callback was in flight when it died
+ * Free a %HWTD_DEAD timeout. Only if a callback was in flight when it died
  * is there a callback to wait for: hwtimer_cancel_sync() takes the wheel
  * base lock, which read() and cancel thus avoid in the common case.
  * Context: process; no file lock held.
  */
-static void hwt_free(struct hwt_timeout *t)
+static void hwtd_free(struct hwtd_timeout *t)
 {
-	struct hwt_file *hf = t->hf;
+	struct hwtd_file *hf = t->hf;
 
 	if (t->need_sync)
 		hwtimer_cancel_sync(&t->timer);
-	kmem_cache_free(hwt_cache, t);
-	hwt_uncharge(hf);
+	kmem_cache_free(hwtd_cache, t);
+	hwtd_uncharge(hf);
 }
 
-static int hwt_id_cmp(const void *key, const struct rb_node *node)
+static int hwtd_id_cmp(const void *key, const struct rb_node *node)
 {
-	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwt_timeout, rb)->id;
+	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwtd_timeout, rb)->id;
 
 	return id < other ? -1 : id > other;
 }
 
-static bool hwt_id_less(struct rb_node *a, const struct rb_node *b)
+static bool hwtd_id_less(struct rb_node *a, const struct rb_node *b)
 {
-	return rb_entry(a, struct hwt_timeout, rb)->id <
-	       rb_entry(b, struct hwt_timeout, rb)->id;
+	return rb_entry(a, struct hwtd_timeout, rb)->id <
+	       rb_entry(b, struct hwtd_timeout, rb)->id;
 }
 
-/* The live timeout @id names, or NULL (not for %HWT_NEW ones). */
-static struct hwt_timeout *hwt_lookup(struct hwt_file *hf, u64 id)
+/* The live timeout @id names, or NULL (not for %HWTD_NEW ones). */
+static struct hwtd_timeout *hwtd_lookup(struct hwtd_file *hf, u64 id)
 {
 	struct rb_node *node;
-	struct hwt_timeout *t;
+	struct hwtd_timeout *t;
 
-	hwt_lockdep_assert(hf);
-	node = rb_find(&id, &hf->ids, hwt_id_cmp);
+	hwtd_lockdep_assert(hf);
+	node = rb_find(&id, &hf->ids, hwtd_id_cmp);
 	if (!node)
 		return NULL;
-	t = rb_entry(node, struct hwt_timeout, rb);
-	if (t->state != HWT_PENDING && t->state != HWT_QUEUED)
+	t = rb_entry(node, struct hwtd_timeout, rb);
+	if (t->state != HWTD_PENDING && t->state != HWTD_QUEUED)
 		return NULL;
 	return t;
 }
@@ -522,50 +520,38 @@ static struct hwt_timeout *hwt_lookup(struct hwt_file *hf, u64 id)
  * The wheel callback. It runs with no hwtimer lock held and may race with
  * a cancel, modify or read() of the same timeout, so it decides under the
  * file lock whether the expiry still counts:
- *  - %HWT_DEAD: the timeout was cancelled or consumed meanwhile;
- *  - %HWT_QUEUED: a record is already queued (a modify made the timeout due
+ *  - %HWTD_DEAD: the timeout was cancelled or consumed meanwhile;
+ *  - %HWTD_QUEUED: a record is already queued (a modify made the timeout due
  *    while this callback was on its way);
  *  - the timer is pending again: a modify re-armed it while this callback
  *    was on its way; the new expiry fires on time.
  * Otherwise this is the expiry of the current deadline. The clock is read
  * after the pending test: a re-armed timer that already fired elsewhere
- * has passed its deadline, so the check against it below can only fail if
- * the wheel fired early, and no record can ever be early.
+ * has passed its deadline, and the wheel never fires a timer before its
+ * deadline, so no record's expiry time is ever before its deadline.
  */
-static void hwt_timeout_fn(struct hwtimer *timer)
+static void hwtd_timeout_fn(struct hwtimer *timer)
 {
-	struct hwt_timeout *t = from_hwtimer(t, timer, timer);
-	struct hwt_file *hf = t->hf;
+	struct hwtd_timeout *t = from_hwtimer(t, timer, timer);
+	struct hwtd_file *hf = t->hf;
 	unsigned long flags;
 	bool wake = false;
-	u64 now;
 
 	/*
 	 * Everything that touches @t is done under the file lock: once this
 	 * callback has dropped it, whoever takes @t off the ready list may
 	 * free it without waiting for the callback. The wakeup comes after,
 	 * with interrupts on and the lock free, under rcu_read_lock() so that
-	 * close() cannot free @hf meanwhile (see struct hwt_file).
+	 * close() cannot free @hf meanwhile (see struct hwtd_file).
 	 */
 	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
-	if (t->state == HWT_PENDING && !hwtimer_pending(timer)) {
-		now = ktime_get_ns();
-		if (likely(now >= t->deadline)) {
-			wake = hwt_queue(hf, t, now);
-		} else {
-			WARN_ONCE(1, "hwtimer: timeout fired %llu ns early\n",
-				  t->deadline - now);
-			if (hwtimer_start_abs(timer, t->deadline))
-				wake = hwt_queue(hf, t, now);
-			else
-				t->inflight++;
-		}
-	}
+	if (t->state == HWTD_PENDING && !hwtimer_pending(timer))
+		wake = hwtd_queue(hf, t, ktime_get_ns());
 	rcu_read_lock();
 	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)
-		hwt_wake(hf);
+		hwtd_wake(hf);
 	rcu_read_unlock();
 }
 
@@ -584,7 +570,7 @@ static void hwt_timeout_fn(struct hwtimer *timer)
  */
 
 /* The caller's CLOCK_MONOTONIC offset (namespace minus host), in ns. */
-static s64 hwt_timens_offset(void)
+static s64 hwtd_timens_offset(void)
 {
 	struct timespec64 ts = { };
 
@@ -597,7 +583,7 @@ static s64 hwt_timens_offset(void)
  * before the namespace's offset (before the host's boot) is 0, long past;
  * as in do_timens_ktime_to_host().
  */
-static u64 hwt_time_to_host(u64 t, s64 offset)
+static u64 hwtd_time_to_host(u64 t, s64 offset)
 {
 	if (offset >= 0)
 		return t < (u64)offset ? 0 : t - offset;
@@ -605,20 +591,43 @@ static u64 hwt_time_to_host(u64 t, s64 offset)
 }
 
 /* A host time as the caller's namespace sees it, within [0, KTIME_MAX]. */
-static u64 hwt_time_from_host(u64 t, s64 offset)
+static u64 hwtd_time_from_host(u64 t, s64 offset)
 {
 	if (offset >= 0)
 		return min_t(u64, t + offset, KTIME_MAX);
 	return t < (u64)-offset ? 0 : t + offset;
 }
 
+/**
+ * struct hwtd_clock - the time one arm or modify batch works with
+ * @now: host CLOCK_MONOTONIC, read once when the batch began
+ * @offset: the caller's time namespace offset (hwtd_timens_offset())
+ *
+ * Every entry of a batch is relative to the same @now, and the clock is
+ * read once per call, not per entry. @now may be a little in the past by
+ * the time an entry is armed: a deadline it finds still ahead may then be
+ * already due, which the wheel handles (it fires at its next tick, never
+ * early); a deadline it finds due is due.
+ */
+struct hwtd_clock {
+	u64	now;
+	s64	offset;
+};
+
+static void hwtd_clock_read(struct hwtd_clock *clk)
+{
+	clk->offset = hwtd_timens_offset();
+	clk->now = ktime_get_ns();
+}
+
 /*
  * Check the timing of an arm or modify entry and compute its absolute host
- * deadline from @now (host time); an absolute @expires is a time of the
- * caller's namespace, @offset its offset (hwt_timens_offset()).
+ * deadline from @clk->now (host time); an absolute @expires is a time of
+ * the caller's namespace, whose offset is @clk->offset.
  */
-static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
-			    u64 period, u64 now, s64 offset, u64 *deadline)
+static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
+			     u64 period, const struct hwtd_clock *clk,
+			     u64 *deadline)
 {
 	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
 		return -EINVAL;
@@ -628,8 +637,8 @@ static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
 	if (flags & HWTIMER_TIMEOUT_ABS) {
 		if (expires > (u64)KTIME_MAX)
 			return -EINVAL;
-		*deadline = hwt_time_to_host(expires, offset);
-	} else if (check_add_overflow(now, expires, deadline)) {
+		*deadline = hwtd_time_to_host(expires, clk->offset);
+	} else if (check_add_overflow(clk->now, expires, deadline)) {
 		return -EINVAL;
 	}
 	if (*deadline > (u64)KTIME_MAX)
@@ -638,45 +647,45 @@ static int hwt_check_timing(struct hwt_file *hf, u32 flags, u64 expires,
 }
 
 /*
- * Arm a %HWT_NEW, %HWT_PENDING or %HWT_QUEUED timeout for @deadline and
+ * Arm a %HWTD_NEW, %HWTD_PENDING or %HWTD_QUEUED timeout for @deadline and
  * @period, dropping a queued record; or, if @deadline is due, queue a fresh
  * record at once and set *@wake if the caller must wake the file's waiters
- * (see hwt_queue()). On error nothing changes.
+ * (see hwtd_queue()). Due means at or before @now, the host clock the
+ * caller read for its whole call. On error nothing changes.
  */
-static int hwt_arm_locked(struct hwt_file *hf, struct hwt_timeout *t,
-			  u64 deadline, u64 period, bool *wake)
+static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
+			   u64 deadline, u64 period, u64 now, bool *wake)
 {
-	u64 now = ktime_get_ns();
 	int ret;
 
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	if (deadline <= now) {
 		/* A timer of an earlier arm may still be pending. */
-		hwt_timer_stop(hf, t);
+		hwtd_timer_stop(hf, t);
 	} else {
-		ret = hwt_timer_set(hf, t, deadline);
+		ret = hwtd_timer_set(hf, t, deadline, now);
 		if (ret < 0)
 			return ret;
 	}
-	if (t->state == HWT_QUEUED)
-		hwt_unqueue(hf, t);
+	if (t->state == HWTD_QUEUED)
+		hwtd_unqueue(hf, t);
 	t->deadline = deadline;
 	t->period = period;
 	if (deadline <= now)
-		*wake = hwt_queue(hf, t, now);
+		*wake = hwtd_queue(hf, t, now);
 	else
-		t->state = HWT_PENDING;
+		t->state = HWTD_PENDING;
 	return 0;
 }
 
 /*
- * Allocate a timeout and give it an id, within the caps. It is %HWT_NEW:
+ * Allocate a timeout and give it an id, within the caps. It is %HWTD_NEW:
  * in @hf->ids, counted, but not armed.
  */
-static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
-					   u64 deadline, u64 period)
+static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, u64 cookie,
+					     u64 deadline, u64 period)
 {
-	struct hwt_timeout *t;
+	struct hwtd_timeout *t;
 	int ret;
 
 	spin_lock_irq(&hf->lock);
@@ -687,31 +696,31 @@ static struct hwt_timeout *hwt_timeout_new(struct hwt_file *hf, u64 cookie,
 	hf->nlive++;
 	spin_unlock_irq(&hf->lock);
 
-	ret = hwt_charge(hf);
+	ret = hwtd_charge(hf);
 	if (ret)
 		goto out_unlive;
 
-	t = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
+	t = kmem_cache_zalloc(hwtd_cache, GFP_KERNEL_ACCOUNT);
 	if (!t) {
 		ret = -ENOMEM;
 		goto out_uncharge;
 	}
-	hwtimer_setup(&t->timer, hf->wheel, hwt_timeout_fn);
+	hwtimer_setup(&t->timer, hf->wheel, hwtd_timeout_fn);
 	t->hf = hf;
 	t->cookie = cookie;
 	t->deadline = deadline;
 	t->period = period;
-	t->state = HWT_NEW;
+	t->state = HWTD_NEW;
 
 	/* A 64-bit counter does not wrap: ids are never reused. */
 	spin_lock_irq(&hf->lock);
 	t->id = hf->next_id++;
-	rb_add(&t->rb, &hf->ids, hwt_id_less);
+	rb_add(&t->rb, &hf->ids, hwtd_id_less);
 	spin_unlock_irq(&hf->lock);
 	return t;
 
 out_uncharge:
-	hwt_uncharge(hf);
+	hwtd_uncharge(hf);
 out_unlive:
 	spin_lock_irq(&hf->lock);
 	hf->nlive--;
@@ -719,19 +728,19 @@ out_unlive:
 	return ERR_PTR(ret);
 }
 
-/* Undo hwt_timeout_new() for a timeout that never left %HWT_NEW. */
-static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
+/* Undo hwtd_timeout_new() for a timeout that never left %HWTD_NEW. */
+static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	spin_lock_irq(&hf->lock);
 	rb_erase(&t->rb, &hf->ids);
 	hf->nlive--;
 	spin_unlock_irq(&hf->lock);
-	kmem_cache_free(hwt_cache, t);
-	hwt_uncharge(hf);
+	kmem_cache_free(hwtd_cache, t);
+	hwtd_uncharge(hf);
 }
 
 /*
- * The hwt_*_one() functions process one entry of a batch. They return 0
+ * The hwtd_*_one() functions process one entry of a batch. They return 0
  * when the entry was processed and its result written back (*@result is
  * that result), or -EFAULT when the entry could not be read or written:
  * then it changed nothing. To keep that promise, each writes every output
@@ -742,12 +751,12 @@ static void hwt_timeout_discard(struct hwt_file *hf, struct hwt_timeout *t)
  * between that test and the final write-back can a cancel or modify act
  * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
-static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
+static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
+			const struct hwtd_clock *clk, int *result)
 {
 	struct hwtimer_arm_entry __user *uent = uptr;
-	s64 offset = hwt_timens_offset();
 	struct hwtimer_arm_entry ent;
-	struct hwt_timeout *t;
+	struct hwtd_timeout *t;
 	bool wake = false;
 	u64 deadline;
 	int ret;
@@ -757,13 +766,12 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 	if (ent.reserved[0] || ent.reserved[1])
 		ret = -EINVAL;
 	else
-		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
-				       ent.period_ns, ktime_get_ns(), offset,
-				       &deadline);
+		ret = hwtd_check_timing(hf, ent.flags, ent.expires_ns,
+					ent.period_ns, clk, &deadline);
 	if (ret)
 		goto out_failed;
 
-	t = hwt_timeout_new(hf, ent.cookie, deadline, ent.period_ns);
+	t = hwtd_timeout_new(hf, ent.cookie, deadline, ent.period_ns);
 	if (IS_ERR(t)) {
 		ret = PTR_ERR(t);
 		goto out_failed;
@@ -775,22 +783,22 @@ static int hwt_arm_one(struct hwt_file *hf, void __user *uptr, int *result)
 	 * nothing armed.
 	 */
 	if (put_user(t->id, &uent->id) ||
-	    put_user(hwt_time_from_host(deadline, offset), &uent->deadline_ns) ||
+	    put_user(hwtd_time_from_host(deadline, clk->offset), &uent->deadline_ns) ||
 	    put_user(0, &uent->result)) {
-		hwt_timeout_discard(hf, t);
+		hwtd_timeout_discard(hf, t);
 		return -EFAULT;
 	}
 
 	spin_lock_irq(&hf->lock);
-	ret = hwt_arm_locked(hf, t, deadline, ent.period_ns, &wake);
+	ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, clk->now, &wake);
 	spin_unlock_irq(&hf->lock);
 	if (ret) {
 		/* Its timer was never started. */
-		hwt_timeout_discard(hf, t);
+		hwtd_timeout_discard(hf, t);
 		goto out_failed;
 	}
 	if (wake)
-		hwt_wake(hf);
+		hwtd_wake(hf);
 	*result = 0;
 	return 0;
 
@@ -802,11 +810,12 @@ out_failed:
 	return 0;
 }
 
-static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
+static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
+			   const struct hwtd_clock *clk, int *result)
 {
 	struct hwtimer_cancel_entry __user *uent = uptr;
 	struct hwtimer_cancel_entry ent;
-	struct hwt_timeout *t = NULL;
+	struct hwtd_timeout *t = NULL;
 	u32 status = 0;
 	int ret = 0;
 
@@ -819,14 +828,14 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 		ret = -EINVAL;
 	} else {
 		spin_lock_irq(&hf->lock);
-		t = hwt_lookup(hf, ent.id);
+		t = hwtd_lookup(hf, ent.id);
 		if (t)
-			status = hwt_unlink(hf, t);
+			status = hwtd_unlink(hf, t);
 		else
 			ret = -ENOENT;
 		spin_unlock_irq(&hf->lock);
 		if (t)
-			hwt_free(t);
+			hwtd_free(t);
 	}
 	if (put_user(ret, &uent->result) || put_user(status, &uent->status))
 		return -EFAULT;
@@ -834,12 +843,12 @@ static int hwt_cancel_one(struct hwt_file *hf, void __user *uptr, int *result)
 	return 0;
 }
 
-static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
+static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
+			   const struct hwtd_clock *clk, int *result)
 {
 	struct hwtimer_modify_entry __user *uent = uptr;
-	s64 offset = hwt_timens_offset();
 	struct hwtimer_modify_entry ent;
-	struct hwt_timeout *t;
+	struct hwtd_timeout *t;
 	u64 deadline = 0;
 	bool wake = false;
 	u32 status = 0;
@@ -854,28 +863,28 @@ static int hwt_modify_one(struct hwt_file *hf, void __user *uptr, int *result)
 	if (ent.reserved)
 		ret = -EINVAL;
 	else
-		ret = hwt_check_timing(hf, ent.flags, ent.expires_ns,
-				       ent.period_ns, ktime_get_ns(), offset,
-				       &deadline);
+		ret = hwtd_check_timing(hf, ent.flags, ent.expires_ns,
+					ent.period_ns, clk, &deadline);
 	if (ret)
 		goto out;
 
 	spin_lock_irq(&hf->lock);
-	t = hwt_lookup(hf, ent.id);
+	t = hwtd_lookup(hf, ent.id);
 	if (!t) {
 		ret = -ENOENT;
 	} else {
-		status = t->state == HWT_QUEUED ? HWTIMER_STATUS_EXPIRED :
+		status = t->state == HWTD_QUEUED ? HWTIMER_STATUS_EXPIRED :
 						  HWTIMER_STATUS_PENDING;
-		ret = hwt_arm_locked(hf, t, deadline, ent.period_ns, &wake);
+		ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, clk->now,
+				      &wake);
 		if (ret)
 			status = 0;
 	}
 	spin_unlock_irq(&hf->lock);
 	if (wake)
-		hwt_wake(hf);
+		hwtd_wake(hf);
 out:
-	deadline = ret ? 0 : hwt_time_from_host(deadline, offset);
+	deadline = ret ? 0 : hwtd_time_from_host(deadline, clk->offset);
 	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
 	    put_user(status, &uent->status))
 		return -EFAULT;
@@ -883,11 +892,17 @@ out:
 	return 0;
 }
 
-static long hwt_batch(struct hwt_file *hf, struct hwtimer_batch __user *ubatch,
-		      size_t entry_size,
-		      int (*one)(struct hwt_file *hf, void __user *uptr, int *result))
+/*
+ * Run @one over the entries of a batch. The clock is read once, before the
+ * first entry: every relative time in the batch counts from that moment.
+ */
+static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
+		       size_t entry_size,
+		       int (*one)(struct hwtd_file *hf, void __user *uptr,
+				  const struct hwtd_clock *clk, int *result))
 {
 	struct hwtimer_batch batch;
+	struct hwtd_clock clk;
 	char __user *uent;
 	u32 done, failed = 0;
 	int ret = 0, result;
@@ -906,8 +921,9 @@ static long hwt_batch(struct hwt_file *hf, struct hwtimer_batch __user *ubatch,
 	if (put_user(0U, &ubatch->done) || put_user(0U, &ubatch->failed))
 		return -EFAULT;
 
+	hwtd_clock_read(&clk);
 	for (done = 0; done < batch.count; done++) {
-		ret = one(hf, uent + (size_t)done * entry_size, &result);
+		ret = one(hf, uent + (size_t)done * entry_size, &clk, &result);
 		if (ret)
 			break;
 		if (result) {
@@ -926,7 +942,7 @@ static long hwt_batch(struct hwt_file *hf, struct hwtimer_batch __user *ubatch,
 	return ret;
 }
 
-static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
+static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
 {
 	struct hwtimer_info info;
 
@@ -938,7 +954,7 @@ static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
 	info.record_size = sizeof(struct hwtimer_expiry);
 	info.file_cap = READ_ONCE(file_cap);
 	info.global_cap = READ_ONCE(global_cap);
-	info.global_count = atomic_long_read(&hwt_global_count);
+	info.global_count = atomic_long_read(&hwtd_global_count);
 	info.user_cap = READ_ONCE(user_cap);
 	info.user_count = atomic_long_read(&hf->user->count);
 	spin_lock_irq(&hf->lock);
@@ -949,23 +965,23 @@ static long hwt_info(struct hwt_file *hf, struct hwtimer_info __user *uinfo)
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long hwtd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct hwt_file *hf = file->private_data;
+	struct hwtd_file *hf = file->private_data;
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case HWTIMER_IOC_INFO:
-		return hwt_info(hf, argp);
+		return hwtd_info(hf, argp);
 	case HWTIMER_IOC_ARM:
-		return hwt_batch(hf, argp, sizeof(struct hwtimer_arm_entry),
-				 hwt_arm_one);
+		return hwtd_batch(hf, argp, sizeof(struct hwtimer_arm_entry),
+				 hwtd_arm_one);
 	case HWTIMER_IOC_CANCEL:
-		return hwt_batch(hf, argp, sizeof(struct hwtimer_cancel_entry),
-				 hwt_cancel_one);
+		return hwtd_batch(hf, argp, sizeof(struct hwtimer_cancel_entry),
+				 hwtd_cancel_one);
 	case HWTIMER_IOC_MODIFY:
-		return hwt_batch(hf, argp, sizeof(struct hwtimer_modify_entry),
-				 hwt_modify_one);
+		return hwtd_batch(hf, argp, sizeof(struct hwtimer_modify_entry),
+				 hwtd_modify_one);
 	default:
 		return -ENOTTY;
 	}
@@ -975,37 +991,40 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * Arm periodic @t again for the first period that ends after @now, and
  * report the periods it skips as overruns.
  */
-static int hwt_forward(struct hwt_file *hf, struct hwt_timeout *t, u64 now,
-		       u64 *overrun)
+static int hwtd_forward(struct hwtd_file *hf, struct hwtd_timeout *t, u64 now,
+			u64 *overrun)
 {
 	u64 missed = 0, delta, next;
 	int ret;
 
-	hwt_lockdep_assert(hf);
+	hwtd_lockdep_assert(hf);
 	if (now > t->deadline)
 		missed = div64_u64(now - t->deadline, t->period);
 	if (check_mul_overflow(missed + 1, t->period, &delta) ||
 	    check_add_overflow(t->deadline, delta, &next) || next > (u64)KTIME_MAX)
 		next = KTIME_MAX;
 
-	ret = hwt_timer_set(hf, t, next);
+	ret = hwtd_timer_set(hf, t, next, now);
 	if (ret < 0)
 		return ret;
 	*overrun = missed;
 	t->deadline = next;
-	t->state = HWT_PENDING;
+	t->state = HWTD_PENDING;
 	return 0;
 }
 
 /*
- * Take up to @max records off the ready list into @recs. One-shot timeouts
- * (and periodic ones that cannot be re-armed) go onto @dead for the caller
- * to free.
+ * Take up to @max records off the ready list into @recs. Periodic timeouts
+ * are re-armed for the first period that ends after now, the clock read
+ * once the lock is held: on PREEMPT_RT taking it may wait for callbacks,
+ * and a stale clock would re-arm them in the past. One-shot timeouts (and
+ * periodic ones that cannot be re-armed) go onto @dead for the caller to
+ * free.
  */
-static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs,
-				unsigned int max, struct list_head *dead)
+static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *recs,
+				 unsigned int max, struct list_head *dead)
 {
-	struct hwt_timeout *t;
+	struct hwtd_timeout *t;
 	unsigned int n = 0;
 	u64 now;
 	int ret;
@@ -1015,22 +1034,22 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 	while (n < max && !list_empty(&hf->ready)) {
 		struct hwtimer_expiry *rec = &recs[n++];
 
-		t = list_first_entry(&hf->ready, struct hwt_timeout, node);
-		hwt_unqueue(hf, t);
+		t = list_first_entry(&hf->ready, struct hwtd_timeout, node);
+		hwtd_unqueue(hf, t);
 		memset(rec, 0, sizeof(*rec));
 		rec->id = t->id;
 		rec->cookie = t->cookie;
 		rec->deadline_ns = t->deadline;
 		rec->expired_ns = t->expired;
 		if (t->period) {
-			ret = hwt_forward(hf, t, now, &rec->overrun);
+			ret = hwtd_forward(hf, t, now, &rec->overrun);
 			if (!ret) {
 				rec->flags = HWTIMER_EXPIRY_REARMED;
 				continue;
 			}
 			rec->error = ret;
 		}
-		hwt_remove(hf, t);
+		hwtd_remove(hf, t);
 		list_add_tail(&t->node, dead);
 	}
 	spin_unlock_irq(&hf->lock);
@@ -1039,17 +1058,20 @@ static unsigned int hwt_dequeue(struct hwt_file *hf, struct hwtimer_expiry *recs
 
 /*
  * read(): whole records, oldest first. The file lock is held for at most
- * HWT_READ_CHUNK records at a time, never across a copy to user space;
+ * HWTD_READ_CHUNK records at a time, never across a copy to user space;
  * between chunks the reader may be rescheduled, and a fatal signal ends
- * the read with the records copied so far.
+ * the read with the records copied so far. The clock is read once per
+ * chunk, under the file lock (hwtd_dequeue()): a read() can last long,
+ * and a periodic timeout re-armed from a stale clock would be due again
+ * at once instead of counting overruns.
  */
-static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
-			loff_t *ppos)
+static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
 {
-	struct hwtimer_expiry recs[HWT_READ_CHUNK];
-	struct hwt_file *hf = file->private_data;
+	struct hwtimer_expiry recs[HWTD_READ_CHUNK];
+	struct hwtd_file *hf = file->private_data;
 	size_t max = count / sizeof(recs[0]);
-	struct hwt_timeout *t, *tmp;
+	struct hwtd_timeout *t, *tmp;
 	size_t done = 0;
 	unsigned int n;
 	int ret;
@@ -1071,19 +1093,19 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 				break;
 			cond_resched();
 		}
-		n = hwt_dequeue(hf, recs, min_t(size_t, max - done, HWT_READ_CHUNK),
-				&dead);
+		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, HWTD_READ_CHUNK),
+				 &dead);
 		list_for_each_entry_safe(t, tmp, &dead, node)
-			hwt_free(t);
+			hwtd_free(t);
 		if (n) {
-			s64 offset = hwt_timens_offset();
+			s64 offset = hwtd_timens_offset();
 			unsigned int i;
 
 			for (i = 0; offset && i < n; i++) {
 				recs[i].deadline_ns =
-					hwt_time_from_host(recs[i].deadline_ns, offset);
+					hwtd_time_from_host(recs[i].deadline_ns, offset);
 				recs[i].expired_ns =
-					hwt_time_from_host(recs[i].expired_ns, offset);
+					hwtd_time_from_host(recs[i].expired_ns, offset);
 			}
 			/* Records taken off are consumed, as timerfd's ticks are. */
 			if (copy_to_user(buf + done * sizeof(recs[0]), recs,
@@ -1103,9 +1125,9 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 	return done * sizeof(recs[0]);
 }
 
-static __poll_t hwt_poll(struct file *file, poll_table *wait)
+static __poll_t hwtd_poll(struct file *file, poll_table *wait)
 {
-	struct hwt_file *hf = file->private_data;
+	struct hwtd_file *hf = file->private_data;
 	__poll_t events = 0;
 
 	poll_wait(file, &hf->wq, wait);
@@ -1116,16 +1138,16 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 	return events;
 }
 
-static int hwt_open(struct inode *inode, struct file *file)
+static int hwtd_open(struct inode *inode, struct file *file)
 {
-	struct hwt_file *hf;
+	struct hwtd_file *hf;
 
-	if (!dev_wheel)
+	if (!hwtimer_default_wheel())
 		return -ENODEV;
 	hf = kzalloc(sizeof(*hf), GFP_KERNEL_ACCOUNT);
 	if (!hf)
 		return -ENOMEM;
-	hf->user = hwt_user_get(file->f_cred->uid);
+	hf->user = hwtd_user_get(file->f_cred->uid);
 	if (!hf->user) {
 		kfree(hf);
 		return -ENOMEM;
@@ -1134,16 +1156,16 @@ static int hwt_open(struct inode *inode, struct file *file)
 	hf->ids = RB_ROOT;
 	INIT_LIST_HEAD(&hf->ready);
 	init_waitqueue_head(&hf->wq);
-	hf->wheel = dev_wheel;
+	hf->wheel = hwtimer_default_wheel();
 	hf->next_id = 1;
 	file->private_data = hf;
 	return stream_open(inode, file);
 }
 
-static int hwt_release(struct inode *inode, struct file *file)
+static int hwtd_release(struct inode *inode, struct file *file)
 {
-	struct hwt_file *hf = file->private_data;
-	struct hwt_timeout *t, *tmp;
+	struct hwtd_file *hf = file->private_data;
+	struct hwtd_timeout *t, *tmp;
 	struct rb_node *node;
 
 	/*
@@ -1152,24 +1174,24 @@ static int hwt_release(struct inode *inode, struct file *file)
 	 * Callbacks do not touch @hf->ids, so it needs no lock here.
 	 */
 	for (node = rb_first(&hf->ids); node; node = rb_next(node)) {
-		t = rb_entry(node, struct hwt_timeout, rb);
+		t = rb_entry(node, struct hwtd_timeout, rb);
 		hwtimer_shutdown_sync(&t->timer);
 		cond_resched();
 	}
 	rbtree_postorder_for_each_entry_safe(t, tmp, &hf->ids, rb) {
-		kmem_cache_free(hwt_cache, t);
-		hwt_uncharge(hf);
+		kmem_cache_free(hwtd_cache, t);
+		hwtd_uncharge(hf);
 		cond_resched();
 	}
-	hwt_user_put(hf->user);
-	/* A callback may still be waking @hf->wq: see struct hwt_file. */
+	hwtd_user_put(hf->user);
+	/* A callback may still be waking @hf->wq: see struct hwtd_file. */
 	kfree_rcu(hf, rcu);
 	return 0;
 }
 
-static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
+static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
 {
-	struct hwt_file *hf = file->private_data;
+	struct hwtd_file *hf = file->private_data;
 	unsigned long pending, queued;
 
 	spin_lock_irq(&hf->lock);
@@ -1183,45 +1205,47 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 		   atomic_long_read(&hf->user->count), READ_ONCE(user_cap));
 }
 
-static const struct file_operations hwt_fops = {
+static const struct file_operations hwtd_fops = {
 	.owner		= THIS_MODULE,
-	.open		= hwt_open,
-	.release	= hwt_release,
-	.read		= hwt_read,
-	.poll		= hwt_poll,
-	.unlocked_ioctl	= hwt_ioctl,
+	.open		= hwtd_open,
+	.release	= hwtd_release,
+	.read		= hwtd_read,
+	.poll		= hwtd_poll,
+	.unlocked_ioctl	= hwtd_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.show_fdinfo	= hwt_show_fdinfo,
+	.show_fdinfo	= hwtd_show_fdinfo,
 };
 
-static struct miscdevice hwt_misc = {
+static struct miscdevice hwtd_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "hwtimer",
-	.fops	= &hwt_fops,
+	.fops	= &hwtd_fops,
 	.mode	= 0666,
 };
 
-int hwt_dev_init(void)
+int hwtd_init(void)
 {
 	int ret;
 
-	hwt_cache = KMEM_CACHE(hwt_timeout, 0);
-	if (!hwt_cache)
+	/* The stress tests read /sys/kernel/slab/hwt_timeout: keep its name. */
+	hwtd_cache = kmem_cache_create("hwt_timeout", sizeof(struct hwtd_timeout),
+				       __alignof__(struct hwtd_timeout), 0, NULL);
+	if (!hwtd_cache)
 		return -ENOMEM;
-	ret = misc_register(&hwt_misc);
+	ret = misc_register(&hwtd_misc);
 	if (ret)
 		goto out_cache;
 	return 0;
 
 out_cache:
-	kmem_cache_destroy(hwt_cache);
+	kmem_cache_destroy(hwtd_cache);
 	return ret;
 }
 
-void hwt_dev_exit(void)
+void hwtd_exit(void)
 {
-	misc_deregister(&hwt_misc);
+	misc_deregister(&hwtd_misc);
 	/* No file is open: each one holds a reference to the module. */
-	WARN_ON(!xa_empty(&hwt_users));
-	kmem_cache_destroy(hwt_cache);
+	WARN_ON(!xa_empty(&hwtd_users));
+	kmem_cache_destroy(hwtd_cache);
 }

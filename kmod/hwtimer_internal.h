@@ -147,7 +147,9 @@ struct hwt_base {
  *           synchronize_rcu() has returned, every call sees it set or
  *           has returned (calls run in RCU read-side sections).
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
- *          and no hrtimer or work item is ever armed
+ *          and no hrtimer or work item is ever armed. Read on the hot
+ *          paths only behind a static key that is on while a manual wheel
+ *          exists (hwt_is_manual()), and only in kernels with KUnit.
  * @manual_now: the manual clock, in ns
  * @bases: the per-CPU bases
  * @wq: workqueue of a %HWTIMER_WHEEL_PROCESS wheel
@@ -187,10 +189,12 @@ struct hwtimer_wheel {
 int hwt_core_init(void);
 void hwt_core_exit(void);
 
+/* The wheel, for the char device. */
+int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
+
 /* The char device, for the module glue. */
-int hwt_dev_init(void);
-void hwt_dev_exit(void);
-void hwt_set_default_wheel(struct hwtimer_wheel *wheel);
+int hwtd_init(void);
+void hwtd_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct hwtimer_wheel *hwt_wheel_create_manual(const struct hwtimer_wheel_config *cfg);

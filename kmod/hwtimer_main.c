@@ -72,8 +72,7 @@ static int __init hwtimer_init(void)
 		goto out_core;
 	}
 
-	hwt_set_default_wheel(default_wheel);
-	ret = hwt_dev_init();
+	ret = hwtd_init();
 	if (ret)
 		goto out_wheel;
 
@@ -92,7 +91,7 @@ static void __exit hwtimer_exit(void)
 {
 	unsigned long left = 0;
 
-	hwt_dev_exit();
+	hwtd_exit();
 	hwtimer_wheel_destroy(default_wheel, hwt_default_unprocessed, &left);
 	/* Every user of the default wheel holds a module reference. */
 	WARN(left, "hwtimer: %lu timers still pending on the default wheel at unload\n", left);

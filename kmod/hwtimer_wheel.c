@@ -69,11 +69,13 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/static_key.h>
 #include <linux/string.h>
 
 #include "hwtimer_compat.h"
@@ -91,9 +93,44 @@ static struct dentry *hwt_debugfs_root;
 
 /* ---- time ------------------------------------------------------------- */
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * Enabled while a manual test wheel exists (hwt_wheel_create_manual()):
+ * the one test of w->manual on the hot paths is a patched-out jump
+ * otherwise, so wheels in use pay nothing for the tests' clock. A manual
+ * wheel takes a reference before it is reachable and drops it once freed,
+ * so the key is on for the whole life of every manual wheel.
+ */
+static DEFINE_STATIC_KEY_FALSE(hwt_manual_key);
+
+static bool hwt_is_manual(const struct hwtimer_wheel *w)
+{
+	return static_branch_unlikely(&hwt_manual_key) && w->manual;
+}
+
+static void hwt_manual_get(void)
+{
+	static_branch_inc(&hwt_manual_key);
+}
+
+static void hwt_manual_put(void)
+{
+	static_branch_dec(&hwt_manual_key);
+}
+#else
+static bool hwt_is_manual(const struct hwtimer_wheel *w)
+{
+	return false;
+}
+
+static void hwt_manual_get(void) { }
+static void hwt_manual_put(void) { }
+#endif
+
+/* The wheel's clock: CLOCK_MONOTONIC, or a test's manual clock. */
 static u64 hwt_now(const struct hwtimer_wheel *w)
 {
-	if (w->manual)
+	if (hwt_is_manual(w))
 		return READ_ONCE(w->manual_now);
 	return ktime_get_ns();
 }
@@ -417,7 +454,8 @@ static void hwt_program(struct hwt_base *base)
 
 	lockdep_assert_held(&base->lock);
 
-	if (w->manual || base->processing || base->offline || READ_ONCE(w->stopped))
+	if (hwt_is_manual(w) || base->processing || base->offline ||
+	    READ_ONCE(w->stopped))
 		return;
 	if (base->next_event == U64_MAX) {
 		if (base->armed != U64_MAX) {
@@ -463,7 +501,7 @@ static void hwt_forward(struct hwt_base *base, u64 now)
  */
 static bool hwt_has_expiry_lock(const struct hwtimer_wheel *w)
 {
-	return !(w->flags & HWTIMER_WHEEL_PROCESS) && !w->manual;
+	return !(w->flags & HWTIMER_WHEEL_PROCESS) && !hwt_is_manual(w);
 }
 
 static void hwt_expiry_lock(struct hwt_base *base)
@@ -672,7 +710,7 @@ static bool hwt_run(struct hwt_base *base)
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
-		if (!w->manual && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
+		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
 			/* A fresh softirq pass, behind whatever else is pending. */
 			base->armed = 0;
@@ -859,7 +897,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, unsigned int opts)
 
 	if (!base->processing)
 		hwt_forward(base, now);
-	t->deadline = deadline;
+	/* hwtimer_expires() reads it without the lock. */
+	WRITE_ONCE(t->deadline, deadline);
 	hwt_enqueue(base, t, hwt_expiry_tick(w, deadline));
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
@@ -961,6 +1000,18 @@ int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 	return hwt_arm_abs(timer, deadline_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
+
+/*
+ * hwtimer_modify_abs() for a caller that arms many timers in one call (the
+ * char device's batches) and reads the clock once for all of them: @now is
+ * ktime_get_ns() read before this call (the wheel must not be a manual test
+ * wheel). An earlier @now only moves an idle base's clock less far
+ * forward, which costs nothing in precision: expiry ticks are absolute.
+ */
+int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
+{
+	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), HWT_ARM_MODIFY);
+}
 
 /* Cancel @t if pending; the caller holds @base->lock. */
 static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
@@ -1125,6 +1176,75 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 }
 EXPORT_SYMBOL_GPL(hwtimer_state);
 
+/**
+ * hwtimer_expires - the deadline a timer was last armed for
+ * @timer: a timer set up with hwtimer_setup()
+ *
+ * The CLOCK_MONOTONIC deadline in ns that the last start or modify asked
+ * for (clamped to KTIME_MAX), or that hwtimer_forward() moved it to: not
+ * the tick it fires on, which may be up to one tick later. 0 for a timer
+ * never armed. A snapshot, as hwtimer_pending() is, unless the caller
+ * serialises against start, modify and forward (a callback reading its own
+ * timer does).
+ *
+ * Context: any.
+ * Return: the deadline in ns.
+ */
+u64 hwtimer_expires(const struct hwtimer *timer)
+{
+	return READ_ONCE(timer->deadline);
+}
+EXPORT_SYMBOL_GPL(hwtimer_expires);
+
+/**
+ * hwtimer_forward - move an expired timer's deadline past now
+ * @timer: a timer set up with hwtimer_setup(), not pending
+ * @interval_ns: the period in ns, at least 1
+ *
+ * As hrtimer_forward(): if the timer's deadline has passed, add
+ * @interval_ns to it as many times as it takes to put it after now, and
+ * return how many times that was (1 + the periods missed). The new
+ * deadline is the old one plus whole periods, never now plus a period, so
+ * a periodic timer does not drift however late its callbacks run. It
+ * does not arm the timer: a periodic callback does
+ *
+ *	hwtimer_forward(t, period);
+ *	hwtimer_start_abs(t, hwtimer_expires(t));
+ *
+ * A deadline past KTIME_MAX is clamped to it.
+ *
+ * Context: any; typically the timer's own callback.
+ * Return: the number of periods added, 0 if the deadline has not passed
+ * (or, with a warning, if @timer is pending or @interval_ns is 0).
+ */
+u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
+{
+	struct hwt_base *base;
+	unsigned long flags;
+	u64 now, orun = 0, add, deadline;
+
+	if (WARN_ON_ONCE(!interval_ns))
+		return 0;
+	rcu_read_lock();
+	base = hwt_lock_base(timer, &flags);
+	if (WARN_ON_ONCE(hwtimer_pending(timer)))
+		goto out_unlock;
+	now = hwt_now(timer->wheel);
+	deadline = timer->deadline;
+	if (now < deadline)
+		goto out_unlock;
+	orun = div64_u64(now - deadline, interval_ns) + 1;
+	if (check_mul_overflow(orun, interval_ns, &add) ||
+	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
+		deadline = KTIME_MAX;
+	WRITE_ONCE(timer->deadline, deadline);
+out_unlock:
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	rcu_read_unlock();
+	return orun;
+}
+EXPORT_SYMBOL_GPL(hwtimer_forward);
+
 /* ---- wheels ------------------------------------------------------------- */
 
 /**
@@ -1228,6 +1348,8 @@ static void hwt_free(struct hwtimer_wheel *w)
 	if (w->wq)
 		destroy_workqueue(w->wq);
 	lockdep_unregister_key(&w->lockdep_key);
+	if (w->manual)
+		hwt_manual_put();
 	kfree(w);
 }
 
@@ -1277,6 +1399,8 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	w->max_pending = cfg->max_pending;
 	w->flags = cfg->flags;
 	w->manual = manual;
+	if (manual)
+		hwt_manual_get();
 	w->owner = owner;
 	w->epoch_ns = manual ? 0 : ktime_get_ns();
 	INIT_LIST_HEAD(&w->node);

@@ -3,6 +3,7 @@
 #ifndef _HWTIMER_KUNIT_H
 #define _HWTIMER_KUNIT_H
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/hwtimer.h>
@@ -33,13 +34,15 @@ struct hwtimer_wheel *kt_manual_wheel(struct kunit *test, u64 tick_ns, u32 slots
 struct hwtimer_wheel *kt_real_wheel(struct kunit *test, u64 tick_ns, u32 slots,
 				    u32 flags);
 
+/*
+ * Wheels from kt_*_wheel() and memory from kt_kvzalloc() are KUnit
+ * resources of @test: as many as a test likes, all gone when it ends.
+ */
 /* Destroy every wheel kt_*_wheel() made for @test; returns unprocessed. */
 unsigned long kt_destroy_all(struct kunit *test);
-/* Zeroed memory freed by kt_cleanup(), after the wheels are destroyed. */
+/* Zeroed memory, freed when the test ends, after its wheels are destroyed. */
 void *kt_kvzalloc(struct kunit *test, size_t size);
-/* Suite .init: no wheels or memory yet. */
-int kt_init(struct kunit *test);
-/* Suite .exit: destroy the test's wheels, then free its kt_kvzalloc()s. */
+/* Suite .exit: destroy the test's wheels before KUnit frees its memory. */
 void kt_cleanup(struct kunit *test);
 
 #endif

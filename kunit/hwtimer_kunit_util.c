@@ -41,31 +41,39 @@ const char *kt_name(struct kunit *test)
 	return name;
 }
 
-#define KT_MAX_WHEELS 8
-#define KT_MAX_ALLOCS 8
-
-struct kt_wheels {
-	struct hwtimer_wheel *w[KT_MAX_WHEELS];
-	int n;
-	void *mem[KT_MAX_ALLOCS];
-	int nmem;
-};
-
-static struct kt_wheels *kt_wheels(struct kunit *test)
+/*
+ * Wheels and memory are KUnit resources of the test that made them, so a
+ * test may make as many as it likes. KUnit frees resources last made
+ * first, after the suite's .exit: kt_cleanup() destroys the wheels first,
+ * so that no wheel outlives memory holding its timers, whatever order the
+ * test made them in.
+ */
+static int kt_wheel_init(struct kunit_resource *res, void *wheel)
 {
-	if (!test->priv)
-		test->priv = kunit_kzalloc(test, sizeof(struct kt_wheels), GFP_KERNEL);
-	return test->priv;
+	res->data = wheel;
+	return 0;
+}
+
+static void kt_wheel_free(struct kunit_resource *res)
+{
+	/* NULL once kt_destroy_all() has destroyed it. */
+	hwtimer_wheel_destroy(res->data, NULL, NULL);
+}
+
+static bool kt_wheel_match(struct kunit *test, struct kunit_resource *res, void *data)
+{
+	return res->free == kt_wheel_free;
 }
 
 static struct hwtimer_wheel *kt_keep(struct kunit *test, struct hwtimer_wheel *w)
 {
-	struct kt_wheels *ws = kt_wheels(test);
+	void *res;
 
-	KUNIT_ASSERT_NOT_NULL(test, ws);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, w, "wheel creation failed: %ld", PTR_ERR(w));
-	KUNIT_ASSERT_LT(test, ws->n, KT_MAX_WHEELS);
-	ws->w[ws->n++] = w;
+	res = kunit_alloc_resource(test, kt_wheel_init, kt_wheel_free, GFP_KERNEL, w);
+	if (!res)
+		hwtimer_wheel_destroy(w, NULL, NULL);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, res, "no memory to track a wheel");
 	return w;
 }
 
@@ -95,47 +103,42 @@ struct hwtimer_wheel *kt_real_wheel(struct kunit *test, u64 tick_ns, u32 slots,
 	return kt_keep(test, hwtimer_wheel_create(&cfg));
 }
 
-void *kt_kvzalloc(struct kunit *test, size_t size)
+static int kt_mem_init(struct kunit_resource *res, void *size)
 {
-	struct kt_wheels *ws = kt_wheels(test);
-	void *p;
-
-	KUNIT_ASSERT_NOT_NULL(test, ws);
-	KUNIT_ASSERT_LT(test, ws->nmem, KT_MAX_ALLOCS);
-	p = kvzalloc(size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "no memory for %zu bytes", size);
-	ws->mem[ws->nmem++] = p;
-	return p;
+	res->data = kvzalloc(*(size_t *)size, GFP_KERNEL);
+	return res->data ? 0 : -ENOMEM;
 }
 
-int kt_init(struct kunit *test)
+static void kt_mem_free(struct kunit_resource *res)
 {
-	/* Parameterised runs share one struct kunit: start each afresh. */
-	test->priv = NULL;
-	return 0;
+	kvfree(res->data);
+}
+
+void *kt_kvzalloc(struct kunit *test, size_t size)
+{
+	void *p = kunit_alloc_resource(test, kt_mem_init, kt_mem_free, GFP_KERNEL, &size);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "no memory for %zu bytes", size);
+	return p;
 }
 
 unsigned long kt_destroy_all(struct kunit *test)
 {
-	struct kt_wheels *ws = test->priv;
+	struct kunit_resource *res;
 	unsigned long n = 0;
 
-	if (!ws)
-		return 0;
-	while (ws->n > 0)
-		n += hwtimer_wheel_destroy(ws->w[--ws->n], NULL, NULL);
+	while ((res = kunit_find_resource(test, kt_wheel_match, NULL))) {
+		n += hwtimer_wheel_destroy(res->data, NULL, NULL);
+		res->data = NULL;
+		kunit_remove_resource(test, res);
+		kunit_put_resource(res);
+	}
 	return n;
 }
 
 void kt_cleanup(struct kunit *test)
 {
-	struct kt_wheels *ws = test->priv;
-
-	if (!ws)
-		return;
 	kt_destroy_all(test);
-	while (ws->nmem > 0)
-		kvfree(ws->mem[--ws->nmem]);
 }
 
 MODULE_LICENSE("GPL");

@@ -677,7 +677,6 @@ static struct kunit_case realtime_cases[] = {
 
 static struct kunit_suite realtime_suite = {
 	.name = "hwtimer_realtime",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = realtime_cases,
 };
@@ -1043,6 +1042,215 @@ static void cc_cancel_sees_moving_timer(struct kunit *test)
 		   m->modifies);
 }
 
+/*
+ * The pending cap under a race. The wheel is full: its cap is CC_CAP, with
+ * CC_CAP - 1 filler timers and thread A's timer pending. A (on one CPU)
+ * keeps cancelling its timer and starting it again; B (on another) keeps
+ * trying to start its own, which fails while A holds the one free place.
+ * A's start may fail with -EBUSY only if B took that place in A's gap
+ * between cancel and start.
+ *
+ * An increment undone after the fact (the old code) breaks this: B's
+ * failing start pushes the count past the cap for a moment; if A cancels
+ * and starts again within that moment, A's start fails too, with nobody
+ * holding the free place: both fail.
+ *
+ * While A holds the place it also watches the cap's count, which must never
+ * exceed the cap, not even for the moment a failing start takes: that is
+ * how the old code let the race happen, and a watcher on another CPU sees
+ * it far more often than the race itself.
+ *
+ * To tell the two apart, B numbers its calls (@b_begun before a call,
+ * @b_ended after it) and, when it wins, publishes the call's number in
+ * @b_win and holds its timer until A acknowledges it in @b_ack; then it
+ * lets A take the place back (@a_gen) before it tries again. When A's
+ * start fails, A reads @b_begun, waits for B's call in progress to end,
+ * and requires a win of a call B had begun by then: B's winning start
+ * charged the cap before A's start failed, so it began before A read
+ * @b_begun.
+ */
+#define CC_CAP		4
+#define CC_CAP_WAIT_MS	20000	/* a TCG vCPU can be descheduled for seconds */
+
+struct cc_cap {
+	struct hwtimer_wheel *w;
+	s64 max_count;
+	unsigned long looks, over;
+	struct hwtimer fill[CC_CAP - 1];
+	struct hwtimer a, b;
+	atomic_t b_begun, b_ended, b_win, b_ack, a_gen, stop;
+	unsigned long a_ok, a_busy, both;
+	unsigned long b_wins, b_busy;
+	int a_err, b_err;
+};
+
+static void cc_cap_fn(struct hwtimer *t)
+{
+}
+
+/*
+ * Spin until @v reaches @want (@eq: equals it; !@eq: is at least it), the
+ * test stops (@stop), or CC_CAP_WAIT_MS pass. Return: true if it did.
+ */
+static bool cc_cap_await(atomic_t *v, int want, bool eq, atomic_t *stop)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), CC_CAP_WAIT_MS);
+	unsigned int spins = 0;
+
+	for (;;) {
+		int cur = atomic_read(v);
+
+		if (eq ? cur == want : cur >= want)
+			return true;
+		if ((stop && atomic_read(stop)) || ktime_after(ktime_get(), end))
+			return false;
+		if (!(++spins & 1023))
+			cond_resched();
+		cpu_relax();
+	}
+}
+
+static int cc_cap_b(void *arg)
+{
+	struct cc_cap *c = arg;
+	int n, gen, ret;
+
+	while (!atomic_read(&c->stop)) {
+		n = atomic_inc_return(&c->b_begun);
+		ret = hwtimer_start(&c->b, 3600 * 1000 * MS);
+		if (!ret) {
+			c->b_wins++;
+			gen = atomic_read(&c->a_gen);
+			atomic_set(&c->b_win, n);
+			atomic_set(&c->b_ended, n);
+			/* Hold the place until A has found it taken. */
+			cc_cap_await(&c->b_ack, n, true, &c->stop);
+			if (hwtimer_cancel(&c->b) != 1 && !c->b_err)
+				c->b_err = -ENOENT;
+			atomic_set(&c->b_win, 0);
+			/* Let A have it again. */
+			cc_cap_await(&c->a_gen, gen + 1, false, &c->stop);
+		} else {
+			atomic_set(&c->b_ended, n);
+			if (ret == -EBUSY)
+				c->b_busy++;
+			else if (!c->b_err)
+				c->b_err = ret;
+		}
+		if (!(n & 255))
+			cond_resched();
+	}
+	return kt_wait_for_stop();
+}
+
+static long cc_cap_a(void *arg)
+{
+	struct cc_cap *c = arg;
+	ktime_t end = ktime_add_ms(ktime_get(), 3000);
+	bool holding = true;
+	int i, ret, begun, win;
+	s64 count;
+
+	while (ktime_before(ktime_get(), end)) {
+		if (holding && hwtimer_cancel(&c->a) != 1) {
+			c->a_err = -ENOENT;
+			break;
+		}
+		holding = false;
+		ret = hwtimer_start(&c->a, 3600 * 1000 * MS);
+		if (!ret) {
+			holding = true;
+			c->a_ok++;
+			atomic_inc(&c->a_gen);
+			/* B's starts fail now: watch them from here. */
+			for (i = 0; i < 32; i++) {
+				count = atomic64_read(&c->w->npending);
+				c->looks++;
+				if (count > CC_CAP)
+					c->over++;
+				if (count > c->max_count)
+					c->max_count = count;
+			}
+		} else if (ret == -EBUSY) {
+			/* Only a call B had begun by now can hold the place. */
+			smp_rmb();
+			begun = atomic_read(&c->b_begun);
+			if (!cc_cap_await(&c->b_ended, begun, false, NULL)) {
+				c->a_err = -ETIMEDOUT;
+				break;
+			}
+			win = atomic_read(&c->b_win);
+			if (win && win <= begun) {
+				c->a_busy++;
+				atomic_set(&c->b_ack, win);
+				if (!cc_cap_await(&c->b_win, 0, true, NULL)) {
+					c->a_err = -ETIMEDOUT;
+					break;
+				}
+			} else {
+				c->both++;
+			}
+		} else {
+			c->a_err = ret;
+			break;
+		}
+		if (!((c->a_ok + c->a_busy + c->both) & 255))
+			cond_resched();
+	}
+	atomic_set(&c->stop, 1);
+	if (holding)
+		hwtimer_cancel(&c->a);
+	return 0;
+}
+
+static void cc_cap_race_never_both_fail(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, CC_CAP);
+	struct cc_cap *c = kt_kvzalloc(test, sizeof(*c));
+	unsigned int a = cpumask_first(cpu_online_mask);
+	unsigned int b = cpumask_next(a, cpu_online_mask);
+	struct task_struct *tb;
+	int i;
+
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	c->w = w;
+	for (i = 0; i < CC_CAP - 1; i++) {
+		hwtimer_setup(&c->fill[i], w, cc_cap_fn);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&c->fill[i], 3600 * 1000 * MS), 0);
+	}
+	hwtimer_setup(&c->a, w, cc_cap_fn);
+	hwtimer_setup(&c->b, w, cc_cap_fn);
+	KUNIT_ASSERT_EQ_MSG(test, kt_modify_on(a, &c->a, 3600 * 1000 * MS), 0,
+			    "A's timer did not get the cap's last free place");
+	KUNIT_ASSERT_EQ_MSG(test, hwtimer_start(&c->b, MS), -EBUSY,
+			    "a start on a wheel at its cap of %d succeeded", CC_CAP);
+
+	tb = kthread_create(cc_cap_b, c, "hwt_cap_b");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tb));
+	kthread_bind(tb, b);
+	wake_up_process(tb);
+	work_on_cpu(a, cc_cap_a, c);
+	kthread_stop(tb);
+
+	kunit_info(test, "A (CPU %u): %lu starts, %lu refused while B held the place, %lu refused with the place free; count above the cap in %lu of %lu looks (up to %lld); B (CPU %u): %lu wins, %lu refused\n",
+		   a, c->a_ok, c->a_busy, c->both, c->over, c->looks, c->max_count,
+		   b, c->b_wins, c->b_busy);
+	KUNIT_EXPECT_EQ_MSG(test, c->both, 0UL,
+			    "%lu of %lu starts got -EBUSY from a wheel one below its cap of %d (the other CPU's start failed too)",
+			    c->both, c->a_ok + c->a_busy + c->both, CC_CAP);
+	KUNIT_EXPECT_LE_MSG(test, c->max_count, (s64)CC_CAP,
+			    "the cap's count was above the cap of %d (up to %lld) in %lu of %lu looks, while starts failed at it",
+			    CC_CAP, c->max_count, c->over, c->looks);
+	KUNIT_EXPECT_EQ_MSG(test, c->a_err, 0, "thread A stopped early: %d", c->a_err);
+	KUNIT_EXPECT_EQ_MSG(test, c->b_err, 0, "thread B stopped early: %d", c->b_err);
+	KUNIT_EXPECT_GT_MSG(test, c->b_busy, 0UL,
+			    "B was never refused at the cap: the race was not exercised");
+	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&w->npending), (s64)(CC_CAP - 1),
+			    "the cap counts %lld timers, %d are pending",
+			    (s64)atomic64_read(&w->npending), CC_CAP - 1);
+}
+
 static struct kunit_case concurrency_cases[] = {
 	KUNIT_CASE(cc_ledger_softirq),
 	KUNIT_CASE(cc_ledger_process),
@@ -1050,12 +1258,12 @@ static struct kunit_case concurrency_cases[] = {
 	KUNIT_CASE(cc_cancel_sync_from_other_cpu),
 	KUNIT_CASE(cc_hotplug_migrates),
 	KUNIT_CASE(cc_cancel_sees_moving_timer),
+	KUNIT_CASE(cc_cap_race_never_both_fail),
 	{}
 };
 
 static struct kunit_suite concurrency_suite = {
 	.name = "hwtimer_concurrency",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = concurrency_cases,
 };

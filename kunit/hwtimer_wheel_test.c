@@ -58,6 +58,7 @@ static void kt_bad_config_desc(const struct kt_bad_config *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(kt_bad_config, kt_bad_configs, kt_bad_config_desc);
 
 static void config_rejects_bad(struct kunit *test)
@@ -146,7 +147,6 @@ static struct kunit_case config_cases[] = {
 
 static struct kunit_suite config_suite = {
 	.name = "hwtimer_config",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = config_cases,
 };
@@ -188,7 +188,6 @@ static struct kunit_case place_cases[] = {
 
 static struct kunit_suite place_suite = {
 	.name = "hwtimer_place",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = place_cases,
 };
@@ -231,6 +230,7 @@ static void kt_delay_desc(const u64 *d, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "delay %llu ns", *d);
 }
+
 KUNIT_ARRAY_PARAM(kt_delay, kt_delays, kt_delay_desc);
 
 static void wheel_never_early_exact_tick(struct kunit *test)
@@ -691,6 +691,76 @@ static void wheel_lateness_stats(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.max_late_ns, 10 * MS);
 }
 
+/*
+ * A periodic timer built on hwtimer_forward(): each callback moves the
+ * deadline on by whole periods from the previous deadline, not from when
+ * the callback runs, and counts the periods it skipped.
+ */
+struct kt_periodic {
+	struct hwtimer t;
+	u64 period;
+	u64 overruns;
+	int fires;
+	int rearm_err;
+	u64 fired_deadline[4];
+};
+
+static void kt_periodic_fn(struct hwtimer *t)
+{
+	struct kt_periodic *p = from_hwtimer(p, t, t);
+
+	if (p->fires < ARRAY_SIZE(p->fired_deadline))
+		p->fired_deadline[p->fires] = hwtimer_expires(t);
+	p->fires++;
+	p->overruns += hwtimer_forward(t, p->period);
+	p->rearm_err = hwtimer_start_abs(t, hwtimer_expires(t));
+}
+
+static void wheel_forward_drift_free(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_periodic *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	hwtimer_setup(&p->t, w, kt_periodic_fn);
+	p->period = 3 * MS;
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&p->t, 3 * MS), 0);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_expires(&p->t), 3 * MS,
+			    "hwtimer_expires() is not the deadline asked for");
+
+	/* Half a period late: one period on, to 6 ms, not 3.5 + 3. */
+	hwt_manual_advance(w, 3 * MS + MS / 2);
+	KUNIT_ASSERT_EQ(test, p->fires, 1);
+	KUNIT_EXPECT_EQ(test, p->fired_deadline[0], 3 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_expires(&p->t), 6 * MS,
+			    "forwarded from when the callback ran (drift), not from the deadline");
+	KUNIT_EXPECT_EQ(test, p->overruns, 1ULL);
+
+	/* 7.2 ms late: the 9 and 12 ms periods are missed, next is 15 ms. */
+	hwt_manual_advance(w, 13 * MS + MS / 5);
+	KUNIT_ASSERT_EQ(test, p->fires, 2);
+	KUNIT_EXPECT_EQ(test, p->fired_deadline[1], 6 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_expires(&p->t), 15 * MS,
+			    "after missing two periods the deadline is %llu ns, not 15 ms",
+			    hwtimer_expires(&p->t));
+	KUNIT_EXPECT_EQ_MSG(test, p->overruns, 4ULL,
+			    "hwtimer_forward() counted %llu periods in all, not 1 + 3",
+			    p->overruns);
+
+	/* Exactly on time: one period. */
+	hwt_manual_advance(w, 15 * MS);
+	KUNIT_ASSERT_EQ(test, p->fires, 3);
+	KUNIT_EXPECT_EQ(test, hwtimer_expires(&p->t), 18 * MS);
+	KUNIT_EXPECT_EQ(test, p->overruns, 5ULL);
+	KUNIT_EXPECT_EQ(test, p->rearm_err, 0);
+
+	/* A deadline that has not passed is left alone. */
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&p->t), 1);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_forward(&p->t, p->period), 0ULL,
+			    "forwarded a deadline that is still ahead");
+	KUNIT_EXPECT_EQ(test, hwtimer_expires(&p->t), 18 * MS);
+}
+
 static void wheel_many_same_tick(struct kunit *test)
 {
 	const int n = 2000;
@@ -732,12 +802,12 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_burst_is_batched),
 	KUNIT_CASE(wheel_lateness_stats),
 	KUNIT_CASE(wheel_many_same_tick),
+	KUNIT_CASE(wheel_forward_drift_free),
 	{}
 };
 
 static struct kunit_suite wheel_suite = {
 	.name = "hwtimer_wheel",
-	.init = kt_init,
 	.exit = kt_cleanup,
 	.test_cases = wheel_cases,
 };

@@ -188,6 +188,8 @@ int hwtimer_cancel(struct hwtimer *timer);
 int hwtimer_cancel_sync(struct hwtimer *timer);
 int hwtimer_shutdown_sync(struct hwtimer *timer);
 enum hwtimer_state hwtimer_state(struct hwtimer *timer);
+u64 hwtimer_expires(const struct hwtimer *timer);
+u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns);
 
 /**
  * hwtimer_pending - is a timer queued?

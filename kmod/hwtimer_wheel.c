@@ -52,7 +52,8 @@
  * slots to the base's @due list, and runs callbacks with the base lock
  * dropped and @running set, so hwtimer_cancel_sync() can wait for a running
  * callback (compare __run_timers() and timer_delete_sync()). At most
- * HWT_EXPIRE_BATCH callbacks run per pass; the rest are picked up by an
+ * HWT_EXPIRE_BATCH callbacks run per pass, and for at most HWT_PASS_NS once
+ * one has run; the rest are picked up by an
  * immediately re-armed hrtimer (a fresh softirq, so the softirq layer's own
  * time limits and ksoftirqd apply) or after cond_resched().
  */

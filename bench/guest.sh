@@ -16,10 +16,16 @@
 # KPARAMS, the benchmark module's parameters; UPARAMS, hwtbench-user's
 # options; KBENCH, the kernel benchmarks to run; RUN_USER=0 skips the
 # user-space one).
+#
+# The user-space benchmark runs in a non-root memory cgroup,
+# /sys/fs/cgroup/bench (cgroup v2, the memory controller enabled for the
+# root's children), as services under systemd and in containers do: its
+# kernel allocations are charged (memcg accounting on, as in production)
+# and it reports that cgroup's memory.current and memory.stat.
 
 KPARAMS=
 UPARAMS=
-KBENCH="info memory calib startcancel expiry tick idle scaling lateness"
+KBENCH="info memory calib startcancel startidle expiry tick cycle idle scaling lateness"
 RUN_USER=1
 # shellcheck disable=SC1091 # written by the host (bench/lib.sh)
 [ -f /hwt/bench/bench.conf ] && . /hwt/bench/bench.conf
@@ -41,10 +47,26 @@ bench_kernel() {
 	done
 }
 
+BENCH_CG=/sys/fs/cgroup/bench
+
+# cgroup2 on /sys/fs/cgroup (unless it is there), the memory controller for
+# the root's children, and the benchmark's cgroup.
+bench_memcg() {
+	if ! grep -q '^[^ ]* /sys/fs/cgroup cgroup2 ' /proc/mounts; then
+		mkdir -p /sys/fs/cgroup &&
+			mount -t cgroup2 cgroup2 /sys/fs/cgroup || return 1
+	fi
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
+	mkdir -p "$BENCH_CG" && [ -f "$BENCH_CG/memory.current" ]
+}
+
 bench_user() {
 	echo "@@BENCH begin user t=$(now)"
-	# shellcheck disable=SC2086 # UPARAMS is a list of options
-	check "bench user" /hwt/bench/hwtbench-user $UPARAMS
+	if check "bench memory cgroup $BENCH_CG" bench_memcg; then
+		# shellcheck disable=SC2086 # UPARAMS is a list of options
+		check "bench user" /hwt/bench/hwtbench-user $UPARAMS -c "$BENCH_CG"
+		rmdir "$BENCH_CG" 2>/dev/null || true
+	fi
 	echo "@@BENCH end user t=$(now)"
 }
 

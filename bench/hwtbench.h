@@ -277,7 +277,7 @@ struct hwtb_worker {
 	u64			t1;
 	u64			ops;
 	unsigned int		nchunks;
-	s64			out[4];
+	s64			out[6];
 };
 
 typedef void (*hwtb_step_fn)(struct hwtb_worker *w);
@@ -346,6 +346,8 @@ extern unsigned long hwtb_late_n;
 extern unsigned int hwtb_late_reps;
 extern unsigned int hwtb_late_revs;
 extern unsigned long hwtb_scale_pairs;
+extern u64 hwtb_cycle_tick_ns;
+extern unsigned int hwtb_cycle_slots;
 extern u64 hwtb_tick_ns;
 extern unsigned int hwtb_slots;
 

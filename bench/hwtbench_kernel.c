@@ -8,9 +8,14 @@
  *   startcancel  start+cancel pairs and modifies with N timers pending
  *                (random delays of 1 to 100 wheel revolutions); the bytes
  *                allocated per pending timer
+ *   startidle    start+cancel pairs with nothing else pending on the CPU,
+ *                and with one timer pending
  *   expiry       N timers due at the same tick, and spread over one
- *                revolution: first to last callback, longest stall
+ *                revolution: first to last callback, longest stall, CPU
+ *                time (softirq included) per expiration
  *   tick         per-tick cost with N far-future timers (1 to 2 hours)
+ *   cycle        hwtimer's wheel work per tick over a full level-2
+ *                rotation, on a wheel with a short tick (a simulated hour)
  *   idle         wheel wakeups with nothing pending and with one timer an
  *                hour away
  *   scaling      start+cancel throughput on 1 CPU and on all CPUs at once
@@ -27,6 +32,7 @@
 
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/kernel_stat.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -129,6 +135,21 @@ static unsigned long hwtb_jiffies(u64 ns)
 static unsigned long hwtb_jiffy_at(u64 deadline, u64 now, unsigned long j)
 {
 	return j + 1 + (deadline > now ? hwtb_jiffies(deadline - now) : 0);
+}
+
+/*
+ * CPU time @cpu has spent on anything but idling, in ns, and in @irq the
+ * part in hard and soft interrupts. With CONFIG_IRQ_TIME_ACCOUNTING the
+ * interrupt time is exact (accounted at each exit); task time is sampled
+ * at the tick, as /proc/stat's. Softirqs run by ksoftirqd count as softirq.
+ */
+static u64 hwtb_busy_ns(unsigned int cpu, u64 *irq)
+{
+	const u64 *s = kcpustat_cpu(cpu).cpustat;
+
+	*irq = READ_ONCE(s[CPUTIME_IRQ]) + READ_ONCE(s[CPUTIME_SOFTIRQ]);
+	return *irq + READ_ONCE(s[CPUTIME_USER]) + READ_ONCE(s[CPUTIME_NICE]) +
+	       READ_ONCE(s[CPUTIME_SYSTEM]);
 }
 
 /*
@@ -302,14 +323,16 @@ static void hwtb_pcpu_reset(struct hwtb_worker *w, u64 expect)
  * turn into a SCHED_FIFO probe that asks to wake every millisecond and
  * records how late it got the CPU (a softirq run delays it), until every
  * callback ran or the clock passes arg[2].
- * out[0..3]: first callback, last callback, longest stall, callbacks run.
+ * out[0..3]: first callback, last callback, longest stall, callbacks run;
+ * out[4], out[5]: the CPU's busy and interrupt time from the end of the
+ * starts to the end of the wait (ns).
  */
 static __always_inline void hwtb_expire(int fac, struct hwtb_worker *w)
 {
 	struct hwtb_pcpu *pc = per_cpu_ptr(&hwtb_pcpu, w->cpu);
 	struct hwtb_crew *c = w->crew;
 	unsigned long i, n = w->nobjs[fac];
-	u64 now, next, stall = 0;
+	u64 now, next, stall = 0, busy0, irq0, irq1;
 	unsigned long j0;
 	ktime_t exp;
 
@@ -326,6 +349,7 @@ static __always_inline void hwtb_expire(int fac, struct hwtb_worker *w)
 			cond_resched();
 	}
 	w->t1 = ktime_get_ns();
+	busy0 = hwtb_busy_ns(w->cpu, &irq0);
 
 	sched_set_fifo_low(current);
 	next = w->t1 + HWTB_PROBE_NS;
@@ -343,6 +367,8 @@ static __always_inline void hwtb_expire(int fac, struct hwtb_worker *w)
 			next = now + HWTB_PROBE_NS;
 	}
 	sched_set_normal(current, 0);
+	w->out[4] = hwtb_busy_ns(w->cpu, &irq1) - busy0;
+	w->out[5] = irq1 - irq0;
 
 	w->out[0] = READ_ONCE(pc->first);
 	w->out[1] = READ_ONCE(pc->last);
@@ -673,6 +699,63 @@ out:
 }
 
 /*
+ * Start+cancel pairs with nothing else pending on the CPU (k = 0) and with
+ * one timer pending there (k = 1). With nothing pending, a cancel empties
+ * hwtimer's base, which cancels the base's hrtimer, and the next start
+ * programs it again; timer_list and hrtimer keep the kernel's own timers
+ * (the tick, the watchdogs) on their bases, as in any real system.
+ */
+static int hwtb_bench_startidle(void)
+{
+	static s64 pair[2][HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 pmean[2][HWTB_NR_FAC][HWTB_MAX_REPS];
+	unsigned int k, r, nr = num_online_cpus();
+	u64 rev = hwtb_rev_ns();
+	struct hwtb_crew *c;
+	int fac, ret = 0;
+
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+
+	for (k = 0; k < 2; k++) {
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			ret = hwtb_crew_alloc(c, fac, k * nr, HWTB_CB_COUNT);
+			if (ret)
+				goto out;
+			c->fac = fac;
+			c->arg[0] = rev;
+			c->arg[1] = 100 * rev;
+			hwtb_crew_run(c, hwtb_step_populate);
+		}
+		c->arg[2] = hwtb_pairs;
+		for (r = 0; r < hwtb_reps; r++) {
+			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+				c->fac = fac;
+				hwtb_crew_run(c, hwtb_step_pairs);
+				pair[k][fac][r] = hwtb_ns_per_op_median(c);
+				pmean[k][fac][r] = hwtb_ns_per_op(c);
+			}
+		}
+		/* N is per CPU here: what else is pending on the CPU's base. */
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			hwtb_result("startcancel_idle", fac, k, "pair", "ns", pair[k][fac],
+				    hwtb_reps);
+			hwtb_result("startcancel_idle", fac, k, "pair_mean", "ns",
+				    pmean[k][fac], hwtb_reps);
+		}
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			c->fac = fac;
+			hwtb_crew_run(c, hwtb_step_teardown);
+			hwtb_crew_free(c, fac);
+		}
+	}
+out:
+	hwtb_crew_destroy(c);
+	return ret;
+}
+
+/*
  * Where to put the deadline so that starting @n_per_cpu timers is done by
  * then: after the time the last expiry run of @fac took to start them, or
  * else after an estimate from the start+cancel run.
@@ -691,9 +774,11 @@ static u64 hwtb_deadline_after(int fac, unsigned long n_per_cpu)
  * does not measure what it should).
  */
 static bool hwtb_expiry_collect(struct hwtb_crew *c, int fac, u64 deadline,
-				s64 *span, s64 *stall, const char *what)
+				s64 *span, s64 *stall, s64 *cpu, s64 *irq,
+				const char *what)
 {
 	u64 first = U64_MAX, last = 0, fired = 0, n = 0, ready = 0, pop = 0;
+	u64 busy = 0, irqs = 0;
 	s64 st = 0;
 	unsigned int i;
 
@@ -715,7 +800,12 @@ static bool hwtb_expiry_collect(struct hwtb_crew *c, int fac, u64 deadline,
 			last = max_t(u64, last, w->out[1]);
 		}
 		st = max(st, w->out[2]);
+		busy += w->out[4];
+		irqs += w->out[5];
 	}
+	/* CPU time per expiration, every CPU, softirq and interrupts included. */
+	*cpu = hwtb_ratio_milli(busy, max(n, 1ULL));
+	*irq = hwtb_ratio_milli(irqs, max(n, 1ULL));
 	if (fired != n)
 		hwtb_error("expiry %s %s: %llu of %llu callbacks ran", what,
 			   hwtb_fac_name[fac], fired, n);
@@ -732,6 +822,7 @@ static bool hwtb_expiry_collect(struct hwtb_crew *c, int fac, u64 deadline,
 static int hwtb_bench_expiry(void)
 {
 	static s64 span[2][HWTB_NR_FAC][HWTB_MAX_REPS], stall[2][HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 cpu[2][HWTB_NR_FAC][HWTB_MAX_REPS], irq[2][HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 passes[2][HWTB_MAX_REPS];
 	static const char *const what[2] = { "same_tick", "spread" };
 	unsigned int r, v, nr = num_online_cpus();
@@ -770,7 +861,8 @@ static int hwtb_bench_expiry(void)
 					hwtb_crew_run(c, hwtb_step_expire);
 					hwtimer_wheel_stats(hwtb_wheel, &st1);
 					if (hwtb_expiry_collect(c, fac, dl, &span[v][fac][r],
-								&stall[v][fac][r], what[v]))
+								&stall[v][fac][r], &cpu[v][fac][r],
+								&irq[v][fac][r], what[v]))
 						break;
 				}
 				if (fac == HWTB_HWT)
@@ -788,6 +880,12 @@ static int hwtb_bench_expiry(void)
 				    hwtb_expiry_reps);
 			hwtb_result("expiry", fac, n, v ? "spread_longest_stall" :
 				    "same_tick_longest_stall", "ns", stall[v][fac],
+				    hwtb_expiry_reps);
+			hwtb_result("expiry", fac, n, v ? "spread_cpu_per_expiry" :
+				    "same_tick_cpu_per_expiry", "ns", cpu[v][fac],
+				    hwtb_expiry_reps);
+			hwtb_result("expiry", fac, n, v ? "spread_irq_per_expiry" :
+				    "same_tick_irq_per_expiry", "ns", irq[v][fac],
 				    hwtb_expiry_reps);
 		}
 	}
@@ -874,6 +972,124 @@ static int hwtb_bench_tick(void)
 	}
 out:
 	hwtb_crew_destroy(c);
+	return ret;
+}
+
+/* The wheel of the cascade-cycle run (hwtb_bench_cycle()). */
+static struct hwtimer_wheel *hwtb_cycle_wheel;
+
+/*
+ * Set up every hwtimer of the worker on the cycle wheel and start it
+ * arg[0] + a random number in [0, arg[1]) ticks from now.
+ */
+static void hwtb_step_cycle_start(struct hwtb_worker *w)
+{
+	struct hwtb_hwt *o = w->objs[HWTB_HWT];
+	u64 tick = hwtimer_wheel_tick_ns(hwtb_cycle_wheel);
+	unsigned long i, n = w->nobjs[HWTB_HWT];
+
+	hwtb_pcpu_reset(w, n);
+	w->t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		u64 d = w->crew->arg[0] + hwtb_uniform(&w->rnd, 0, w->crew->arg[1]);
+
+		hwtimer_setup(&o[i].t, hwtb_cycle_wheel, hwtb_cb_hwt_count);
+		hwtimer_start(&o[i].t, d * tick);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	w->t1 = ktime_get_ns();
+}
+
+/* Sleep until every timer of the worker fired or the clock passes arg[2]. */
+static void hwtb_step_cycle_wait(struct hwtb_worker *w)
+{
+	struct hwtb_pcpu *pc = per_cpu_ptr(&hwtb_pcpu, w->cpu);
+
+	while ((READ_ONCE(pc->fired) < w->nobjs[HWTB_HWT] ||
+		ktime_get_ns() < w->crew->arg[3]) && ktime_get_ns() < w->crew->arg[2])
+		schedule_timeout_interruptible(msecs_to_jiffies(20));
+	w->out[3] = READ_ONCE(pc->fired);
+}
+
+/*
+ * The far-future tick over a full level-2 cascade cycle. The real wheel's
+ * level 2 turns once in slots * 64 * 64 ticks (2.3 hours with a 4 ms tick
+ * and 512 slots), too long to wait for; its work per tick depends on the
+ * timers' distances in ticks, not on the tick's length. So the run uses a
+ * second wheel with the same number of slots and a short tick
+ * (cycle_tick_ns): far_n timers are started (level 2) with random
+ * distances of a half to a whole level-2 rotation (1.2 to 2.3 hours with a
+ * 4 ms tick: "1 to 2 hours away"), and the wheel runs for one full
+ * rotation of level 2 and until all have fired. Every timer is cascaded
+ * down and expired in that time: entries visited, cascaded and fired per
+ * elapsed tick of one base, amortised over the whole cycle.
+ */
+static int hwtb_bench_cycle(void)
+{
+	struct hwtimer_wheel_config cfg = {
+		.name = "hwtbench-cycle",
+		.tick_ns = hwtb_cycle_tick_ns,
+		.slots = hwtb_cycle_slots ? hwtb_cycle_slots : hwtb_slots,
+	};
+	unsigned int i, nr = num_online_cpus();
+	struct hwtimer_stats st0, st1;
+	u64 rot, tick, t0, t1, ticks, fired = 0;
+	struct hwtb_crew *c;
+	int ret;
+
+	hwtb_cycle_wheel = hwtimer_wheel_create(&cfg);
+	if (IS_ERR(hwtb_cycle_wheel)) {
+		ret = PTR_ERR(hwtb_cycle_wheel);
+		hwtb_cycle_wheel = NULL;
+		return ret;
+	}
+	tick = hwtimer_wheel_tick_ns(hwtb_cycle_wheel);
+	/* Level 2 spans slots * 64 * 64 ticks: its full rotation. */
+	rot = (u64)hwtimer_wheel_slots(hwtb_cycle_wheel) * 64 * 64;
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c)) {
+		ret = PTR_ERR(c);
+		goto out_wheel;
+	}
+	ret = hwtb_crew_alloc(c, HWTB_HWT, hwtb_far_n, HWTB_CB_COUNT);
+	if (ret)
+		goto out;
+	c->arg[0] = rot / 2;
+	c->arg[1] = rot - rot / 2;
+	hwtimer_wheel_stats(hwtb_cycle_wheel, &st0);
+	t0 = ktime_get_ns();
+	hwtb_crew_run(c, hwtb_step_cycle_start);
+	c->arg[3] = t0 + rot * tick;
+	c->arg[2] = c->arg[3] + 2 * rot * tick + 120 * NSEC_PER_SEC;
+	hwtb_crew_run(c, hwtb_step_cycle_wait);
+	t1 = ktime_get_ns();
+	hwtimer_wheel_stats(hwtb_cycle_wheel, &st1);
+	for (i = 0; i < nr; i++)
+		fired += c->w[i].out[3];
+	if (fired != hwtb_far_n)
+		hwtb_error("cycle: %llu of %lu callbacks ran", fired, hwtb_far_n);
+	/* Per tick of one CPU's base: the counters sum the bases. */
+	ticks = max(div64_u64(t1 - t0, tick), 1ULL) * nr;
+	hwtb_out("I cycle_tick_ns %llu\nI cycle_ticks %llu\n", tick, div64_u64(t1 - t0, tick));
+	hwtb_result_one("cycle", HWTB_HWT, hwtb_far_n, "visited_per_tick", "entries",
+			hwtb_ratio_milli(st1.visited - st0.visited, ticks));
+	hwtb_result_one("cycle", HWTB_HWT, hwtb_far_n, "cascaded_per_tick", "entries",
+			hwtb_ratio_milli(st1.cascaded - st0.cascaded, ticks));
+	hwtb_result_one("cycle", HWTB_HWT, hwtb_far_n, "fired_per_tick", "timers",
+			hwtb_ratio_milli(st1.fired - st0.fired, ticks));
+	hwtb_result_one("cycle", HWTB_HWT, hwtb_far_n, "cascades_per_timer", "moves",
+			hwtb_ratio_milli(st1.cascaded - st0.cascaded, hwtb_far_n));
+	hwtb_result_one("cycle", HWTB_HWT, hwtb_far_n, "wakeups_per_tick", "wakeups",
+			hwtb_ratio_milli(st1.wakeups - st0.wakeups, ticks));
+	hwtb_result_one("cycle", HWTB_HWT, hwtb_far_n, "max_hold", "entries",
+			st1.max_hold * HWTB_MILLI);
+out:
+	hwtb_crew_destroy(c);
+out_wheel:
+	if (hwtimer_wheel_destroy(hwtb_cycle_wheel, NULL, NULL))
+		hwtb_error("cycle: timers were left on the wheel");
+	hwtb_cycle_wheel = NULL;
 	return ret;
 }
 
@@ -1158,8 +1374,10 @@ static const struct {
 } hwtb_benches[] = {
 	{ "calib", hwtb_bench_calib },
 	{ "startcancel", hwtb_bench_startcancel },
+	{ "startidle", hwtb_bench_startidle },
 	{ "expiry", hwtb_bench_expiry },
 	{ "tick", hwtb_bench_tick },
+	{ "cycle", hwtb_bench_cycle },
 	{ "idle", hwtb_bench_idle },
 	{ "scaling", hwtb_bench_scaling },
 	{ "lateness", hwtb_bench_lateness },

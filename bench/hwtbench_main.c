@@ -96,6 +96,14 @@ unsigned long hwtb_scale_pairs = 100000;
 module_param_named(scale_pairs, hwtb_scale_pairs, ulong, 0644);
 MODULE_PARM_DESC(scale_pairs, "Start+cancel pairs per CPU in the scaling run (default 100000)");
 
+u64 hwtb_cycle_tick_ns = 20000;
+module_param_named(cycle_tick_ns, hwtb_cycle_tick_ns, ullong, 0644);
+MODULE_PARM_DESC(cycle_tick_ns, "Tick of the wheel of the cascade-cycle run, in ns (default 20000)");
+
+unsigned int hwtb_cycle_slots;
+module_param_named(cycle_slots, hwtb_cycle_slots, uint, 0644);
+MODULE_PARM_DESC(cycle_slots, "Level-0 slots of the wheel of the cascade-cycle run (default 0: slots)");
+
 u64 hwtb_tick_ns;
 module_param_named(tick_ns, hwtb_tick_ns, ullong, 0444);
 MODULE_PARM_DESC(tick_ns, "Tick of the benchmark wheel in ns (default 0: one jiffy, as timer_list)");

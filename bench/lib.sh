@@ -16,17 +16,18 @@
 #
 # Environment: BENCH_KPARAMS (hwtbench.ko parameters), BENCH_UPARAMS
 # (hwtbench-user options), BENCH_ONLY (the benchmarks to run, default all:
-# "calib startcancel expiry tick idle scaling lateness user").
+# "calib startcancel startidle expiry tick cycle idle scaling lateness
+# user").
 
 bench_conf() {
 	local mode=$1 kparams uparams only kbench="info memory" b run_user=0
 	case "$mode" in
 	full)
-		kparams="reps=5 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=3 far_n=1000000 window_ms=2000 idle_ms=5000 idle_reps=3 late_n=100000 late_reps=3 late_revs=2 scale_pairs=100000"
+		kparams="reps=5 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=3 far_n=1000000 window_ms=2000 idle_ms=5000 idle_reps=3 late_n=100000 late_reps=3 late_revs=2 scale_pairs=100000 cycle_tick_ns=20000"
 		uparams="-n 100000 -r 3 -s 2000"
 		;;
 	smoke)
-		kparams="reps=2 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256"
+		kparams="reps=2 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16"
 		uparams="-n 1000 -r 1 -s 200"
 		;;
 	*)
@@ -34,7 +35,7 @@ bench_conf() {
 		return 1
 		;;
 	esac
-	only=${BENCH_ONLY:-calib startcancel expiry tick idle scaling lateness user}
+	only=${BENCH_ONLY:-calib startcancel startidle expiry tick cycle idle scaling lateness user}
 	for b in $only; do
 		if [ "$b" = user ]; then
 			run_user=1

@@ -3,10 +3,10 @@
  * KUnit suites for the wheel's logic, driven by a manual clock so every
  * case is exact and fast: hwtimer_config, hwtimer_place, hwtimer_wheel.
  */
-#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/math64.h>
 #include <linux/random.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
@@ -619,11 +619,19 @@ struct kt_slow {
 	int		*fired;
 };
 
+/*
+ * Spin on local_clock(), the clock a pass measures itself with: udelay()
+ * counts TSC cycles or loops, and under an emulator whose TSC was marked
+ * unstable the two disagree, so a "2 ms" udelay() could look shorter than
+ * HWT_PASS_NS to the pass.
+ */
 static void kt_slow_fn(struct hwtimer *t)
 {
 	struct kt_slow *ks = container_of(t, struct kt_slow, t);
+	u64 t0 = local_clock();
 
-	udelay(div_u64(2 * HWT_PASS_NS, NSEC_PER_USEC));
+	while (local_clock() - t0 <= 2 * HWT_PASS_NS)
+		cpu_relax();
 	(*ks->fired)++;
 }
 

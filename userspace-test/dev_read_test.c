@@ -439,6 +439,26 @@ out:
  * its queue goes from empty to non-empty, not once per record. Without
  * that, this pass costs N * W = 1024000 callbacks, seconds under TCG.
  */
+/*
+ * The shortest of three runs: a host that steals the vCPU for a while
+ * (TCG on a loaded machine) lengthens one run, not all three, while the
+ * per-record fan-out this guards against makes every run seconds long.
+ */
+static int64_t expiry_spread_best(int fd, unsigned int n)
+{
+	int64_t best = -1, t;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		t = expiry_spread(fd, n);
+		if (t < 0)
+			return t;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
 TEST_F_TIMEOUT(hwt, epoll_fanout, 120)
 {
 	enum { N = 1000, EPS = 8, DUPS = 128 };
@@ -447,7 +467,7 @@ TEST_F_TIMEOUT(hwt, epoll_fanout, 120)
 	int64_t alone, watched;
 
 	HWT_NEED_DEV();
-	alone = expiry_spread(self->fd, N);
+	alone = expiry_spread_best(self->fd, N);
 	ASSERT_LE(0, alone);
 	for (i = 0; i < DUPS; i++) {
 		dups[i] = dup(self->fd);
@@ -459,7 +479,7 @@ TEST_F_TIMEOUT(hwt, epoll_fanout, 120)
 		for (i = 0; i < DUPS; i++)
 			ASSERT_EQ(0, epoll_ctl(ep[j], EPOLL_CTL_ADD, dups[i], &ev));
 	}
-	watched = expiry_spread(self->fd, N);
+	watched = expiry_spread_best(self->fd, N);
 	ASSERT_LE(0, watched);
 	TH_LOG("%d expiries at one tick: %lld us alone, %lld us with %d epoll watches",
 	       N, (long long)alone / 1000, (long long)watched / 1000, EPS * DUPS);

@@ -269,6 +269,7 @@ static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pend
 /* Queue @t on @base, expiring at tick @expires. */
 static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
+	hwt_debug_activate(t);
 	hwt_place(base, t, expires);
 	base->npending++;
 }
@@ -276,6 +277,7 @@ static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 /* Take a pending @t off @base (see hwt_unlink() for @clear_pending). */
 static void hwt_dequeue(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
 {
+	hwt_debug_deactivate(t);
 	hwt_unlink(base, t, clear_pending);
 	base->npending--;
 }
@@ -781,7 +783,11 @@ static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
  * @function: the callback
  *
  * Must be called once before any other operation on @timer, and never
- * while @timer is pending or its callback runs.
+ * while @timer is pending or its callback runs. A timer on the stack is
+ * set up with hwtimer_setup_on_stack() instead. Under
+ * CONFIG_DEBUG_OBJECTS_TIMERS, debugobjects reports (and makes safe) a
+ * setup of a pending timer, any use of a timer never set up, and the
+ * freeing of a pending one.
  *
  * Context: any.
  * Return: nothing.
@@ -789,6 +795,7 @@ static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
 void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 		   hwtimer_fn_t function)
 {
+	hwt_debug_init(timer);
 	timer->entry.pprev = NULL;
 	timer->entry.next = NULL;
 	timer->expires = 0;
@@ -949,6 +956,7 @@ static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, unsigned int opts)
  */
 int hwtimer_start(struct hwtimer *timer, u64 delay_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_rel(timer, delay_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start);
@@ -964,6 +972,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
  */
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_abs(timer, deadline_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_abs);
@@ -984,6 +993,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  */
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_rel(timer, delay_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify);
@@ -998,6 +1008,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify);
  */
 int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_abs(timer, deadline_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
@@ -1011,6 +1022,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
  */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), HWT_ARM_MODIFY);
 }
 
@@ -1045,6 +1057,7 @@ int hwtimer_cancel(struct hwtimer *timer)
 	unsigned long flags;
 	int ret;
 
+	hwt_debug_assert_init(timer);
 	if (!hwtimer_pending(timer))
 		return 0;
 	rcu_read_lock();
@@ -1063,6 +1076,7 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	int ret;
 
 	might_sleep();
+	hwt_debug_assert_init(t);
 	/* Tell lockdep we wait for a callback: see timer_delete_sync(). */
 	local_irq_save(flags);
 	lock_map_acquire(&t->wheel->lockdep_map);
@@ -1163,6 +1177,7 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	struct hwt_base *base;
 	unsigned long flags;
 
+	hwt_debug_assert_init(timer);
 	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (hwtimer_pending(timer))
@@ -1226,6 +1241,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
+	hwt_debug_assert_init(timer);
 	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (WARN_ON_ONCE(hwtimer_pending(timer)))

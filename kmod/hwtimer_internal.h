@@ -6,6 +6,7 @@
 #ifndef _HWTIMER_INTERNAL_H
 #define _HWTIMER_INTERNAL_H
 
+#include <linux/debugobjects.h>
 #include <linux/hrtimer.h>
 #include <linux/hwtimer.h>
 #include <linux/lockdep.h>
@@ -197,6 +198,39 @@ void hwt_core_exit(void);
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
+
+/*
+ * debugobjects (hwtimer_debug.c): what the wheel tells it about a timer,
+ * under CONFIG_DEBUG_OBJECTS_TIMERS only; otherwise nothing at all.
+ */
+#ifdef CONFIG_DEBUG_OBJECTS_TIMERS
+extern const struct debug_obj_descr hwt_debug_descr;
+
+static inline void hwt_debug_init(struct hwtimer *timer)
+{
+	debug_object_init(timer, &hwt_debug_descr);
+}
+
+static inline void hwt_debug_activate(struct hwtimer *timer)
+{
+	debug_object_activate(timer, &hwt_debug_descr);
+}
+
+static inline void hwt_debug_deactivate(struct hwtimer *timer)
+{
+	debug_object_deactivate(timer, &hwt_debug_descr);
+}
+
+static inline void hwt_debug_assert_init(struct hwtimer *timer)
+{
+	debug_object_assert_init(timer, &hwt_debug_descr);
+}
+#else
+static inline void hwt_debug_init(struct hwtimer *timer) { }
+static inline void hwt_debug_activate(struct hwtimer *timer) { }
+static inline void hwt_debug_deactivate(struct hwtimer *timer) { }
+static inline void hwt_debug_assert_init(struct hwtimer *timer) { }
+#endif
 
 /* The char device, for the module glue. */
 int hwtd_init(void);

@@ -329,6 +329,7 @@ static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pend
 /* Queue @t on @base, expiring at tick @expires. */
 static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
+	hwt_debug_activate(t);
 	hwt_place(base, t, expires);
 	base->npending++;
 }
@@ -336,6 +337,7 @@ static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 /* Take a pending @t off @base (see hwt_unlink() for @clear_pending). */
 static void hwt_dequeue(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
 {
+	hwt_debug_deactivate(t);
 	hwt_unlink(base, t, clear_pending);
 	base->npending--;
 }
@@ -845,7 +847,11 @@ static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
  * @function: the callback
  *
  * Must be called once before any other operation on @timer, and never
- * while @timer is pending or its callback runs.
+ * while @timer is pending or its callback runs. A timer on the stack is
+ * set up with hwtimer_setup_on_stack() instead. Under
+ * CONFIG_DEBUG_OBJECTS_TIMERS, debugobjects reports (and makes safe) a
+ * setup of a pending timer, any use of a timer never set up, and the
+ * freeing of a pending one.
  *
  * Context: any.
  * Return: nothing.
@@ -853,6 +859,7 @@ static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
 void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 		   hwtimer_fn_t function)
 {
+	hwt_debug_init(timer);
 	timer->entry.pprev = NULL;
 	timer->entry.next = NULL;
 	timer->expires = 0;
@@ -1024,6 +1031,7 @@ static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns, unsigne
  */
 int hwtimer_start(struct hwtimer *timer, u64 delay_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_rel(timer, delay_ns, timer->wheel->slack_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start);
@@ -1043,6 +1051,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
  */
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_abs(timer, deadline_ns, timer->wheel->slack_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_abs);
@@ -1068,6 +1077,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  */
 int hwtimer_start_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_rel(timer, delay_ns, slack_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_range);
@@ -1085,6 +1095,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_range);
  */
 int hwtimer_start_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_abs(timer, deadline_ns, slack_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_range_abs);
@@ -1105,6 +1116,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_range_abs);
  */
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_rel(timer, delay_ns, timer->wheel->slack_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify);
@@ -1120,6 +1132,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify);
  */
 int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_abs(timer, deadline_ns, timer->wheel->slack_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
@@ -1137,6 +1150,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
  */
 int hwtimer_modify_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_rel(timer, delay_ns, slack_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_range);
@@ -1154,6 +1168,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_range);
  */
 int hwtimer_modify_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm_abs(timer, deadline_ns, slack_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_range_abs);
@@ -1170,6 +1185,7 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_range_abs);
  */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX),
 		       timer->wheel->slack_ns, HWT_ARM_MODIFY);
 }
@@ -1177,6 +1193,7 @@ int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 /* hwt_modify_abs_at() with the slack of hwtimer_modify_range_abs(). */
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now)
 {
+	hwt_debug_assert_init(timer);
 	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
 		       HWT_ARM_MODIFY);
 }
@@ -1212,6 +1229,7 @@ int hwtimer_cancel(struct hwtimer *timer)
 	unsigned long flags;
 	int ret;
 
+	hwt_debug_assert_init(timer);
 	if (!hwtimer_pending(timer))
 		return 0;
 	rcu_read_lock();
@@ -1230,6 +1248,7 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	int ret;
 
 	might_sleep();
+	hwt_debug_assert_init(t);
 	/* Tell lockdep we wait for a callback: see timer_delete_sync(). */
 	local_irq_save(flags);
 	lock_map_acquire(&t->wheel->lockdep_map);
@@ -1330,6 +1349,7 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	struct hwt_base *base;
 	unsigned long flags;
 
+	hwt_debug_assert_init(timer);
 	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (hwtimer_pending(timer))
@@ -1393,6 +1413,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
+	hwt_debug_assert_init(timer);
 	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (WARN_ON_ONCE(hwtimer_pending(timer)))

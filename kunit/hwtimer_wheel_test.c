@@ -368,6 +368,27 @@ static void wheel_cancel_sync_idle_and_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_IDLE);
 }
 
+/*
+ * A timer on the stack, with the on-stack helpers: under debugobjects
+ * (CONFIG_DEBUG_OBJECTS_TIMERS) nothing is reported, neither the set up
+ * on the stack nor the end of its tracking, once it fired and once it was
+ * cancelled. Only EXPECTs: the timer must not be left pending when the
+ * frame goes.
+ */
+static void wheel_on_stack_timer(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer kt = {};
+
+	hwtimer_setup_on_stack(&kt.t, w, kt_fn);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt.t, 2 * MS), 0);
+	hwt_manual_advance(w, 2 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt.fires), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt.t, 2 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&kt.t), 1);
+	destroy_hwtimer_on_stack(&kt.t);
+}
+
 static void wheel_shutdown_refuses_rearm(struct kunit *test)
 {
 	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
@@ -1071,6 +1092,7 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_modify),
 	KUNIT_CASE(wheel_cancel),
 	KUNIT_CASE(wheel_cancel_sync_idle_and_pending),
+	KUNIT_CASE(wheel_on_stack_timer),
 	KUNIT_CASE(wheel_shutdown_refuses_rearm),
 	KUNIT_CASE(wheel_state_queries),
 	KUNIT_CASE(wheel_state_running_in_callback),

@@ -27,7 +27,8 @@
 #   hwt.timeout=<s>                      per user-space program (default 600)
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
-# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/selftest/{*.ko,ut/*}; and,
+# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/selftest/{*.ko,ut/*} (with
+# a hwtimer.ko of their own); and,
 # where the host staged them, the stress steps (/hwt/stress/guest.sh, with
 # stress.conf, the modules and bin/) and the benchmarks
 # (/hwt/bench/guest.sh, with bench.conf, hwtbench.ko and hwtbench-user),
@@ -221,10 +222,21 @@ fixture_clean() {
 	run_ut st_pass_test /hwt/selftest/ut/st_pass_test
 }
 
+# One hwtimer bug that debugobjects reports (bug=free, start or setup), on
+# the hwtimer.ko built with the fixture, loaded for it alone.
+fixture_odebug() {
+	load /hwt/selftest/hwtimer.ko || return
+	load /hwt/selftest/hwt_st_odebug.ko "bug=$1" && unload /hwt/selftest/hwt_st_odebug.ko
+	unload /hwt/selftest/hwtimer.ko
+}
+
 # The fixtures but the leak, which is split around the kmemleak scans.
 selftests() {
 	fixture kunit-fail load_unload /hwt/selftest/hwt_st_kunit_fail.ko
 	fixture warn load_unload /hwt/selftest/hwt_st_warn.ko
+	fixture odebug-free fixture_odebug free
+	fixture odebug-start fixture_odebug start
+	fixture odebug-setup fixture_odebug setup
 	fixture ut-fail run_ut st_fail_test /hwt/selftest/ut/st_fail_test
 	fixture ut-crash run_ut st_crash_test /hwt/selftest/ut/st_crash_test
 	fixture clean fixture_clean

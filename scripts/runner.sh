@@ -115,10 +115,12 @@ build_product() {
 	say "modules built against the test kernel"
 }
 
+# The fixture modules, in one tree with a hwtimer.ko of their own (W=1, no
+# sparse), which the debugobjects fixture links against and loads: so the
+# fixtures need nothing of the product build, and selftest runs without it.
 build_selftest() {
 	local kdir=$1
-	(cd scripts/selftest/kmod && mirror "$vm/selftest" .)
-	kbuild "self-test fixture modules" "$kdir" "$vm/selftest" ||
+	kbuild_tree "self-test fixture modules" "$kdir" "$vm/selftest" scripts/selftest/kmod ||
 		abort "self-test fixture modules: build failed"
 	say "self-test fixtures built"
 }
@@ -175,6 +177,21 @@ expect() {
 	pass
 }
 
+# A debugobjects fixture (hwt_st_odebug.ko bug=BUG): it must fail on its
+# report, and on nothing but debugobjects' report (the "ODEBUG:" line and
+# the WARNING that carries it): hwtimer's fixup made the bug harmless, and
+# the module's own checks of that, which fail its load, passed.
+expect_odebug() {
+	local label=$1 seg=selftest:odebug-$2 want=$3 res other
+	expect "$label" "$seg" "$want"
+	res=$(awk -v seg="$seg" -f scripts/parse-log.awk "$log") || true
+	other=$(grep '^FAIL' <<<"$res" | grep -v -E 'ODEBUG: |WARNING: .* at lib/debugobjects\.c:') || true
+	if [ -n "$other" ]; then
+		fail "selftest $label: more than a debugobjects report:"
+		sed 's/^/    /' <<<"$other"
+	fi
+}
+
 selftest_asserts() {
 	local cut=$vm/truncated.log
 	expect "failing KUnit case" selftest:kunit-fail "KUnit hwt_selftest_fail: not ok"
@@ -182,6 +199,9 @@ selftest_asserts() {
 	expect "failing user-space test" selftest:ut-fail "st_fail_test: not ok"
 	expect "crashing user-space test" selftest:ut-crash "st_crash_test: exited with status 134"
 	expect "leaking module" selftest:leak "unreferenced object"
+	expect_odebug "freeing a pending hwtimer" free "ODEBUG: free active"
+	expect_odebug "starting a hwtimer never set up" start "ODEBUG: assert_init not available"
+	expect_odebug "setting up a pending hwtimer" setup "ODEBUG: init active"
 	expect "clean KUnit suite and test" selftest:clean ""
 	# A guest that dies half way: the same log, cut inside the clean
 	# fixture, must fail both that segment and the whole run.
@@ -193,8 +213,9 @@ selftest_asserts() {
 # The parser on the logs of scripts/parse-log-tests/, in the style of
 # kunit_tool_test.py's test_data/: real segments of test-VM logs (a failing
 # KUnit case, a WARN, a failing and a crashing user-space test, a leak, a
-# clean suite, a guest that never finished) and written ones (lockdep,
-# KASAN, a short TAP plan). Each NAME.log must give the RESULT line of
+# debugobjects report, a clean suite, a guest that never finished) and
+# written ones (lockdep, KASAN, debugobjects running out of memory, a short
+# TAP plan). Each NAME.log must give the RESULT line of
 # NAME.want exactly and, if NAME.want has a second line, fail on it. On the
 # host, once per run: no VM needed.
 parser_fixtures() {

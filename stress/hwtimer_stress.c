@@ -1305,14 +1305,16 @@ static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *
 			continue;
 		}
 		/* It worked (perhaps around the fault): it must work fully. */
-		hwtimer_setup(&t, w, hwts_nop_fn);
+		hwtimer_setup_on_stack(&t, w, hwts_nop_fn);
 		ret = hwtimer_start(&t, SEC);
 		if (ret || hwtimer_cancel(&t) != 1) {
 			hwts_check(false, "fault %u: wheel %s created but broken: %d",
 				   n, cfg->name, ret);
 			hwtimer_wheel_destroy(w, NULL, NULL);
+			destroy_hwtimer_on_stack(&t);
 			return -EINVAL;
 		}
+		destroy_hwtimer_on_stack(&t);
 		WRITE_ONCE(current->fail_nth, 1);
 		ret = hwtimer_wheel_destroy(w, NULL, NULL);
 		WRITE_ONCE(current->fail_nth, 0);

@@ -23,6 +23,12 @@
  * as elsewhere, and hold them for a bounded time. Softirqs run in threads
  * there, so "softirq latency" includes the scheduling of that thread;
  * hwtimer_cancel_sync() lends the waiter's priority to it.
+ *
+ * Debugging: with CONFIG_DEBUG_OBJECTS_TIMERS, debugobjects tracks every
+ * timer as it does timer_list, and reports ("ODEBUG: ...") freeing a
+ * pending timer, setting up a pending timer and using one never set up;
+ * timers on the stack use hwtimer_setup_on_stack() and
+ * destroy_hwtimer_on_stack().
  */
 #ifndef _LINUX_HWTIMER_H
 #define _LINUX_HWTIMER_H
@@ -202,6 +208,21 @@ void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stat
 
 void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 		   hwtimer_fn_t function);
+#ifdef CONFIG_DEBUG_OBJECTS_TIMERS
+void hwtimer_setup_on_stack(struct hwtimer *timer, struct hwtimer_wheel *wheel,
+			    hwtimer_fn_t function);
+void destroy_hwtimer_on_stack(struct hwtimer *timer);
+#else
+/* Without debugobjects, a timer on the stack needs nothing special. */
+static inline void hwtimer_setup_on_stack(struct hwtimer *timer,
+					  struct hwtimer_wheel *wheel,
+					  hwtimer_fn_t function)
+{
+	hwtimer_setup(timer, wheel, function);
+}
+
+static inline void destroy_hwtimer_on_stack(struct hwtimer *timer) { }
+#endif
 int hwtimer_start(struct hwtimer *timer, u64 delay_ns);
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns);
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns);

@@ -172,8 +172,12 @@ TEST_F_TIMEOUT(hwt, read_killed, 300)
 	ASSERT_TRUE(WIFSIGNALED(status)) TH_LOG("child status %#x", status);
 	TH_LOG("SIGKILL took %llu ms to end a read() in progress",
 	       (unsigned long long)(t_dead - t_kill) / MS);
-	/* Closing the file of 4096 timeouts is part of it. */
-	ASSERT_GT(2000 * MS, t_dead - t_kill);
+	/*
+	 * Closing the file of 4096 timeouts is part of it: 0.4 to 1 s on a
+	 * debug kernel under TCG, 2.1 s once on a loaded host. A read that
+	 * ignores the signal takes about 100 s here.
+	 */
+	ASSERT_GT(10000 * MS, t_dead - t_kill);
 	close(pipefd[0]);
 }
 

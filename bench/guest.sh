@@ -25,7 +25,7 @@
 
 KPARAMS=
 UPARAMS=
-KBENCH="info memory calib startcancel startidle expiry tick cycle idle scaling lateness"
+KBENCH="info memory calib startcancel startidle expiry tick cycle idle scaling lateness slack"
 RUN_USER=1
 # shellcheck disable=SC1091 # written by the host (bench/lib.sh)
 [ -f /hwt/bench/bench.conf ] && . /hwt/bench/bench.conf

@@ -329,6 +329,7 @@ void hwtb_result_one(const char *group, int fac, unsigned long n,
 s64 hwtb_median(s64 *v, unsigned int cnt);
 void hwtb_sort(s64 *v, size_t cnt);
 int hwtb_run_kernel(const char *what);
+int hwtb_bench_slack(void);
 
 /* Parameters (module parameters, see hwtbench_main.c). */
 extern unsigned int hwtb_reps;

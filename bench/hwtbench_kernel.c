@@ -1381,6 +1381,7 @@ static const struct {
 	{ "idle", hwtb_bench_idle },
 	{ "scaling", hwtb_bench_scaling },
 	{ "lateness", hwtb_bench_lateness },
+	{ "slack", hwtb_bench_slack },
 };
 
 /**

@@ -17,7 +17,7 @@
 # Environment: BENCH_KPARAMS (hwtbench.ko parameters), BENCH_UPARAMS
 # (hwtbench-user options), BENCH_ONLY (the benchmarks to run, default all:
 # "calib startcancel startidle expiry tick cycle idle scaling lateness
-# user").
+# slack user").
 
 bench_conf() {
 	local mode=$1 kparams uparams only kbench="info memory" b run_user=0
@@ -27,7 +27,7 @@ bench_conf() {
 		uparams="-n 100000 -r 3 -s 2000"
 		;;
 	smoke)
-		kparams="reps=2 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16"
+		kparams="reps=2 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
 		uparams="-n 1000 -r 1 -s 200"
 		;;
 	*)
@@ -35,7 +35,7 @@ bench_conf() {
 		return 1
 		;;
 	esac
-	only=${BENCH_ONLY:-calib startcancel startidle expiry tick cycle idle scaling lateness user}
+	only=${BENCH_ONLY:-calib startcancel startidle expiry tick cycle idle scaling lateness slack user}
 	for b in $only; do
 		if [ "$b" = user ]; then
 			run_user=1

@@ -169,7 +169,7 @@ sub target {
 	my $met = 0;
 	if (defined $value) {
 		$met = $op eq '<=' ? $value <= $goal : $op eq '>=' ? $value >= $goal :
-		       $value == $goal;
+		       $op eq '<' ? $value < $goal : $value == $goal;
 	}
 	push @targets, { name => $name, value => $value, op => $op, goal => $goal,
 			 met => $met ? JSON::PP::true : JSON::PP::false,
@@ -289,6 +289,17 @@ target("user_modify_${unh}_speedup_vs_timerfd_settime",
 target('user_memory_per_timeout/timerfd',
 	div(get('user_mem', 'hwtimer', $un, 'mem_per_timeout'), get('user_mem', 'timerfd', $un, 'mem_per_timeout')),
 	'<=', 0.25);
+
+# Slack (issue 13): hwtimer wheel wakeups/s with 10% slack against none and
+# against timer_list's for the same deadlines (hwtbench_slack.c).
+my ($sln) = map { $res{$_}{n} } grep { /^slack\|hwtimer\|\d+\|wakeups_per_s$/ } keys %res;
+$sln //= 0;
+target('slack_wakeups_vs_no_slack',
+	div(get('slack', 'hwtimer', $sln, 'wakeups_per_s_no_slack'), get('slack', 'hwtimer', $sln, 'wakeups_per_s')),
+	'>=', 10);
+target('slack_wakeups_vs_timer_list',
+	div(get('slack', 'hwtimer', $sln, 'wakeups_per_s'), get('slack', 'timer_list', $sln, 'wakeups_per_s')),
+	'<', 1.0);
 
 my $met = grep { $_->{met} } @targets;
 

@@ -1528,6 +1528,8 @@ VISIBLE_IF_KUNIT int hwt_stats_show(struct seq_file *m, void *v)
 	hwtimer_wheel_stats(w, &s);
 	seq_printf(m, "tick_ns %llu\nslots %u\nlevels %u\nmax_pending %llu\n",
 		   w->tick_ns, w->slots, w->levels, w->max_pending);
+	seq_printf(m, "clock %s\nslack_ns %llu\n",
+		   hwt_clockid(w) == CLOCK_BOOTTIME ? "boottime" : "monotonic", w->slack_ns);
 	seq_printf(m, "started %llu\nfired %llu\ncancelled %llu\nrejected %llu\n",
 		   s.started, s.fired, s.cancelled, s.rejected);
 	seq_printf(m, "late %llu\nearly %llu\nmax_late_ns %llu\npending %llu\n",

@@ -7,8 +7,10 @@
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 
 #include "hwtimer_kunit.h"
 
@@ -140,11 +142,18 @@ static void config_default_wheel(struct kunit *test)
 static void config_boottime_clock(struct kunit *test)
 {
 	struct hwtimer_wheel_config cfg = { .tick_ns = MS, .slots = 64,
-					    .flags = HWTIMER_WHEEL_BOOTTIME };
+					    .flags = HWTIMER_WHEEL_BOOTTIME, .slack_ns = 7 };
 	struct hwtimer_wheel *w = kt_manual_wheel_cfg(test, &cfg);
+	char *buf = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	struct seq_file m = { .size = 1024, .buf = buf, .private = w };
 	struct kt_timer *kt;
 
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(w), (clockid_t)CLOCK_BOOTTIME);
+	/* Debugfs shows the clock and the default slack. */
+	KUNIT_ASSERT_EQ(test, hwt_stats_show(&m, NULL), 0);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\nclock boottime\nslack_ns 7\n"),
+				  "stats: %s", buf);
 	kt = kt_alloc(test, w, 1);
 	hwt_manual_advance(w, 7 * MS);
 	KUNIT_EXPECT_EQ(test, hwt_wheel_now(w), 7 * MS);

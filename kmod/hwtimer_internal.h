@@ -192,6 +192,15 @@ void hwt_core_exit(void);
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 
+/*
+ * The wheels of the char device, by precision (HWTIMER_PRECISION_* of the
+ * uapi header) and clock (0: CLOCK_MONOTONIC, 1: CLOCK_BOOTTIME), from the
+ * module glue.
+ */
+#define HWT_DEV_PRECISIONS	3
+#define HWT_DEV_CLOCKS		1
+struct hwtimer_wheel *hwt_dev_wheel(unsigned int precision, unsigned int clock);
+
 /* The char device, for the module glue. */
 int hwtd_init(void);
 void hwtd_exit(void);

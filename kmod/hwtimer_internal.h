@@ -128,7 +128,8 @@ struct hwt_base {
  * struct hwtimer_wheel - a wheel instance
  * @name: copied from the configuration
  * @tick_ns: tick length
- * @epoch_ns: CLOCK_MONOTONIC time of tick 0; tick T starts at
+ * @epoch_ns: time of tick 0 on the wheel's clock (CLOCK_MONOTONIC, or
+ *            CLOCK_BOOTTIME with %HWTIMER_WHEEL_BOOTTIME); tick T starts at
  *            @epoch_ns + T * @tick_ns, so deadlines never drift
  * @slots: level-0 slots, a power of two
  * @lvl0_bits: log2(@slots)

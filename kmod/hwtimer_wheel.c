@@ -128,12 +128,23 @@ static void hwt_manual_get(void) { }
 static void hwt_manual_put(void) { }
 #endif
 
-/* The wheel's clock: CLOCK_MONOTONIC, or a test's manual clock. */
+/*
+ * The wheel's clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME for a
+ * %HWTIMER_WHEEL_BOOTTIME wheel, or a test's manual clock.
+ */
 static u64 hwt_now(const struct hwtimer_wheel *w)
 {
 	if (hwt_is_manual(w))
 		return READ_ONCE(w->manual_now);
+	if (w->flags & HWTIMER_WHEEL_BOOTTIME)
+		return ktime_get_boottime_ns();
 	return ktime_get_ns();
+}
+
+/* The clock of the wheel's time and of its bases' hrtimers. */
+static clockid_t hwt_clockid(const struct hwtimer_wheel *w)
+{
+	return (w->flags & HWTIMER_WHEEL_BOOTTIME) ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
 }
 
 /* The tick that contains @now: every tick up to it has begun. */
@@ -715,7 +726,8 @@ static bool hwt_run(struct hwt_base *base)
 		    !READ_ONCE(w->stopped) && !base->offline) {
 			/* A fresh softirq pass, behind whatever else is pending. */
 			base->armed = 0;
-			hrtimer_start(&base->hrt, ktime_get(), HRTIMER_MODE_ABS_PINNED_SOFT);
+			hrtimer_start(&base->hrt, ns_to_ktime(hwt_now(w)),
+				      HRTIMER_MODE_ABS_PINNED_SOFT);
 		}
 	} else {
 		hwt_program(base);
@@ -828,7 +840,7 @@ static void hwt_base_emptied(struct hwt_base *base)
 }
 
 /*
- * Arm @t for @deadline (CLOCK_MONOTONIC ns, already clamped to KTIME_MAX);
+ * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX);
  * @now is the wheel's clock, read once by the caller.
  */
 static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, unsigned int opts)
@@ -956,8 +968,10 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
 /**
  * hwtimer_start_abs - arm a timer for an absolute deadline
  * @timer: a timer set up with hwtimer_setup() and not pending
- * @deadline_ns: CLOCK_MONOTONIC deadline in ns (as ktime_get_ns()); a
- *               deadline in the past fires at the next tick
+ * @deadline_ns: deadline in ns of the wheel's clock (ktime_get_ns(), or
+ *               ktime_get_boottime_ns() on a %HWTIMER_WHEEL_BOOTTIME wheel:
+ *               see hwtimer_wheel_clockid()); a deadline in the past fires
+ *               at the next tick
  *
  * Context: any context, including hard interrupts.
  * Return: as hwtimer_start().
@@ -991,7 +1005,8 @@ EXPORT_SYMBOL_GPL(hwtimer_modify);
 /**
  * hwtimer_modify_abs - re-arm a timer for a new absolute deadline
  * @timer: a timer set up with hwtimer_setup()
- * @deadline_ns: new CLOCK_MONOTONIC deadline in ns
+ * @deadline_ns: new deadline in ns of the wheel's clock (see
+ *               hwtimer_start_abs())
  *
  * Context: any context, including hard interrupts.
  * Return: as hwtimer_modify().
@@ -1005,9 +1020,12 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
 /*
  * hwtimer_modify_abs() for a caller that arms many timers in one call (the
  * char device's batches) and reads the clock once for all of them: @now is
- * ktime_get_ns() read before this call (the wheel must not be a manual test
- * wheel). An earlier @now only moves an idle base's clock less far
- * forward, which costs nothing in precision: expiry ticks are absolute.
+ * the wheel's clock (ktime_get_ns(), or ktime_get_boottime_ns() on a
+ * %HWTIMER_WHEEL_BOOTTIME wheel) read before this call (the wheel must not
+ * be a manual test wheel). An earlier @now only moves an idle base's clock
+ * less far forward, which costs nothing in precision: expiry ticks are
+ * absolute. So a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's,
+ * does for a boottime wheel too.
  */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 {
@@ -1181,9 +1199,9 @@ EXPORT_SYMBOL_GPL(hwtimer_state);
  * hwtimer_expires - the deadline a timer was last armed for
  * @timer: a timer set up with hwtimer_setup()
  *
- * The CLOCK_MONOTONIC deadline in ns that the last start or modify asked
- * for (clamped to KTIME_MAX), or that hwtimer_forward() moved it to: not
- * the tick it fires on, which may be up to one tick later. 0 for a timer
+ * The deadline in ns of the wheel's clock that the last start or modify
+ * asked for (clamped to KTIME_MAX), or that hwtimer_forward() moved it to:
+ * not the tick it fires on, which may be up to one tick later. 0 for a timer
  * never armed. A snapshot, as hwtimer_pending() is, unless the caller
  * serialises against start, modify and forward (a callback reading its own
  * timer does).
@@ -1260,6 +1278,25 @@ u64 hwtimer_wheel_tick_ns(const struct hwtimer_wheel *wheel)
 	return wheel->tick_ns;
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
+
+/**
+ * hwtimer_wheel_clockid - the clock a wheel's times are measured on
+ * @wheel: the wheel
+ *
+ * Every deadline the wheel's functions take or report (hwtimer_start_abs(),
+ * hwtimer_modify_abs(), hwtimer_expires(), hwtimer_forward(), the lateness
+ * counters) is in nanoseconds of this clock, and its bases' hrtimers run
+ * on it.
+ *
+ * Context: any.
+ * Return: %CLOCK_BOOTTIME for a wheel created with
+ * %HWTIMER_WHEEL_BOOTTIME, else %CLOCK_MONOTONIC.
+ */
+clockid_t hwtimer_wheel_clockid(const struct hwtimer_wheel *wheel)
+{
+	return hwt_clockid(wheel);
+}
+EXPORT_SYMBOL_GPL(hwtimer_wheel_clockid);
 
 /**
  * hwtimer_wheel_slots - a wheel's level-0 slot count
@@ -1403,7 +1440,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	if (manual)
 		hwt_manual_get();
 	w->owner = owner;
-	w->epoch_ns = manual ? 0 : ktime_get_ns();
+	w->epoch_ns = manual ? 0 : hwt_now(w);
 	INIT_LIST_HEAD(&w->node);
 
 	ret = -ENOMEM;
@@ -1427,7 +1464,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		base->next_event = U64_MAX;
 		base->armed = U64_MAX;
 		INIT_HLIST_HEAD(&base->due);
-		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, CLOCK_MONOTONIC,
+		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
 				  HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_WORK(&base->work, hwt_work_fn);
 		init_waitqueue_head(&base->wq);

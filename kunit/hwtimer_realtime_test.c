@@ -172,6 +172,80 @@ static void rt_seed_125ms_on_200ms_tick(struct kunit *test)
 		   n, min_late / MS, max_late / MS, over);
 }
 
+/* A timer of a boottime wheel: records CLOCK_BOOTTIME when it fires. */
+struct kt_boot {
+	struct hwtimer	t;
+	u64		fired_boot;
+	atomic_t	fires;
+};
+
+static void kt_boot_fn(struct hwtimer *t)
+{
+	struct kt_boot *b = from_hwtimer(b, t, t);
+
+	b->fired_boot = ktime_get_boottime_ns();
+	atomic_inc(&b->fires);
+}
+
+/*
+ * A HWTIMER_WHEEL_BOOTTIME wheel reports CLOCK_BOOTTIME, runs its hrtimers
+ * on it, and fires absolute CLOCK_BOOTTIME deadlines never early on that
+ * clock. (Without a suspend the two clocks tick alike: the suspend proof
+ * is the device's test.)
+ */
+static void rt_boottime_wheel(struct kunit *test)
+{
+	const int n = 10;
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, HWTIMER_WHEEL_BOOTTIME);
+	struct hwtimer_wheel *mono = kt_real_wheel(test, MS, 64, 0);
+	struct kt_boot *b = kunit_kcalloc(test, n, sizeof(*b), GFP_KERNEL);
+	u64 dl[10], max_late = 0, exp;
+	struct hwt_base *base;
+	unsigned int cpu;
+	int i, j, fired = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(w), (clockid_t)CLOCK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(mono), (clockid_t)CLOCK_MONOTONIC);
+	for_each_possible_cpu(cpu) {
+		KUNIT_EXPECT_EQ_MSG(test, kt_base(w, cpu)->hrt.base->clockid,
+				    (clockid_t)CLOCK_BOOTTIME,
+				    "CPU %u's hrtimer of a boottime wheel is on clock %d",
+				    cpu, kt_base(w, cpu)->hrt.base->clockid);
+		KUNIT_EXPECT_EQ(test, kt_base(mono, cpu)->hrt.base->clockid,
+				(clockid_t)CLOCK_MONOTONIC);
+	}
+	for (i = 0; i < n; i++) {
+		hwtimer_setup(&b[i].t, w, kt_boot_fn);
+		dl[i] = ktime_get_boottime_ns() + 100 * MS + i * 3 * MS + i * 77 * US;
+		KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&b[i].t, dl[i]), 0);
+		KUNIT_EXPECT_EQ(test, hwtimer_expires(&b[i].t), dl[i]);
+		if (i)
+			continue;
+		/* The first timer's base waits for a tick of the boottime epoch. */
+		base = kt_base(w, b[0].t.flags & HWT_CPUMASK);
+		exp = ktime_to_ns(hrtimer_get_expires(&base->hrt));
+		KUNIT_EXPECT_LE_MSG(test, exp, w->epoch_ns + b[0].t.expires * MS,
+				    "hrtimer armed after the first timer's boottime tick");
+		KUNIT_EXPECT_EQ(test, (exp - w->epoch_ns) % MS, 0ULL);
+	}
+	for (i = 0; i < 250 && fired < n; i++) {
+		msleep(20);
+		for (fired = 0, j = 0; j < n; j++)
+			fired += atomic_read(&b[j].fires);
+	}
+	KUNIT_ASSERT_EQ_MSG(test, fired, n, "only %d of %d boottime timers fired", fired, n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_GE_MSG(test, b[i].fired_boot, dl[i],
+				    "timer %d fired %llu ns before its boottime deadline",
+				    i, dl[i] - b[i].fired_boot);
+		if (b[i].fired_boot > dl[i])
+			max_late = max(max_late, b[i].fired_boot - dl[i]);
+	}
+	KUNIT_EXPECT_LT(test, max_late, MS + KT_SLACK_NS);
+	kunit_info(test, "boottime wheel: max lateness %llu us on a 1 ms tick\n", max_late / US);
+}
+
 static void rt_idle_wheel_never_wakes(struct kunit *test)
 {
 	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
@@ -659,6 +733,7 @@ static void rt_cancel_sync_lends_priority(struct kunit *test)
 static struct kunit_case realtime_cases[] = {
 	KUNIT_CASE(rt_fires_after_delay_in_softirq),
 	KUNIT_CASE(rt_seed_125ms_on_200ms_tick),
+	KUNIT_CASE(rt_boottime_wheel),
 	KUNIT_CASE(rt_idle_wheel_never_wakes),
 	KUNIT_CASE(rt_sparse_timer_programs_next_event),
 	KUNIT_CASE(rt_periodic_self_rearm),

@@ -136,6 +136,29 @@ static void config_default_wheel(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, is_power_of_2(hwtimer_wheel_slots(w)));
 }
 
+/* The clock flag: reported, and the manual test clock still drives it. */
+static void config_boottime_clock(struct kunit *test)
+{
+	struct hwtimer_wheel_config cfg = { .name = kt_name(test), .tick_ns = MS, .slots = 64,
+					    .flags = HWTIMER_WHEEL_BOOTTIME };
+	struct hwtimer_wheel *w = hwt_wheel_create_manual(&cfg);
+	struct kt_timer *kt;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(w), (clockid_t)CLOCK_BOOTTIME);
+	kt = kt_alloc(test, w, 1);
+	hwt_manual_advance(w, 7 * MS);
+	KUNIT_EXPECT_EQ(test, hwt_wheel_now(w), 7 * MS);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, 3 * MS), 0);
+	hwt_manual_advance(w, 10 * MS - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
+	hwt_manual_advance(w, 10 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
+	hwtimer_wheel_destroy(w, NULL, NULL);
+	w = kt_manual_wheel(test, MS, 64, 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(w), (clockid_t)CLOCK_MONOTONIC);
+}
+
 static struct kunit_case config_cases[] = {
 	KUNIT_CASE_PARAM(config_rejects_bad, kt_bad_config_gen_params),
 	KUNIT_CASE(config_null_is_einval),
@@ -143,6 +166,7 @@ static struct kunit_case config_cases[] = {
 	KUNIT_CASE(config_duplicate_name),
 	KUNIT_CASE(config_tick_bounds_accepted),
 	KUNIT_CASE(config_default_wheel),
+	KUNIT_CASE(config_boottime_clock),
 	{}
 };
 

@@ -7,7 +7,9 @@
  * struct timer_list is: starting one allocates nothing. A timer is queued on
  * the base of the CPU that starts it; the callback runs on that CPU, in
  * softirq context (default) or in process context from a per-wheel
- * workqueue (HWTIMER_WHEEL_PROCESS).
+ * workqueue (HWTIMER_WHEEL_PROCESS). Times are nanoseconds of
+ * CLOCK_MONOTONIC, or of CLOCK_BOOTTIME for a HWTIMER_WHEEL_BOOTTIME wheel
+ * (hwtimer_wheel_clockid() tells which).
  *
  * Guarantees: a timer never fires before its deadline, and fires at most
  * one tick (plus hrtimer and softirq latency) after it, for any delay. Each
@@ -53,8 +55,9 @@ typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
  * @entry: link in a wheel slot or in its base's due list; pprev is NULL
  *         when the timer is not pending
  * @expires: absolute expiry, in ticks of the wheel since its epoch
- * @deadline: the requested CLOCK_MONOTONIC deadline in ns (never later
- *            than the tick boundary @expires)
+ * @deadline: the requested deadline in ns on the wheel's clock
+ *            (CLOCK_MONOTONIC or CLOCK_BOOTTIME); never later than the
+ *            tick boundary @expires
  * @function: the callback
  * @wheel: the wheel set by hwtimer_setup()
  * @flags: CPU of the base the timer is queued on, and state bits
@@ -85,7 +88,13 @@ struct hwtimer {
 
 /* Callbacks run in process context from a per-wheel workqueue (may sleep). */
 #define HWTIMER_WHEEL_PROCESS		0x1u
-#define HWTIMER_WHEEL_FLAGS_MASK	HWTIMER_WHEEL_PROCESS
+/*
+ * The wheel runs on CLOCK_BOOTTIME (which counts time spent in suspend)
+ * instead of CLOCK_MONOTONIC: every deadline of its timers, absolute or
+ * computed from a delay, is a ktime_get_boottime_ns() time.
+ */
+#define HWTIMER_WHEEL_BOOTTIME		0x2u
+#define HWTIMER_WHEEL_FLAGS_MASK	(HWTIMER_WHEEL_PROCESS | HWTIMER_WHEEL_BOOTTIME)
 
 /* Bounds a wheel configuration is checked against. */
 #define HWTIMER_TICK_MIN_NS	10000ULL			/* 10 us */
@@ -102,7 +111,7 @@ struct hwtimer {
  * @slots: slots in the first wheel level, %HWTIMER_SLOTS_MIN to
  *         %HWTIMER_SLOTS_MAX; rounded up to a power of two
  * @max_pending: cap on timers pending on the whole wheel; 0 is unlimited
- * @flags: %HWTIMER_WHEEL_PROCESS or 0
+ * @flags: %HWTIMER_WHEEL_PROCESS, %HWTIMER_WHEEL_BOOTTIME, both or 0
  */
 struct hwtimer_wheel_config {
 	const char	*name;
@@ -175,6 +184,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 				    void *arg);
 struct hwtimer_wheel *hwtimer_default_wheel(void);
 u64 hwtimer_wheel_tick_ns(const struct hwtimer_wheel *wheel);
+clockid_t hwtimer_wheel_clockid(const struct hwtimer_wheel *wheel);
 u32 hwtimer_wheel_slots(const struct hwtimer_wheel *wheel);
 void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stats);
 

@@ -199,7 +199,7 @@ int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
  * module glue.
  */
 #define HWT_DEV_PRECISIONS	3
-#define HWT_DEV_CLOCKS		1
+#define HWT_DEV_CLOCKS		2
 struct hwtimer_wheel *hwt_dev_wheel(unsigned int precision, unsigned int clock);
 
 /* The char device, for the module glue. */

@@ -115,9 +115,9 @@ static void hwt_dev_wheels_destroy(void)
 static int hwt_dev_wheels_create(void)
 {
 	static const char * const names[HWT_DEV_PRECISIONS][HWT_DEV_CLOCKS] = {
-		[HWTIMER_PRECISION_DEFAULT] = { "default" },
-		[HWTIMER_PRECISION_FINE] = { "dev-fine" },
-		[HWTIMER_PRECISION_COARSE] = { "dev-coarse" },
+		[HWTIMER_PRECISION_DEFAULT] = { "default", "dev-boottime" },
+		[HWTIMER_PRECISION_FINE] = { "dev-fine", "dev-fine-boottime" },
+		[HWTIMER_PRECISION_COARSE] = { "dev-coarse", "dev-coarse-boottime" },
 	};
 	const u64 ticks[HWT_DEV_PRECISIONS] = {
 		[HWTIMER_PRECISION_DEFAULT] = tick_ns,
@@ -138,7 +138,7 @@ static int hwt_dev_wheels_create(void)
 			cfg.name = names[p][c];
 			cfg.tick_ns = ticks[p];
 			cfg.slots = nslots[p];
-			cfg.flags = 0;
+			cfg.flags = c ? HWTIMER_WHEEL_BOOTTIME : 0;
 			w = hwtimer_wheel_create(&cfg);
 			if (IS_ERR(w)) {
 				pr_err("bad parameters of wheel %s: tick_ns=%llu slots=%u: %ld\n",

@@ -116,10 +116,10 @@ struct hwtimer_info {
 
 /**
  * struct hwtimer_config - argument of %HWTIMER_IOC_CONFIG
- * @clockid: in: the file's clock: CLOCK_MONOTONIC, the default of a new
- *           file. CLOCK_BOOTTIME (which counts time spent in suspend) is
- *           reserved for a module whose wheels run on it, and gives EINVAL
- *           for now, as every other value does
+ * @clockid: in: the file's clock: CLOCK_MONOTONIC (the default of a new
+ *           file) or CLOCK_BOOTTIME, which also counts the time the system
+ *           spends suspended, as timerfd's CLOCK_BOOTTIME timers do; any
+ *           other value gives EINVAL
  * @precision: in: %HWTIMER_PRECISION_DEFAULT, %HWTIMER_PRECISION_FINE or
  *             %HWTIMER_PRECISION_COARSE; any other value gives EINVAL
  * @reserved: in: must be zero

@@ -49,6 +49,7 @@
 #define HWT_CPUMASK		0x0003ffffu
 #define HWT_MIGRATING		0x00040000u	/* between two bases: spin */
 #define HWT_SHUTDOWN		0x00080000u	/* hwtimer_shutdown_sync() done */
+#define HWT_SLACKED		0x00400000u	/* slack moved @expires past D's tick */
 
 /**
  * struct hwt_base - one CPU's share of a wheel
@@ -136,6 +137,8 @@ struct hwt_base {
  * @levels: number of levels; the top one covers the whole u64 tick range
  * @nslots: slots over all levels
  * @max_pending: the cap, 0 for none
+ * @slack_ns: default slack of hwtimer_start() and the other calls without
+ *            an explicit one (see hwtimer_start_range())
  * @npending: timers pending on the whole wheel; kept only when
  *            @max_pending is set, so uncapped wheels share no cache line on
  *            the hot path
@@ -172,6 +175,7 @@ struct hwtimer_wheel {
 	u32			levels;
 	u32			nslots;
 	u64			max_pending;
+	u64			slack_ns;
 	atomic64_t		npending;
 	u32			flags;
 	bool			stopped;
@@ -192,6 +196,7 @@ void hwt_core_exit(void);
 
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
+int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
 
 /*
  * The wheels of the char device, by precision (HWTIMER_PRECISION_* of the

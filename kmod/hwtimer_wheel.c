@@ -32,10 +32,23 @@
  *
  * Ticks and time
  * --------------
- * Tick T begins at epoch + T * tick_ns. A timer whose deadline is D expires
- * at tick ceil((D - epoch) / tick_ns): never before D, at most one tick
- * after it (plus hrtimer and softirq latency). All arithmetic is relative
- * to the epoch, so nothing drifts however long the wheel runs.
+ * Tick T begins at epoch + T * tick_ns, on the wheel's clock
+ * (CLOCK_MONOTONIC, or CLOCK_BOOTTIME for HWTIMER_WHEEL_BOOTTIME wheels). A
+ * timer whose deadline is D expires at tick ceil((D - epoch) / tick_ns):
+ * never before D, at most one tick after it (plus hrtimer and softirq
+ * latency). All arithmetic is relative to the epoch, so nothing drifts
+ * however long the wheel runs.
+ *
+ * Slack
+ * -----
+ * A timer started with slack S (hwtimer_start_range(), or the wheel's
+ * default slack) may expire at any tick from the first at or after D to
+ * the last that begins by D + S: never before D, at most S plus one tick
+ * after it. Of those ticks it gets the one with the most trailing zero
+ * bits (hwt_slack_tick()): a stateless choice that timers with
+ * overlapping windows tend to share, so a base has fewer ticks with work
+ * and its hrtimer wakes less often, as with hrtimer's range_ns. Only the
+ * chosen tick is stored (@expires); the slack itself is not.
  *
  * Tickless
  * --------
@@ -186,6 +199,42 @@ static u64 hwt_deadline(u64 now, u64 delay)
 	if (delay >= (u64)KTIME_MAX - now)
 		return KTIME_MAX;
 	return now + delay;
+}
+
+/*
+ * The tick to queue a timer on, whose deadline @deadline has @first as the
+ * first tick at or after it, that may fire up to @slack ns late, on a base
+ * whose clock is @clk: among the ticks from max(@first, @clk) to the last
+ * one that begins by @deadline + @slack, the one with the most trailing
+ * zero bits. It is unique, and the same for every window that contains
+ * it and no tick with more trailing zeros, so timers whose windows overlap
+ * tend to share it; and level boundaries, where cascades wake the base,
+ * are such ticks too. With no slack, or no such tick, @first, exactly the
+ * tick a timer without slack gets. Never before @first, so never early.
+ */
+static u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
+			  u64 slack, u64 clk)
+{
+	u64 lo = max(first, clk), last;
+	unsigned int h;
+
+	if (!slack)
+		return first;
+	/* @deadline is at most KTIME_MAX: the window ends by KTIME_MAX. */
+	last = hwt_now_tick(w, deadline + min(slack, (u64)KTIME_MAX - deadline));
+	if (last < lo)
+		return first;
+	if (last == lo)
+		return lo;
+	/*
+	 * The highest bit in which @lo and @last differ is 0 in @lo and 1 in
+	 * @last: @last with the bits below it cleared is in the window, and
+	 * only @lo itself can have more trailing zeros.
+	 */
+	h = fls64(lo ^ last) - 1;
+	if (!lo || __ffs64(lo) > h)
+		return lo;
+	return last & ~((1ULL << h) - 1);
 }
 
 /* ---- levels and slots --------------------------------------------------- */
@@ -593,6 +642,9 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
 	u64 late = now > t->deadline ? now - t->deadline : 0;
+	/* Lateness that counts as late: from the tick slack moved it to. */
+	u64 due = (t->flags & HWT_SLACKED) ?
+		  (u64)ktime_to_ns(hwt_tick_time(w, t->expires)) : t->deadline;
 	int count;
 
 	hwt_dequeue(base, t, true);
@@ -601,7 +653,7 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	base->running_task = current;
 	base->stats.fired++;
 	base->stats.visited++;
-	if (late > w->tick_ns)
+	if (now > due && now - due > w->tick_ns)
 		base->stats.late++;
 	if (now < t->deadline)
 		base->stats.early++;
@@ -840,14 +892,17 @@ static void hwt_base_emptied(struct hwt_base *base)
 }
 
 /*
- * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX);
- * @now is the wheel's clock, read once by the caller.
+ * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
+ * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
+ * once by the caller.
  */
-static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, unsigned int opts)
+static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
+		   unsigned int opts)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
 	unsigned long flags;
+	u64 first, tick;
 	bool was_pending;
 	int ret;
 
@@ -912,7 +967,13 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, unsigned int opts)
 		hwt_forward(base, now);
 	/* hwtimer_expires() reads it without the lock. */
 	WRITE_ONCE(t->deadline, deadline);
-	hwt_enqueue(base, t, hwt_expiry_tick(w, deadline));
+	first = hwt_expiry_tick(w, deadline);
+	tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
+	if (tick > first)
+		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
+	else if (t->flags & HWT_SLACKED)
+		WRITE_ONCE(t->flags, t->flags & ~HWT_SLACKED);
+	hwt_enqueue(base, t, tick);
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
 	hwt_program(base);
@@ -929,16 +990,17 @@ out_unlock:
 }
 
 /* @now + @delay_ns on @w's clock, clamped to KTIME_MAX. */
-static int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, unsigned int opts)
+static int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, u64 slack_ns, unsigned int opts)
 {
 	u64 now = hwt_now(t->wheel);
 
-	return hwt_arm(t, now, hwt_deadline(now, delay_ns), opts);
+	return hwt_arm(t, now, hwt_deadline(now, delay_ns), slack_ns, opts);
 }
 
-static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, unsigned int opts)
+static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns, unsigned int opts)
 {
-	return hwt_arm(t, hwt_now(t->wheel), min_t(u64, deadline_ns, KTIME_MAX), opts);
+	return hwt_arm(t, hwt_now(t->wheel), min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
+		       opts);
 }
 
 /**
@@ -947,9 +1009,10 @@ static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, unsigned int opts)
  * @delay_ns: delay in ns from now; a delay past KTIME_MAX is clamped to it
  *
  * The callback runs once @delay_ns has passed: never earlier, and at most
- * one wheel tick (plus scheduling latency) later. It runs on this CPU,
- * unless @timer's callback is running on another CPU right now: then it
- * stays there.
+ * the wheel's default slack (&hwtimer_wheel_config.slack_ns) plus one
+ * wheel tick (plus scheduling latency) later; see hwtimer_start_range().
+ * It runs on this CPU, unless @timer's callback is running on another CPU
+ * right now: then it stays there.
  *
  * Context: any context, including hard interrupts, on PREEMPT_RT too (the
  * base locks are raw spinlocks); the timer's callback may re-arm its own
@@ -961,7 +1024,7 @@ static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, unsigned int opts)
  */
 int hwtimer_start(struct hwtimer *timer, u64 delay_ns)
 {
-	return hwt_arm_rel(timer, delay_ns, 0);
+	return hwt_arm_rel(timer, delay_ns, timer->wheel->slack_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start);
 
@@ -973,14 +1036,58 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
  *               see hwtimer_wheel_clockid()); a deadline in the past fires
  *               at the next tick
  *
+ * As hwtimer_start(), with the wheel's default slack.
+ *
  * Context: any context, including hard interrupts.
  * Return: as hwtimer_start().
  */
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns)
 {
-	return hwt_arm_abs(timer, deadline_ns, 0);
+	return hwt_arm_abs(timer, deadline_ns, timer->wheel->slack_ns, 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_abs);
+
+/**
+ * hwtimer_start_range - arm a timer to fire after a delay, with slack
+ * @timer: a timer set up with hwtimer_setup() and not pending
+ * @delay_ns: delay in ns from now; a delay past KTIME_MAX is clamped to it
+ * @slack_ns: how much later than the deadline (now + @delay_ns) the
+ *            callback may run; 0 for none
+ *
+ * As hwtimer_start(), but the wheel may run the callback on any tick from
+ * the first at or after the deadline to the last that begins by the
+ * deadline + @slack_ns, and uses that freedom to put timers whose windows
+ * overlap on the same tick (a power-of-two aligned one), so that its CPUs
+ * wake up less often, as hrtimer's range_ns and timer_list's coarse
+ * levels do. The callback never runs before the deadline, and at most
+ * @slack_ns plus one tick (plus scheduling latency) after it.
+ * hwtimer_expires() reports the deadline, not the tick chosen.
+ *
+ * Context: any context, including hard interrupts, on PREEMPT_RT too.
+ * Return: as hwtimer_start().
+ */
+int hwtimer_start_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns)
+{
+	return hwt_arm_rel(timer, delay_ns, slack_ns, 0);
+}
+EXPORT_SYMBOL_GPL(hwtimer_start_range);
+
+/**
+ * hwtimer_start_range_abs - arm a timer for an absolute deadline, with slack
+ * @timer: a timer set up with hwtimer_setup() and not pending
+ * @deadline_ns: deadline in ns of the wheel's clock (see hwtimer_start_abs())
+ * @slack_ns: how much later than @deadline_ns the callback may run
+ *
+ * As hwtimer_start_range(), for an absolute deadline.
+ *
+ * Context: any context, including hard interrupts.
+ * Return: as hwtimer_start().
+ */
+int hwtimer_start_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns)
+{
+	return hwt_arm_abs(timer, deadline_ns, slack_ns, 0);
+}
+EXPORT_SYMBOL_GPL(hwtimer_start_range_abs);
 
 /**
  * hwtimer_modify - re-arm a timer with a new delay, pending or not
@@ -990,7 +1097,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  * Equivalent to a cancel and a start done atomically: the timer cannot
  * fire in between, and reads as pending throughout. It moves to this CPU's
  * base unless its callback is running right now; then it stays where it
- * is.
+ * is. The wheel's default slack applies, as for hwtimer_start().
  *
  * Context: any context, including hard interrupts.
  * Return: 1 if @timer was pending, 0 if it was not, or -EBUSY, -ESHUTDOWN,
@@ -998,7 +1105,7 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
  */
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns)
 {
-	return hwt_arm_rel(timer, delay_ns, HWT_ARM_MODIFY);
+	return hwt_arm_rel(timer, delay_ns, timer->wheel->slack_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify);
 
@@ -1013,9 +1120,43 @@ EXPORT_SYMBOL_GPL(hwtimer_modify);
  */
 int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
 {
-	return hwt_arm_abs(timer, deadline_ns, HWT_ARM_MODIFY);
+	return hwt_arm_abs(timer, deadline_ns, timer->wheel->slack_ns, HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
+
+/**
+ * hwtimer_modify_range - re-arm a timer with a new delay and slack
+ * @timer: a timer set up with hwtimer_setup()
+ * @delay_ns: new delay in ns from now
+ * @slack_ns: how much later than the new deadline the callback may run
+ *
+ * hwtimer_modify() with the slack of hwtimer_start_range().
+ *
+ * Context: any context, including hard interrupts.
+ * Return: as hwtimer_modify().
+ */
+int hwtimer_modify_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns)
+{
+	return hwt_arm_rel(timer, delay_ns, slack_ns, HWT_ARM_MODIFY);
+}
+EXPORT_SYMBOL_GPL(hwtimer_modify_range);
+
+/**
+ * hwtimer_modify_range_abs - re-arm a timer for a new deadline and slack
+ * @timer: a timer set up with hwtimer_setup()
+ * @deadline_ns: new deadline in ns of the wheel's clock
+ * @slack_ns: how much later than @deadline_ns the callback may run
+ *
+ * hwtimer_modify_abs() with the slack of hwtimer_start_range().
+ *
+ * Context: any context, including hard interrupts.
+ * Return: as hwtimer_modify().
+ */
+int hwtimer_modify_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns)
+{
+	return hwt_arm_abs(timer, deadline_ns, slack_ns, HWT_ARM_MODIFY);
+}
+EXPORT_SYMBOL_GPL(hwtimer_modify_range_abs);
 
 /*
  * hwtimer_modify_abs() for a caller that arms many timers in one call (the
@@ -1029,7 +1170,15 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
  */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 {
-	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), HWT_ARM_MODIFY);
+	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX),
+		       timer->wheel->slack_ns, HWT_ARM_MODIFY);
+}
+
+/* hwt_modify_abs_at() with the slack of hwtimer_modify_range_abs(). */
+int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now)
+{
+	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
+		       HWT_ARM_MODIFY);
 }
 
 /* Cancel @t if pending; the caller holds @base->lock. */
@@ -1201,10 +1350,10 @@ EXPORT_SYMBOL_GPL(hwtimer_state);
  *
  * The deadline in ns of the wheel's clock that the last start or modify
  * asked for (clamped to KTIME_MAX), or that hwtimer_forward() moved it to:
- * not the tick it fires on, which may be up to one tick later. 0 for a timer
- * never armed. A snapshot, as hwtimer_pending() is, unless the caller
- * serialises against start, modify and forward (a callback reading its own
- * timer does).
+ * not the tick it fires on, which may be up to its slack plus one tick
+ * later. 0 for a timer never armed. A snapshot, as hwtimer_pending() is,
+ * unless the caller serialises against start, modify and forward (a
+ * callback reading its own timer does).
  *
  * Context: any.
  * Return: the deadline in ns.
@@ -1435,6 +1584,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	w->levels = 1 + DIV_ROUND_UP(64 - w->lvl0_bits, HWT_LVL_BITS);
 	w->nslots = w->slots + (w->levels - 1) * HWT_LVL_SIZE;
 	w->max_pending = cfg->max_pending;
+	w->slack_ns = cfg->slack_ns;
 	w->flags = cfg->flags;
 	w->manual = manual;
 	if (manual)
@@ -1656,7 +1806,8 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 		/* Pending throughout; the cap's count does not change. */
 		hwt_dequeue(old, t, false);
 		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new->cpu);
-		hwt_enqueue(new, t, hwt_expiry_tick(w, t->deadline));
+		/* Absolute ticks: the tick its slack chose holds here too. */
+		hwt_enqueue(new, t, t->expires);
 	}
 	done = !old->npending;
 	if (done) {

@@ -33,6 +33,8 @@ struct hwtimer_wheel *kt_manual_wheel(struct kunit *test, u64 tick_ns, u32 slots
 				      u64 max_pending);
 struct hwtimer_wheel *kt_real_wheel(struct kunit *test, u64 tick_ns, u32 slots,
 				    u32 flags);
+/* A manual wheel from a full configuration; its name is set here. */
+struct hwtimer_wheel *kt_manual_wheel_cfg(struct kunit *test, struct hwtimer_wheel_config *cfg);
 
 /*
  * Wheels from kt_*_wheel() and memory from kt_kvzalloc() are KUnit

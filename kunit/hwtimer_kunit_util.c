@@ -90,6 +90,12 @@ struct hwtimer_wheel *kt_manual_wheel(struct kunit *test, u64 tick_ns, u32 slots
 	return kt_keep(test, hwt_wheel_create_manual(&cfg));
 }
 
+struct hwtimer_wheel *kt_manual_wheel_cfg(struct kunit *test, struct hwtimer_wheel_config *cfg)
+{
+	cfg->name = kt_name(test);
+	return kt_keep(test, hwt_wheel_create_manual(cfg));
+}
+
 struct hwtimer_wheel *kt_real_wheel(struct kunit *test, u64 tick_ns, u32 slots,
 				    u32 flags)
 {

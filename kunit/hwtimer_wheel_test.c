@@ -139,12 +139,11 @@ static void config_default_wheel(struct kunit *test)
 /* The clock flag: reported, and the manual test clock still drives it. */
 static void config_boottime_clock(struct kunit *test)
 {
-	struct hwtimer_wheel_config cfg = { .name = kt_name(test), .tick_ns = MS, .slots = 64,
+	struct hwtimer_wheel_config cfg = { .tick_ns = MS, .slots = 64,
 					    .flags = HWTIMER_WHEEL_BOOTTIME };
-	struct hwtimer_wheel *w = hwt_wheel_create_manual(&cfg);
+	struct hwtimer_wheel *w = kt_manual_wheel_cfg(test, &cfg);
 	struct kt_timer *kt;
 
-	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(w), (clockid_t)CLOCK_BOOTTIME);
 	kt = kt_alloc(test, w, 1);
 	hwt_manual_advance(w, 7 * MS);
@@ -154,7 +153,6 @@ static void config_boottime_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
 	hwt_manual_advance(w, 10 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
-	hwtimer_wheel_destroy(w, NULL, NULL);
 	w = kt_manual_wheel(test, MS, 64, 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clockid(w), (clockid_t)CLOCK_MONOTONIC);
 }
@@ -852,6 +850,211 @@ static void wheel_many_same_tick(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fired, n / 2);
 }
 
+/* ---- slack ---------------------------------------------------------------- */
+
+/* A manual wheel with a default slack. */
+static struct hwtimer_wheel *kt_slack_wheel(struct kunit *test, u32 slots, u64 slack_ns)
+{
+	struct hwtimer_wheel_config cfg = { .tick_ns = MS, .slots = slots, .slack_ns = slack_ns };
+
+	return kt_manual_wheel_cfg(test, &cfg);
+}
+
+/* The tick chosen: the most aligned one in the window, and no drift. */
+static void wheel_slack_picks_aligned_tick(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 4);
+
+	/* Ticks 1001..1030: 1024 has the most trailing zeros. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[0].t, 1000 * MS + MS / 2, 30 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kt[0].t.expires, 1024ULL);
+	/* A window of less than a tick: the deadline's tick. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[1].t, 5 * MS, MS / 2), 0);
+	KUNIT_EXPECT_EQ(test, kt[1].t.expires, 5ULL);
+	/* Ticks 100..120: 112; the deadline stays what was asked for. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 100 * MS, 20 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kt[2].t.expires, 112ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_expires(&kt[2].t), 100 * MS);
+	/* Ticks 96..100: 96 itself has the most. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[3].t, 96 * MS, 4 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kt[3].t.expires, 96ULL);
+	hwt_manual_advance(w, 112 * MS - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[2].fires), 0);
+	hwt_manual_advance(w, 112 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[2].fires), 1);
+	/* hwtimer_forward() works on the deadline, not the tick it fired on. */
+	KUNIT_EXPECT_EQ(test, hwtimer_forward(&kt[2].t, 100 * MS), 1ULL);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_expires(&kt[2].t), 200 * MS,
+			    "forward from a slack tick drifted to %llu ns",
+			    hwtimer_expires(&kt[2].t));
+}
+
+/*
+ * Random deadlines and slacks, over several levels: every timer fires
+ * exactly once, never before its deadline and never more than its slack
+ * plus a tick after it, and none counts as late.
+ */
+static void wheel_slack_random_bounds(struct kunit *test)
+{
+	const int n = 3000;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 16, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	u64 *slack = kt_kvzalloc(test, n * sizeof(u64));
+	u64 *ticks = kt_kvzalloc(test, n * sizeof(u64));
+	struct hwtimer_stats s;
+	u64 now = 0, last = 0;
+	int i, moved = 0;
+
+	for (i = 0; i < n; i++) {
+		/* Deadlines up to 16 * 64^2 ticks away, slacks 0 to 2^k ms. */
+		u64 delay = (get_random_u32() % (16U * 64 * 64)) * MS + get_random_u32() % MS;
+		u64 dl;
+
+		slack[i] = i % 7 ? get_random_u32() % ((MS << (get_random_u32() % 14)) + 1) : 0;
+		if (i % 3 == 0) {
+			now += get_random_u32() % (20 * MS);
+			hwt_manual_advance(w, now);
+		}
+		dl = now + delay;
+		if (i & 1)
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, delay, slack[i]), 0);
+		else
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[i].t, dl, slack[i]), 0);
+		KUNIT_ASSERT_EQ(test, kt[i].t.deadline, dl);
+		ticks[i] = kt[i].t.expires;
+		if (ticks[i] > hwt_expiry_tick(w, dl))
+			moved++;
+		last = max(last, ticks[i]);
+	}
+	/* The clock in steps that do not fall on tick boundaries. */
+	while (now < last * MS) {
+		now += get_random_u32() % (3 * MS) + 1;
+		hwt_manual_advance(w, now);
+	}
+	for (i = 0; i < n; i++) {
+		u64 dl = kt[i].t.deadline;
+
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[i].fires), 1, "timer %d fired %d times",
+				    i, atomic_read(&kt[i].fires));
+		KUNIT_EXPECT_GE_MSG(test, ticks[i] * MS, dl,
+				    "timer %d (deadline %llu, slack %llu) queued on tick %llu: early",
+				    i, dl, slack[i], ticks[i]);
+		KUNIT_EXPECT_LE_MSG(test, ticks[i] * MS, dl + slack[i] + MS,
+				    "timer %d (deadline %llu, slack %llu) queued on tick %llu: late",
+				    i, dl, slack[i], ticks[i]);
+		/* Tighter, as documented: the deadline's tick or one begun by D + S. */
+		if (ticks[i] != hwt_expiry_tick(w, dl))
+			KUNIT_EXPECT_LE_MSG(test, ticks[i] * MS, dl + slack[i],
+					    "timer %d (deadline %llu, slack %llu): tick %llu begins after the window",
+					    i, dl, slack[i], ticks[i]);
+		KUNIT_EXPECT_GE_MSG(test, kt[i].fired_at, dl, "timer %d fired early", i);
+		/* The clock moves in steps of up to 20 ms. */
+		KUNIT_EXPECT_LE_MSG(test, kt[i].fired_at, ticks[i] * MS + 20 * MS,
+				    "timer %d fired after its tick", i);
+	}
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.early, 0ULL);
+	KUNIT_EXPECT_LE(test, s.max_late_ns, (MS << 13) + 21 * MS);
+	KUNIT_EXPECT_GT_MSG(test, moved, n / 4, "slack moved only %d of %d timers", moved, n);
+}
+
+/* Slack 0, given or by default, is exactly the deadline's tick. */
+static void wheel_slack_zero_is_exact(struct kunit *test)
+{
+	const int n = 1000;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct hwtimer_wheel *wd = kt_slack_wheel(test, 64, 50 * MS);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	struct kt_timer *kd = kt_alloc(test, wd, 4);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		u64 dl = (get_random_u32() % (64U * 64 * 64)) * MS + get_random_u32() % MS;
+
+		switch (i % 4) {
+		case 0:
+			KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[i].t, dl), 0);
+			break;
+		case 1:
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[i].t, dl, 0), 0);
+			break;
+		case 2:
+			KUNIT_ASSERT_EQ(test, hwtimer_modify_range_abs(&kt[i].t, dl, 0), 0);
+			break;
+		default:
+			KUNIT_ASSERT_EQ(test, hwtimer_modify_abs(&kt[i].t, dl), 0);
+			break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, kt[i].t.expires, hwt_expiry_tick(w, dl),
+				    "slack 0: deadline %llu not on its own tick", dl);
+	}
+	/* The wheel's default slack applies to the plain calls only. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kd[0].t, 1000 * MS + 1), 0);
+	KUNIT_EXPECT_EQ_MSG(test, kd[0].t.expires, 1024ULL,
+			    "the default slack of 50 ms was not used");
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&kd[1].t, 1000 * MS + 1), 0);
+	KUNIT_EXPECT_EQ(test, kd[1].t.expires, 1024ULL);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kd[2].t, 1000 * MS + 1, 0), 0);
+	KUNIT_EXPECT_EQ_MSG(test, kd[2].t.expires, 1001ULL, "explicit slack 0 must win");
+	KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kd[3].t, 1000 * MS + 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, kd[3].t.expires, 1001ULL);
+}
+
+/* Step @w's clock tick by tick up to @end: ticks with work, as the wakeups. */
+static u64 kt_run_ticks(struct hwtimer_wheel *w, u64 end)
+{
+	struct hwtimer_stats s;
+	u64 t;
+
+	for (t = MS; t <= end; t += MS)
+		hwt_manual_advance(w, t);
+	hwtimer_wheel_stats(w, &s);
+	return s.ticks;
+}
+
+/*
+ * The same deadlines, spread over 30 s, with 10% slack and without: with
+ * slack the wheel has work on far fewer ticks (on a real clock, hrtimer
+ * wakeups), and every timer still fires within its window.
+ */
+static void wheel_slack_coalesces(struct kunit *test)
+{
+	const int n = 3000;
+	const u64 span = 30000 * MS;
+	struct hwtimer_wheel *w0 = kt_manual_wheel(test, MS, 512, 0);
+	struct hwtimer_wheel *w1 = kt_manual_wheel(test, MS, 512, 0);
+	struct kt_timer *k0 = kt_alloc(test, w0, n);
+	struct kt_timer *k1 = kt_alloc(test, w1, n);
+	u64 t0, t1;
+	int i, f0 = 0, f1 = 0, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 d = mul_u64_u32_shr(span, get_random_u32(), 32) + 1;
+
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&k0[i].t, d), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start_range(&k1[i].t, d, d / 10), 0);
+	}
+	t0 = kt_run_ticks(w0, span + 10 * MS);
+	t1 = kt_run_ticks(w1, span + span / 10 + 10 * MS);
+	for (i = 0; i < n; i++) {
+		f0 += atomic_read(&k0[i].fires);
+		f1 += atomic_read(&k1[i].fires);
+		if (k1[i].fired_at < k1[i].t.deadline ||
+		    k1[i].fired_at > k1[i].t.deadline + k1[i].t.deadline / 10 + MS)
+			bad++;
+	}
+	KUNIT_EXPECT_EQ(test, f0, n);
+	KUNIT_EXPECT_EQ(test, f1, n);
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "%d timers fired outside [deadline, +10%% + 1 tick]",
+			    bad);
+	KUNIT_EXPECT_LE_MSG(test, t1 * 10, t0,
+			    "10%% slack: %llu ticks with work, without slack %llu: not 10x fewer",
+			    t1, t0);
+	kunit_info(test, "%d timers over 30 s: %llu ticks with work without slack, %llu with 10%% slack\n",
+		   n, t0, t1);
+}
+
 static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE_PARAM(wheel_never_early_exact_tick, kt_delay_gen_params),
 	KUNIT_CASE(wheel_huge_delay_clamped),
@@ -875,6 +1078,10 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_lateness_stats),
 	KUNIT_CASE(wheel_many_same_tick),
 	KUNIT_CASE(wheel_forward_drift_free),
+	KUNIT_CASE(wheel_slack_picks_aligned_tick),
+	KUNIT_CASE(wheel_slack_random_bounds),
+	KUNIT_CASE(wheel_slack_zero_is_exact),
+	KUNIT_CASE(wheel_slack_coalesces),
 	{}
 };
 

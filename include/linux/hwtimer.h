@@ -12,7 +12,9 @@
  * (hwtimer_wheel_clockid() tells which).
  *
  * Guarantees: a timer never fires before its deadline, and fires at most
- * one tick (plus hrtimer and softirq latency) after it, for any delay. Each
+ * its slack plus one tick (plus hrtimer and softirq latency) after it, for
+ * any delay; the slack is 0 unless the caller (hwtimer_start_range() and
+ * the other *_range calls) or the wheel's configuration gives one. Each
  * start resolves exactly once: the callback runs, or a cancel reports it
  * pending, or destroy hands it back.
  *
@@ -54,7 +56,8 @@ typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
  * struct hwtimer - a timer embedded in the caller's object
  * @entry: link in a wheel slot or in its base's due list; pprev is NULL
  *         when the timer is not pending
- * @expires: absolute expiry, in ticks of the wheel since its epoch
+ * @expires: absolute expiry, in ticks of the wheel since its epoch: the
+ *           deadline's tick, or a later one within the slack
  * @deadline: the requested deadline in ns on the wheel's clock
  *            (CLOCK_MONOTONIC or CLOCK_BOOTTIME); never later than the
  *            tick boundary @expires
@@ -112,6 +115,11 @@ struct hwtimer {
  *         %HWTIMER_SLOTS_MAX; rounded up to a power of two
  * @max_pending: cap on timers pending on the whole wheel; 0 is unlimited
  * @flags: %HWTIMER_WHEEL_PROCESS, %HWTIMER_WHEEL_BOOTTIME, both or 0
+ * @slack_ns: default slack of hwtimer_start(), hwtimer_start_abs(),
+ *            hwtimer_modify() and hwtimer_modify_abs(): their timers may
+ *            fire up to this long after the deadline (plus a tick), which
+ *            lets the wheel group them on fewer ticks (see
+ *            hwtimer_start_range()); 0 fires each on its deadline's tick
  */
 struct hwtimer_wheel_config {
 	const char	*name;
@@ -119,6 +127,7 @@ struct hwtimer_wheel_config {
 	u32		slots;
 	u32		flags;
 	u64		max_pending;
+	u64		slack_ns;
 };
 
 /**
@@ -142,9 +151,12 @@ enum hwtimer_state {
  * @fired: callbacks run
  * @cancelled: pending timers removed by cancel (not counting re-arms)
  * @rejected: starts refused (pending cap, stopped wheel, shut down timer)
- * @late: fires more than one tick after the deadline
+ * @late: fires more than one tick after the deadline or, for a timer that
+ *        its slack put on a later tick, more than one tick after that tick
+ *        began
  * @early: fires before the deadline: always 0, counted to prove it
- * @max_late_ns: the largest lateness seen (expiry time - deadline)
+ * @max_late_ns: the largest lateness seen (expiry time - deadline, slack
+ *               included)
  * @pending: timers pending now
  * @ticks: ticks that had work (expired or cascaded something)
  * @wakeups: runs of the expiry path (hrtimer callbacks and work items)
@@ -194,6 +206,10 @@ int hwtimer_start(struct hwtimer *timer, u64 delay_ns);
 int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns);
 int hwtimer_modify(struct hwtimer *timer, u64 delay_ns);
 int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns);
+int hwtimer_start_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns);
+int hwtimer_start_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns);
+int hwtimer_modify_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns);
+int hwtimer_modify_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns);
 int hwtimer_cancel(struct hwtimer *timer);
 int hwtimer_cancel_sync(struct hwtimer *timer);
 int hwtimer_shutdown_sync(struct hwtimer *timer);

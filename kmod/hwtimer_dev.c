@@ -451,8 +451,8 @@ static void hwtd_remove(struct hwtd_file *hf, struct hwtd_timeout *t)
 }
 
 /*
- * Arm @t's wheel timer for @deadline, counting a new arming in @inflight;
- * @now is the host clock the caller read for its whole call.
+ * Arm @t's wheel timer for @deadline with @t's slack, counting a new arming
+ * in @inflight; @now is the host clock the caller read for its whole call.
  */
 static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t,
 			  u64 deadline, u64 now)
@@ -461,7 +461,7 @@ static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t,
 
 	hwtd_lockdep_assert(hf);
 	/* 1: it replaced a pending arming, whose callback will not run. */
-	ret = hwt_modify_abs_at(&t->timer, deadline, now);
+	ret = hwt_modify_range_abs_at(&t->timer, deadline, t->slack, now);
 	if (!ret)
 		t->inflight++;
 	return ret;

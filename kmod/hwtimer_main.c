@@ -55,8 +55,9 @@ static struct hwtimer_wheel *dev_wheels[HWT_DEV_PRECISIONS][HWT_DEV_CLOCKS];
  * hwtimer_default_wheel - the wheel owned by the hwtimer module
  *
  * The default wheel is configured by the module parameters tick_ns, slots
- * and max_pending, runs callbacks in softirq context, serves /dev/hwtimer
- * and is there for modules that do not need a wheel of their own. It lives
+ * and max_pending, runs callbacks in softirq context, serves the files of
+ * /dev/hwtimer left at the default precision and clock, and is there for
+ * modules that do not need a wheel of their own. It lives
  * as long as the hwtimer module, which a caller's module pins by using this
  * symbol. Never destroy it.
  *

@@ -5,14 +5,19 @@
  * INFO reports), and the slack of an arm entry (hwtimer(4)). Built 64-bit
  * and -m32 like every test.
  */
+#include <sched.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "hwtimer_test.h"
 
 #ifndef CLOCK_BOOTTIME
 #define CLOCK_BOOTTIME 7
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
 #endif
 
 static uint64_t boot_ns(void)
@@ -500,6 +505,93 @@ TEST_F(hwt, config_boottime)
 	ASSERT_EQ(0, ht_config(self->fd, CLOCK_MONOTONIC, HWTIMER_PRECISION_DEFAULT));
 	ASSERT_EQ(0, ht_info(self->fd, &info));
 	ASSERT_EQ(0, info.flags);
+}
+
+/*
+ * In a time namespace whose CLOCK_BOOTTIME is 100000 s ahead of the host's
+ * (and CLOCK_MONOTONIC not): a CLOCK_BOOTTIME file takes and gives times on
+ * the namespace's boottime, converted with the boottime offset, as timerfd
+ * does; GET's deadline too. Returns NULL, or what went wrong.
+ */
+static const char *boottime_in_namespace(char *why, size_t len)
+{
+	struct hwtimer_arm_entry a;
+	struct hwtimer_get_entry g;
+	struct hwtimer_expiry r;
+	uint64_t before, after;
+	int fd = ht_open(0);
+
+	if (fd < 0 || ht_config(fd, CLOCK_BOOTTIME, HWTIMER_PRECISION_DEFAULT))
+		return "open or CONFIG CLOCK_BOOTTIME in the namespace failed";
+	before = boot_ns();
+	if (before < 100000 * 1000000000ULL)
+		return "CLOCK_BOOTTIME of the namespace is not 100000 s ahead";
+	ht_arm_entry(&a, 1, 50 * MS, 0, 0);
+	if (ht_batch(fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL))
+		return "ARM failed";
+	after = boot_ns();
+	if (a.deadline_ns < before + 50 * MS || a.deadline_ns > after + 50 * MS) {
+		snprintf(why, len, "ARM of 50 ms between %llu and %llu (namespace boottime) wrote back %llu",
+			 (unsigned long long)before, (unsigned long long)after,
+			 (unsigned long long)a.deadline_ns);
+		return why;
+	}
+	if (ht_get(fd, a.id, &g) || g.deadline_ns != a.deadline_ns)
+		return "GET does not report the deadline on the namespace's boottime";
+	if (ht_read_n(fd, &r, 1) != 1 || r.deadline_ns != a.deadline_ns ||
+	    r.expired_ns < r.deadline_ns || r.expired_ns > boot_ns())
+		return "the record is not on the namespace's boottime";
+	/* An absolute deadline 30 ms ahead: neither at once nor never. */
+	ht_arm_entry(&a, 2, boot_ns() + 30 * MS, 0, HWTIMER_TIMEOUT_ABS);
+	if (ht_batch(fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL) || ht_wait(fd, 0))
+		return "an absolute boottime deadline 30 ms ahead was due at once";
+	if (ht_read_n(fd, &r, 1) != 1 || boot_ns() < a.deadline_ns)
+		return "an absolute boottime deadline 30 ms ahead did not expire on time";
+	close(fd);
+	return NULL;
+}
+
+TEST_F(hwt, timens_boottime)
+{
+	char *why;
+	const char *res;
+	int status, pfd;
+	pid_t pid;
+
+	HWT_NEED_DEV();
+	why = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(why != MAP_FAILED);
+	why[0] = 0;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWTIME)) {
+			snprintf(why, 4096, "skip: unshare(CLONE_NEWUSER | CLONE_NEWTIME): %s",
+				 strerror(errno));
+			_exit(0);
+		}
+		pfd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+		if (pfd < 0 || dprintf(pfd, "boottime 100000 0\n") < 0) {
+			snprintf(why, 4096, "skip: /proc/self/timens_offsets: %s", strerror(errno));
+			_exit(0);
+		}
+		close(pfd);
+		pid = fork();
+		if (!pid) {
+			res = boottime_in_namespace(why + 2048, 2048);
+			if (res)
+				snprintf(why, 2048, "%s", res);
+			_exit(res ? 1 : 0);
+		}
+		_exit(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
+		      WEXITSTATUS(status) : 2);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (!strncmp(why, "skip: ", 6))
+		SKIP(return, "%s", why + 6);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("in the namespace: %s", why[0] ? why : "the child died");
+	munmap(why, 4096);
 }
 
 TEST_HARNESS_MAIN

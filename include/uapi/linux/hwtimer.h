@@ -26,10 +26,12 @@
 
 /*
  * The version of the ABI described here, reported by HWTIMER_IOC_INFO.
- * Version 2 adds, to version 1 (whose programs keep working unchanged):
- * %HWTIMER_IOC_GET, %HWTIMER_IOC_CONFIG (clock and precision of a file),
- * the @precision and @flags of &struct hwtimer_info and the @slack_ns of
- * &struct hwtimer_arm_entry, all of them in fields that were reserved.
+ * Version 2 adds, to version 1: %HWTIMER_IOC_GET, %HWTIMER_IOC_CONFIG
+ * (clock and precision of a file), the @precision and @flags of
+ * &struct hwtimer_info and the @slack_ns of &struct hwtimer_arm_entry,
+ * all of them in fields that were reserved. Version 1 programs keep
+ * working unchanged, except that a non-zero reserved[0] of an arm entry,
+ * which version 1 refused with EINVAL, is now its slack.
  */
 #define HWTIMER_ABI_VERSION	2
 

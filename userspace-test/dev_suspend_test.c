@@ -33,7 +33,7 @@
 
 /* Seconds the RTC lets the system sleep, and the timeouts' delay. */
 #define SLEEP_S		4
-#define DELAY_NS	(8 * SEC)
+#define DELAY_NS	(12 * SEC)
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -132,9 +132,13 @@ TEST(boottime_counts_suspend)
 	if (slept < SEC)
 		SKIP(return, "the system did not stay suspended (%.3f s counted as suspended; wanted ~%d s)",
 		     slept / 1e9, SLEEP_S);
-	ASSERT_GT(DELAY_NS - SEC, m1 - m0)
-		TH_LOG("the suspend took %.3f s of CLOCK_MONOTONIC: the test cannot tell the clocks apart",
-		       (m1 - m0) / 1e9);
+	/*
+	 * Suspend and resume must leave the timeouts pending: under TCG on a
+	 * loaded host, bringing the second vCPU back has taken 25 s.
+	 */
+	if (m1 - m0 > DELAY_NS - 2 * SEC)
+		SKIP(return, "suspend and resume took %.3f s of CLOCK_MONOTONIC (a stalled vCPU?): too long to tell the clocks apart with %llu s timeouts",
+		     (m1 - m0) / 1e9, DELAY_NS / SEC);
 
 	/* The MONOTONIC timeout did not count the suspended time. */
 	ASSERT_EQ(0, ht_get(fm, am.id, &gm));

@@ -74,7 +74,11 @@ static bool file_has(const char *path, const char *word)
 	return strstr(buf, word) != NULL;
 }
 
-TEST(boottime_counts_suspend)
+/*
+ * The harness's 30 s default is too short: on the 6.12-rt VM, bringing the
+ * second vCPU back after S3 has taken from 25 to 72 s.
+ */
+TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 240)
 {
 	struct hwtimer_arm_entry ab, am;
 	struct hwtimer_get_entry gm, gb;
@@ -133,8 +137,8 @@ TEST(boottime_counts_suspend)
 		SKIP(return, "the system did not stay suspended (%.3f s counted as suspended; wanted ~%d s)",
 		     slept / 1e9, SLEEP_S);
 	/*
-	 * Suspend and resume must leave the timeouts pending: under TCG on a
-	 * loaded host, bringing the second vCPU back has taken 25 s.
+	 * Suspend and resume must leave the timeouts pending: under TCG,
+	 * bringing the second vCPU back has taken 25 to 72 s on 6.12-rt.
 	 */
 	if (m1 - m0 > DELAY_NS - 2 * SEC)
 		SKIP(return, "suspend and resume took %.3f s of CLOCK_MONOTONIC (a stalled vCPU?): too long to tell the clocks apart with %llu s timeouts",

@@ -69,7 +69,12 @@ UT_SRC := $(wildcard $(UT_DIR)/*_test.c)
 UT_BIN := $(patsubst $(UT_DIR)/%.c,$(HWT_OUT)/ut/%,$(UT_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(patsubst tools/%.c,$(HWT_OUT)/tools/%,$(TOOL_SRC))
-USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h tools/*.h)
+USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*.h tools/*.h)
+
+# Include directories a test takes ahead of include/uapi: UT_INC_<name>.
+# abi_v1_test is built against the frozen ABI version 1 header, never the
+# live one, to prove that version 1 programs still work.
+UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
 
 user: ut tools
 ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
@@ -78,12 +83,12 @@ tools: $(TOOL_BIN)
 $(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) -m32 $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) -m32 $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 
 $(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 
 $(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS)
 	@mkdir -p $(@D)

@@ -132,9 +132,9 @@ struct hwtd_user {
  * struct hwtd_file - the state of one open file of /dev/hwtimer
  * @lock: the file lock, taken with interrupts disabled, so that it can be
  *        taken from the wheel's callbacks. It protects @ids, @ready,
- *        @nlive, @nqueued, @next_id and the @rb, @state, @node,
- *        @deadline, @period, @expired, @inflight and @need_sync members of
- *        every timeout of the file.
+ *        @nlive, @nqueued, @next_id, @nbusy, @wheel, @precision, @boottime
+ *        and the @rb, @state, @node, @deadline, @period, @slack, @expired,
+ *        @inflight and @need_sync members of every timeout of the file.
  *
  *        Nesting: the file lock is taken before a wheel base lock (timers
  *        are started, modified and cancelled under it); nothing else is
@@ -170,12 +170,22 @@ struct hwtd_user {
  *      never under the file lock, so the cost of a wakeup (one callback
  *      per waiter: the epoll instances that watch the file, as often as
  *      they watch it) does not grow with the number of records queued.
- * @wheel: the wheel the timeouts run on
+ * @wheel: the wheel the timeouts run on, chosen by @precision and
+ *         @boottime
  * @user: the user the timeouts are charged to; set at open, put at close
  * @nlive: timeouts in @ids; what the per-file cap counts
  * @nqueued: timeouts on @ready
  * @next_id: the id the next timeout gets (ids start at 1)
+ * @nbusy: batch ioctls in progress on the file
+ * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
+ * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
  * @rcu: for the kfree_rcu() of close(), see the file lock above
+ *
+ * The configuration (@wheel, @precision, @boottime) changes only while
+ * @nlive and @nbusy are both zero (hwtd_config()), so it stays the same
+ * for the whole life of every timeout and every batch: a batch or a
+ * timeout that reads it once, even without the lock, sees the value that
+ * holds for as long as it runs or lives.
  */
 struct hwtd_file {
 	spinlock_t		lock;	/* the file lock, see above */
@@ -187,6 +197,9 @@ struct hwtd_file {
 	unsigned long		nlive;
 	unsigned long		nqueued;
 	u64			next_id;
+	unsigned int		nbusy;
+	u8			precision;
+	bool			boottime;
 	struct rcu_head		rcu;
 };
 
@@ -199,9 +212,10 @@ struct hwtd_file {
  *        freed
  * @id: the identifier user space knows it by
  * @cookie: the caller's cookie
- * @deadline: the deadline now, host CLOCK_MONOTONIC ns (not of any time
- *            namespace: see hwtd_timens_offset())
+ * @deadline: the deadline now, host ns of the file's clock (not of any
+ *            time namespace: see hwtd_timens_offset())
  * @period: period in ns, 0 for a one-shot timeout
+ * @slack: how late past @deadline it may expire, in ns (from the arm)
  * @expired: when the callback found the deadline reached, host time
  * @inflight: armings of @timer whose callback has not yet taken the file
  *            lock: each start of the idle timer adds one, a cancel that
@@ -223,6 +237,7 @@ struct hwtd_timeout {
 	u64			cookie;
 	u64			deadline;
 	u64			period;
+	u64			slack;
 	u64			expired;
 	u16			inflight;
 	bool			need_sync;
@@ -231,7 +246,9 @@ struct hwtd_timeout {
 
 /* The ABI has the same layout everywhere: sizes fixed, no implicit padding. */
 static_assert(sizeof(struct hwtimer_info) == 96);
+static_assert(sizeof(struct hwtimer_config) == 32);
 static_assert(sizeof(struct hwtimer_arm_entry) == 64);
+static_assert(sizeof(struct hwtimer_get_entry) == 80);
 static_assert(sizeof(struct hwtimer_cancel_entry) == 24);
 static_assert(sizeof(struct hwtimer_modify_entry) == 48);
 static_assert(sizeof(struct hwtimer_batch) == 40);
@@ -265,6 +282,12 @@ static void hwtd_lockdep_assert(struct hwtd_file *hf)
 static void hwtd_wake(struct hwtd_file *hf)
 {
 	wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/* The host time of @hf's clock now (see hwtd_timens_offset()). */
+static u64 hwtd_now(const struct hwtd_file *hf)
+{
+	return hf->boottime ? ktime_get_boottime_ns() : ktime_get_ns();
 }
 
 /**
@@ -428,8 +451,8 @@ static void hwtd_remove(struct hwtd_file *hf, struct hwtd_timeout *t)
 }
 
 /*
- * Arm @t's wheel timer for @deadline, counting a new arming in @inflight;
- * @now is the host clock the caller read for its whole call.
+ * Arm @t's wheel timer for @deadline with @t's slack, counting a new arming
+ * in @inflight; @now is the host clock the caller read for its whole call.
  */
 static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t,
 			  u64 deadline, u64 now)
@@ -438,7 +461,7 @@ static int hwtd_timer_set(struct hwtd_file *hf, struct hwtd_timeout *t,
 
 	hwtd_lockdep_assert(hf);
 	/* 1: it replaced a pending arming, whose callback will not run. */
-	ret = hwt_modify_abs_at(&t->timer, deadline, now);
+	ret = hwt_modify_range_abs_at(&t->timer, deadline, t->slack, now);
 	if (!ret)
 		t->inflight++;
 	return ret;
@@ -547,7 +570,7 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
 	if (t->state == HWTD_PENDING && !hwtimer_pending(timer))
-		wake = hwtd_queue(hf, t, ktime_get_ns());
+		wake = hwtd_queue(hf, t, hwtd_now(hf));
 	rcu_read_lock();
 	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)
@@ -556,25 +579,32 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 }
 
 /*
- * Time namespaces. Every time the device takes or gives is CLOCK_MONOTONIC
- * of the calling task's time namespace, the clock clock_gettime() shows
- * it; inside, deadlines are host CLOCK_MONOTONIC, as the wheel runs on it.
- * Each call converts with the namespace of the task that makes it, as
- * timerfd_settime() and clock_gettime() do, not with the opener's: a file
- * passed to a task in another time namespace shows that task the same
- * timeouts on its own clock.
+ * Clocks and time namespaces. Every time the device takes or gives is on
+ * the file's clock (CLOCK_MONOTONIC, or CLOCK_BOOTTIME after
+ * HWTIMER_IOC_CONFIG) as the calling task's time namespace shows it, the
+ * clock clock_gettime() shows it; inside, deadlines are host times of that
+ * clock, which the file's wheel runs on. Each call converts with the
+ * namespace of the task that makes it, as timerfd_settime() and
+ * clock_gettime() do, not with the opener's: a file passed to a task in
+ * another time namespace shows that task the same timeouts on its own
+ * clock. The namespace offset is the one of the file's clock: monotonic or
+ * boottime, as timens_ktime_to_host() picks it by clockid for timerfd.
  *
  * timens_ktime_to_host() cannot serve: it calls do_timens_ktime_to_host()
  * and compares with init_time_ns, neither of which is exported to modules.
- * timens_add_monotonic() is inline and only reads the caller's offsets.
+ * timens_add_monotonic() and timens_add_boottime() are inline and only
+ * read the caller's offsets.
  */
 
-/* The caller's CLOCK_MONOTONIC offset (namespace minus host), in ns. */
-static s64 hwtd_timens_offset(void)
+/* The caller's offset of @hf's clock (namespace minus host), in ns. */
+static s64 hwtd_timens_offset(const struct hwtd_file *hf)
 {
 	struct timespec64 ts = { };
 
-	timens_add_monotonic(&ts);
+	if (hf->boottime)
+		timens_add_boottime(&ts);
+	else
+		timens_add_monotonic(&ts);
 	return timespec64_to_ns(&ts);
 }
 
@@ -599,8 +629,8 @@ static u64 hwtd_time_from_host(u64 t, s64 offset)
 }
 
 /**
- * struct hwtd_clock - the time one arm or modify batch works with
- * @now: host CLOCK_MONOTONIC, read once when the batch began
+ * struct hwtd_clock - the time one batch works with
+ * @now: host time of the file's clock, read once when the batch began
  * @offset: the caller's time namespace offset (hwtd_timens_offset())
  *
  * Every entry of a batch is relative to the same @now, and the clock is
@@ -614,10 +644,10 @@ struct hwtd_clock {
 	s64	offset;
 };
 
-static void hwtd_clock_read(struct hwtd_clock *clk)
+static void hwtd_clock_read(const struct hwtd_file *hf, struct hwtd_clock *clk)
 {
-	clk->offset = hwtd_timens_offset();
-	clk->now = ktime_get_ns();
+	clk->offset = hwtd_timens_offset(hf);
+	clk->now = hwtd_now(hf);
 }
 
 /*
@@ -683,7 +713,7 @@ static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
  * in @hf->ids, counted, but not armed.
  */
 static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, u64 cookie,
-					     u64 deadline, u64 period)
+					     u64 deadline, u64 period, u64 slack)
 {
 	struct hwtd_timeout *t;
 	int ret;
@@ -710,6 +740,7 @@ static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, u64 cookie,
 	t->cookie = cookie;
 	t->deadline = deadline;
 	t->period = period;
+	t->slack = slack;
 	t->state = HWTD_NEW;
 
 	/* A 64-bit counter does not wrap: ids are never reused. */
@@ -763,7 +794,7 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
-	if (ent.reserved[0] || ent.reserved[1])
+	if (ent.reserved1 || ent.slack_ns > (u64)KTIME_MAX)
 		ret = -EINVAL;
 	else
 		ret = hwtd_check_timing(hf, ent.flags, ent.expires_ns,
@@ -771,7 +802,7 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 	if (ret)
 		goto out_failed;
 
-	t = hwtd_timeout_new(hf, ent.cookie, deadline, ent.period_ns);
+	t = hwtd_timeout_new(hf, ent.cookie, deadline, ent.period_ns, ent.slack_ns);
 	if (IS_ERR(t)) {
 		ret = PTR_ERR(t);
 		goto out_failed;
@@ -893,8 +924,68 @@ out:
 }
 
 /*
+ * A query: the timeout's state, read under the file lock, and written back
+ * after it is dropped. It changes nothing, so an entry that cannot be
+ * written back fails with -EFAULT having done nothing. Each entry reads
+ * the clock itself, under the lock, for its @remaining_ns.
+ */
+static int hwtd_get_one(struct hwtd_file *hf, void __user *uptr,
+			const struct hwtd_clock *clk, int *result)
+{
+	struct hwtimer_get_entry __user *uent = uptr;
+	struct hwtimer_get_entry ent;
+	struct hwtd_timeout *t;
+	u64 deadline = 0, period = 0, slack = 0, cookie = 0;
+	u64 remaining = 0, overrun = 0, now;
+	u32 status = 0;
+	int ret = 0;
+
+	if (copy_from_user(&ent, uent, sizeof(ent)))
+		return -EFAULT;
+	if (ent.flags || ent.reserved || ent.reserved2) {
+		ret = -EINVAL;
+	} else {
+		spin_lock_irq(&hf->lock);
+		t = hwtd_lookup(hf, ent.id);
+		if (t) {
+			now = hwtd_now(hf);
+			cookie = t->cookie;
+			deadline = t->deadline;
+			period = t->period;
+			slack = t->slack;
+			if (t->state == HWTD_QUEUED) {
+				status = HWTIMER_STATUS_EXPIRED;
+				/* What hwtd_forward() would count if read now. */
+				if (period && now > deadline)
+					overrun = div64_u64(now - deadline, period);
+			} else {
+				status = HWTIMER_STATUS_PENDING;
+				if (deadline > now)
+					remaining = deadline - now;
+			}
+		} else {
+			ret = -ENOENT;
+		}
+		spin_unlock_irq(&hf->lock);
+	}
+	if (!ret)
+		deadline = hwtd_time_from_host(deadline, clk->offset);
+	if (put_user(ret, &uent->result) || put_user(status, &uent->status) ||
+	    put_user(cookie, &uent->cookie) ||
+	    put_user(deadline, &uent->deadline_ns) ||
+	    put_user(period, &uent->period_ns) ||
+	    put_user(remaining, &uent->remaining_ns) ||
+	    put_user(overrun, &uent->overrun) || put_user(slack, &uent->slack_ns))
+		return -EFAULT;
+	*result = ret;
+	return 0;
+}
+
+/*
  * Run @one over the entries of a batch. The clock is read once, before the
  * first entry: every relative time in the batch counts from that moment.
+ * The batch counts in @hf->nbusy while it runs, which keeps the file's
+ * configuration, and so its clock and wheel, as they were when it began.
  */
 static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
 		       size_t entry_size,
@@ -921,7 +1012,10 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 	if (put_user(0U, &ubatch->done) || put_user(0U, &ubatch->failed))
 		return -EFAULT;
 
-	hwtd_clock_read(&clk);
+	spin_lock_irq(&hf->lock);
+	hf->nbusy++;
+	spin_unlock_irq(&hf->lock);
+	hwtd_clock_read(hf, &clk);
 	for (done = 0; done < batch.count; done++) {
 		ret = one(hf, uent + (size_t)done * entry_size, &clk, &result);
 		if (ret)
@@ -936,9 +1030,49 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 		}
 		cond_resched();
 	}
+	spin_lock_irq(&hf->lock);
+	hf->nbusy--;
+	spin_unlock_irq(&hf->lock);
 
 	if (put_user(done, &ubatch->done) || put_user(failed, &ubatch->failed))
 		return -EFAULT;
+	return ret;
+}
+
+/*
+ * HWTIMER_IOC_CONFIG: the file's clock and precision, only while it holds
+ * no timeout and no batch runs on it (see struct hwtd_file).
+ */
+static long hwtd_config(struct hwtd_file *hf, struct hwtimer_config __user *ucfg)
+{
+	struct hwtimer_config cfg;
+	struct hwtimer_wheel *wheel;
+	unsigned int clock;
+	long ret = 0;
+
+	if (copy_from_user(&cfg, ucfg, sizeof(cfg)))
+		return -EFAULT;
+	if (cfg.reserved[0] || cfg.reserved[1] || cfg.reserved[2])
+		return -EINVAL;
+	if (cfg.clockid == CLOCK_MONOTONIC)
+		clock = 0;
+	else if (cfg.clockid == CLOCK_BOOTTIME)
+		clock = 1;
+	else
+		return -EINVAL;
+	wheel = hwt_dev_wheel(cfg.precision, clock);
+	if (!wheel)
+		return -EINVAL;
+
+	spin_lock_irq(&hf->lock);
+	if (hf->nlive || hf->nbusy) {
+		ret = -EBUSY;
+	} else {
+		hf->wheel = wheel;
+		hf->precision = cfg.precision;
+		hf->boottime = clock;
+	}
+	spin_unlock_irq(&hf->lock);
 	return ret;
 }
 
@@ -949,8 +1083,6 @@ static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
 	memset(&info, 0, sizeof(info));
 	info.abi_version = HWTIMER_ABI_VERSION;
 	info.batch_max = HWTIMER_BATCH_MAX;
-	info.tick_ns = hwtimer_wheel_tick_ns(hf->wheel);
-	info.slots = hwtimer_wheel_slots(hf->wheel);
 	info.record_size = sizeof(struct hwtimer_expiry);
 	info.file_cap = READ_ONCE(file_cap);
 	info.global_cap = READ_ONCE(global_cap);
@@ -960,6 +1092,10 @@ static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
 	spin_lock_irq(&hf->lock);
 	info.pending = hf->nlive - hf->nqueued;
 	info.queued = hf->nqueued;
+	info.tick_ns = hwtimer_wheel_tick_ns(hf->wheel);
+	info.slots = hwtimer_wheel_slots(hf->wheel);
+	info.precision = hf->precision;
+	info.flags = hf->boottime ? HWTIMER_INFO_BOOTTIME : 0;
 	spin_unlock_irq(&hf->lock);
 
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
@@ -982,6 +1118,11 @@ static long hwtd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case HWTIMER_IOC_MODIFY:
 		return hwtd_batch(hf, argp, sizeof(struct hwtimer_modify_entry),
 				 hwtd_modify_one);
+	case HWTIMER_IOC_GET:
+		return hwtd_batch(hf, argp, sizeof(struct hwtimer_get_entry),
+				 hwtd_get_one);
+	case HWTIMER_IOC_CONFIG:
+		return hwtd_config(hf, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -1019,10 +1160,13 @@ static int hwtd_forward(struct hwtd_file *hf, struct hwtd_timeout *t, u64 now,
  * once the lock is held: on PREEMPT_RT taking it may wait for callbacks,
  * and a stale clock would re-arm them in the past. One-shot timeouts (and
  * periodic ones that cannot be re-armed) go onto @dead for the caller to
- * free.
+ * free. *@offset gets the caller's time namespace offset of the file's
+ * clock, read under the lock too: once the last record is taken, the file
+ * may be configured for another clock.
  */
 static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *recs,
-				 unsigned int max, struct list_head *dead)
+				 unsigned int max, struct list_head *dead,
+				 s64 *offset)
 {
 	struct hwtd_timeout *t;
 	unsigned int n = 0;
@@ -1030,7 +1174,8 @@ static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *re
 	int ret;
 
 	spin_lock_irq(&hf->lock);
-	now = ktime_get_ns();
+	now = hwtd_now(hf);
+	*offset = hwtd_timens_offset(hf);
 	while (n < max && !list_empty(&hf->ready)) {
 		struct hwtimer_expiry *rec = &recs[n++];
 
@@ -1081,6 +1226,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 
 	while (done < max) {
 		LIST_HEAD(dead);
+		s64 offset;
 
 		/*
 		 * Periodic timeouts re-armed by this read() may expire again
@@ -1094,11 +1240,10 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			cond_resched();
 		}
 		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, HWTD_READ_CHUNK),
-				 &dead);
+				 &dead, &offset);
 		list_for_each_entry_safe(t, tmp, &dead, node)
 			hwtd_free(t);
 		if (n) {
-			s64 offset = hwtd_timens_offset();
 			unsigned int i;
 
 			for (i = 0; offset && i < n; i++) {
@@ -1157,6 +1302,7 @@ static int hwtd_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&hf->ready);
 	init_waitqueue_head(&hf->wq);
 	hf->wheel = hwtimer_default_wheel();
+	hf->precision = HWTIMER_PRECISION_DEFAULT;
 	hf->next_id = 1;
 	file->private_data = hf;
 	return stream_open(inode, file);
@@ -1193,14 +1339,20 @@ static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct hwtd_file *hf = file->private_data;
 	unsigned long pending, queued;
+	unsigned int precision;
+	bool boottime;
 
 	spin_lock_irq(&hf->lock);
 	pending = hf->nlive - hf->nqueued;
 	queued = hf->nqueued;
+	precision = hf->precision;
+	boottime = hf->boottime;
 	spin_unlock_irq(&hf->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
 		   pending, queued, READ_ONCE(file_cap));
+	seq_printf(m, "clockid:\t%d\nprecision:\t%u\n",
+		   boottime ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, precision);
 	seq_printf(m, "user_count:\t%ld\nuser_cap:\t%u\n",
 		   atomic_long_read(&hf->user->count), READ_ONCE(user_cap));
 }

@@ -232,6 +232,15 @@ static inline void hwt_debug_deactivate(struct hwtimer *timer) { }
 static inline void hwt_debug_assert_init(struct hwtimer *timer) { }
 #endif
 
+/*
+ * The wheels of the char device, by precision (HWTIMER_PRECISION_* of the
+ * uapi header) and clock (0: CLOCK_MONOTONIC, 1: CLOCK_BOOTTIME), from the
+ * module glue.
+ */
+#define HWT_DEV_PRECISIONS	3
+#define HWT_DEV_CLOCKS		2
+struct hwtimer_wheel *hwt_dev_wheel(unsigned int precision, unsigned int clock);
+
 /* The char device, for the module glue. */
 int hwtd_init(void);
 void hwtd_exit(void);

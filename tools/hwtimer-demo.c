@@ -5,9 +5,11 @@
  * An event loop, as a server would run one: it arms one-shot timeouts with
  * mixed delays in batches, cancels a share of each batch right away (as
  * when the operation a timeout guarded completes), keeps a few periodic
- * timeouts running, and reads the expirations through epoll. At the end it
- * prints what happened: armed, cancelled, fired, early (which must be 0)
- * and a histogram of how late the expirations were, in wheel ticks.
+ * timeouts running, and reads the expirations through epoll. Before it
+ * stops the periodic ones it asks the kernel how they are doing
+ * (HWTIMER_IOC_GET: state, deadline, time left, overrun so far). At the
+ * end it prints what happened: armed, cancelled, fired, early (which must
+ * be 0) and a histogram of how late the expirations were, in wheel ticks.
  *
  *   hwtimer-demo [-n timeouts] [-c cancel-percent] [-d max-delay-ms]
  *
@@ -117,6 +119,39 @@ static void arm_chunk(struct demo *d, unsigned int first, unsigned int count,
 		/* It had expired already: its unread record was discarded. */
 		if (can[k].status == HWTIMER_STATUS_EXPIRED)
 			d->cancel_expired++;
+	}
+}
+
+/* HWTIMER_IOC_GET on the periodic timeouts: print what the kernel says. */
+static void show_periodic(struct demo *d, const struct hwtimer_arm_entry *per)
+{
+	struct hwtimer_get_entry get[NPERIODIC];
+	uint64_t now;
+	unsigned int i;
+
+	memset(get, 0, sizeof(get));
+	for (i = 0; i < NPERIODIC; i++)
+		get[i].id = per[i].id;
+	now = now_ns();
+	batch(d->fd, HWTIMER_IOC_GET, get, sizeof(get[0]), NPERIODIC);
+	printf("\nperiodic timeouts, as HWTIMER_IOC_GET reports them:\n");
+	for (i = 0; i < NPERIODIC; i++) {
+		const struct hwtimer_get_entry *g = &get[i];
+
+		if (g->result || g->cookie != per[i].cookie ||
+		    (g->status != HWTIMER_STATUS_PENDING &&
+		     g->status != HWTIMER_STATUS_EXPIRED)) {
+			printf("  id %" PRIu64 ": unexpected: result %d status %u\n",
+			       (uint64_t)g->id, g->result, g->status);
+			d->bad++;
+			continue;
+		}
+		printf("  id %" PRIu64 ": %-7s deadline %+8.3f ms from now, %" PRIu64
+		       " ms period, %.3f ms left, overrun %" PRIu64 "\n", (uint64_t)g->id,
+		       g->status == HWTIMER_STATUS_PENDING ? "pending" : "expired",
+		       ((double)g->deadline_ns - (double)now) / 1e6,
+		       (uint64_t)g->period_ns / 1000000, g->remaining_ns / 1e6,
+		       (uint64_t)g->overrun);
 	}
 }
 
@@ -249,10 +284,10 @@ int main(int argc, char **argv)
 	if (ioctl(d.fd, HWTIMER_IOC_INFO, &info))
 		die("HWTIMER_IOC_INFO");
 	d.tick = info.tick_ns;
-	printf("hwtimer ABI %u: tick %" PRIu64 " ns, %u slots, file cap %" PRIu64
+	printf("hwtimer ABI %u: tick %" PRIu64 " ns, %u slots (precision %u), file cap %" PRIu64
 	       ", user cap %" PRIu64 ", global cap %" PRIu64 "\n", info.abi_version,
-	       d.tick, info.slots, (uint64_t)info.file_cap, (uint64_t)info.user_cap,
-	       (uint64_t)info.global_cap);
+	       d.tick, info.slots, info.precision, (uint64_t)info.file_cap,
+	       (uint64_t)info.user_cap, (uint64_t)info.global_cap);
 	printf("arming %u one-shot timeouts, delays 0-%u ms (a tenth due at once), cancelling %u%%, and %u periodic ones\n",
 	       d.n, max_delay_ms, cancel_pct, NPERIODIC);
 
@@ -293,6 +328,7 @@ int main(int argc, char **argv)
 			drain(&d);
 	}
 
+	show_periodic(&d, per);
 	for (i = 0; i < NPERIODIC; i++)
 		stop[i] = (struct hwtimer_cancel_entry){ .id = per[i].id };
 	batch(d.fd, HWTIMER_IOC_CANCEL, stop, sizeof(stop[0]), NPERIODIC);

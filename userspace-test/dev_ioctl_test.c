@@ -106,12 +106,14 @@ TEST_F(hwt, unknown_ioctl)
 	char buf[256] = { 0 };
 	unsigned long cmds[] = {
 		_IO(HWTIMER_IOC_MAGIC, 0x00),
-		_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch),
+		_IOWR(HWTIMER_IOC_MAGIC, 0x06, struct hwtimer_batch),
 		_IOWR(HWTIMER_IOC_MAGIC, 0x0f, struct hwtimer_batch),
 		/* A known number with the wrong size or direction. */
 		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_info),
 		_IOW(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_batch),
 		_IOW(HWTIMER_IOC_MAGIC, 0x00, struct hwtimer_info),
+		_IOR(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_config),
+		_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_info),
 		_IOWR('X', 0x01, struct hwtimer_batch),
 		0,
 	};
@@ -530,7 +532,7 @@ TEST_F(hwt, batch_partial_continue)
 	for (k = 0; k < 6; k++)
 		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
 	e[1].period_ns = 1;
-	e[4].reserved[0] = 9;
+	e[4].reserved[1] = 9;
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 6, HWTIMER_BATCH_CONTINUE,
 			       &done, &failed));
 	ASSERT_EQ(6, done);

@@ -196,6 +196,31 @@ static inline int ht_modify(int fd, uint64_t id, uint64_t expires,
 	return ret;
 }
 
+/* Query one timeout into *@e; returns its result, else the ioctl's error. */
+static inline int ht_get(int fd, uint64_t id, struct hwtimer_get_entry *e)
+{
+	int ret;
+
+	memset(e, 0xa5, sizeof(*e));
+	e->id = id;
+	e->flags = 0;
+	e->reserved = 0;
+	e->reserved2 = 0;
+	e->result = 1;
+	ret = ht_batch(fd, HWTIMER_IOC_GET, e, 1, 0, NULL, NULL);
+	if (ret && e->result != 1)
+		return e->result;
+	return ret;
+}
+
+/* HWTIMER_IOC_CONFIG; 0 or -errno. */
+static inline int ht_config(int fd, int clockid, uint32_t precision)
+{
+	struct hwtimer_config c = { .clockid = clockid, .precision = precision };
+
+	return ioctl(fd, HWTIMER_IOC_CONFIG, &c) ? -errno : 0;
+}
+
 /* Wait up to @ms for a record; returns poll()'s revents (0 on timeout). */
 static inline int ht_wait(int fd, int ms)
 {

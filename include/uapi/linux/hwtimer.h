@@ -2,14 +2,15 @@
 /*
  * /dev/hwtimer - many timeouts behind one file descriptor.
  *
- * Arm, cancel and modify timeouts in batches with ioctl(); read their
- * expirations as fixed-size records with read(); wait for them with
+ * Arm, cancel, modify and query timeouts in batches with ioctl(); read
+ * their expirations as fixed-size records with read(); wait for them with
  * poll(), select() or epoll (EPOLLIN | EPOLLRDNORM while a record is
  * queued; the file is woken when its queue goes from empty to non-empty, so
- * edge-triggered epoll users read until EAGAIN). All times are
- * CLOCK_MONOTONIC nanoseconds, as clock_gettime() reports them to the
- * caller: in a time namespace, the namespace's clock, converted at each
- * call with the namespace of the task that makes it.
+ * edge-triggered epoll users read until EAGAIN). All times are nanoseconds
+ * of the file's clock, CLOCK_MONOTONIC unless %HWTIMER_IOC_CONFIG chose
+ * CLOCK_BOOTTIME, as clock_gettime() reports it to the caller: in a time
+ * namespace, the namespace's clock, converted at each call with the
+ * namespace of the task that makes it.
  *
  * Every structure has the same layout for 32-bit and 64-bit callers: only
  * fixed-width fields, 64-bit fields naturally aligned, no implicit padding.
@@ -23,20 +24,29 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* The version of the ABI described here, reported by HWTIMER_IOC_INFO. */
-#define HWTIMER_ABI_VERSION	1
+/*
+ * The version of the ABI described here, reported by HWTIMER_IOC_INFO.
+ * Version 2 adds, to version 1: %HWTIMER_IOC_GET, %HWTIMER_IOC_CONFIG
+ * (clock and precision of a file), the @precision and @flags of
+ * &struct hwtimer_info and the @slack_ns of &struct hwtimer_arm_entry,
+ * all of them in fields that were reserved. Version 1 programs keep
+ * working unchanged, except that a non-zero reserved[0] of an arm entry,
+ * which version 1 refused with EINVAL, is now its slack.
+ */
+#define HWTIMER_ABI_VERSION	2
 
-/* The most entries one ARM, CANCEL or MODIFY call takes (else E2BIG). */
+/* The most entries one ARM, CANCEL, MODIFY or GET call takes (else E2BIG). */
 #define HWTIMER_BATCH_MAX	4096
 
 /**
  * struct hwtimer_info - what %HWTIMER_IOC_INFO reports
  * @abi_version: %HWTIMER_ABI_VERSION of the running module
  * @batch_max: the most entries one batch ioctl takes, %HWTIMER_BATCH_MAX
- * @tick_ns: tick of the timer wheel in ns: timeouts expire on tick
- *           boundaries, never before their deadline and normally within one
- *           tick after it; also the shortest period accepted
- * @slots: slots in the first level of the wheel
+ * @tick_ns: tick of the file's timer wheel in ns (it depends on the
+ *           file's precision): timeouts expire on tick boundaries, never
+ *           before their deadline and normally within one tick after it
+ *           (plus their slack); also the shortest period accepted
+ * @slots: slots in the first level of the file's wheel
  * @record_size: size of one expiration record, sizeof(struct hwtimer_expiry)
  * @file_cap: the most timeouts one open file may hold (module parameter
  *            file_cap); arming beyond it fails with ENOSPC
@@ -52,7 +62,18 @@
  *            the file, as the initial user namespace sees it.
  * @user_count: timeouts held now by all open files of the user this file
  *              is charged to (the one that opened it)
- * @reserved: written as zero
+ * @precision: (version 2) the file's precision, %HWTIMER_PRECISION_DEFAULT
+ *             (0) unless %HWTIMER_IOC_CONFIG chose another
+ * @flags: (version 2) %HWTIMER_INFO_BOOTTIME when the file's clock is
+ *         CLOCK_BOOTTIME; 0 for CLOCK_MONOTONIC, the default
+ * @reserved1: written as zero
+ * @reserved: the version 1 name of the last 16 bytes, kept so that version
+ *            1 sources still compile: reserved[0] holds @precision and
+ *            @flags, reserved[1] is @reserved1
+ *
+ * @precision and @flags are in what version 1 called reserved[0], written
+ * as zero; it still is for a file left at its default configuration, the
+ * only one a version 1 program can have.
  *
  * A timeout counts against the caps from the moment it is armed until it is
  * cancelled or its last record is read: @pending + @queued of every file.
@@ -70,14 +91,52 @@ struct hwtimer_info {
 	__aligned_u64 queued;
 	__aligned_u64 user_cap;
 	__aligned_u64 user_count;
-	__aligned_u64 reserved[2];
+	union {
+		struct {
+			__u32 precision;
+			__u32 flags;
+			__aligned_u64 reserved1;
+		};
+		__aligned_u64 reserved[2];
+	};
+};
+
+/* Flags of struct hwtimer_info: the file's clock is CLOCK_BOOTTIME. */
+#define HWTIMER_INFO_BOOTTIME	(1U << 0)
+
+/*
+ * Precisions, for struct hwtimer_config and struct hwtimer_info: which of
+ * the module's timer wheels a file's timeouts run on. Their ticks and slots
+ * are module parameters (hwtimer(4)): tick_ns and slots (default, 1 ms),
+ * fine_tick_ns and fine_slots (fine, 100 us), coarse_tick_ns and
+ * coarse_slots (coarse, 10 ms). A finer tick gives timeouts less lateness
+ * and wakes the CPU more often.
+ */
+#define HWTIMER_PRECISION_DEFAULT	0
+#define HWTIMER_PRECISION_FINE		1
+#define HWTIMER_PRECISION_COARSE	2
+
+/**
+ * struct hwtimer_config - argument of %HWTIMER_IOC_CONFIG
+ * @clockid: in: the file's clock: CLOCK_MONOTONIC (the default of a new
+ *           file) or CLOCK_BOOTTIME, which also counts the time the system
+ *           spends suspended, as timerfd's CLOCK_BOOTTIME timers do; any
+ *           other value gives EINVAL
+ * @precision: in: %HWTIMER_PRECISION_DEFAULT, %HWTIMER_PRECISION_FINE or
+ *             %HWTIMER_PRECISION_COARSE; any other value gives EINVAL
+ * @reserved: in: must be zero
+ */
+struct hwtimer_config {
+	__s32 clockid;
+	__u32 precision;
+	__aligned_u64 reserved[3];
 };
 
 /*
  * Flags of struct hwtimer_arm_entry and struct hwtimer_modify_entry.
  *
- * HWTIMER_TIMEOUT_ABS: @expires_ns is an absolute CLOCK_MONOTONIC deadline;
- * without it, @expires_ns is a delay from the time of the call.
+ * HWTIMER_TIMEOUT_ABS: @expires_ns is an absolute deadline on the file's
+ * clock; without it, @expires_ns is a delay from the time of the call.
  */
 #define HWTIMER_TIMEOUT_ABS	(1U << 0)
 #define HWTIMER_TIMEOUT_FLAGS	HWTIMER_TIMEOUT_ABS
@@ -86,7 +145,7 @@ struct hwtimer_info {
  * struct hwtimer_arm_entry - one entry of %HWTIMER_IOC_ARM
  * @cookie: in: any value; returned in every record of this timeout
  * @expires_ns: in: delay in ns, or with %HWTIMER_TIMEOUT_ABS the absolute
- *              CLOCK_MONOTONIC deadline; the deadline must not exceed
+ *              deadline on the file's clock; the deadline must not exceed
  *              INT64_MAX. A deadline that is not in the future (a delay of
  *              0, an absolute time already past) expires at once: its record
  *              is queued before the ioctl returns.
@@ -99,7 +158,18 @@ struct hwtimer_info {
  *      and %HWTIMER_IOC_MODIFY; never 0, and never reused by the same open
  *      file, so a stale identifier can never reach a newer timeout
  * @deadline_ns: out: the absolute deadline
- * @reserved: in: must be zero
+ * @slack_ns: in: (version 2; reserved, zero, in version 1) how late the
+ *            timeout may expire: never before its deadline, and at most
+ *            @slack_ns (plus one tick) after it, which lets the wheel expire
+ *            timeouts with nearby deadlines together and wake the CPU less
+ *            often; 0 for none. At most INT64_MAX (else EINVAL); a deadline
+ *            plus slack beyond INT64_MAX is clamped to INT64_MAX. It applies
+ *            to every period of a periodic timeout and is kept by
+ *            %HWTIMER_IOC_MODIFY.
+ * @reserved1: in: must be zero
+ * @reserved: the version 1 name of the last 16 bytes, kept so that version
+ *            1 sources still compile: reserved[0] is @slack_ns,
+ *            reserved[1] is @reserved1
  *
  * @result, @id and @deadline_ns are ignored on input.
  */
@@ -111,7 +181,13 @@ struct hwtimer_arm_entry {
 	__s32 result;
 	__aligned_u64 id;
 	__aligned_u64 deadline_ns;
-	__aligned_u64 reserved[2];
+	union {
+		struct {
+			__aligned_u64 slack_ns;
+			__aligned_u64 reserved1;
+		};
+		__aligned_u64 reserved[2];
+	};
 };
 
 /*
@@ -165,8 +241,8 @@ struct hwtimer_cancel_entry {
  * @reserved: in: must be zero
  *
  * A modify re-arms the timeout in place, as a cancel and an arm would, but
- * keeps its identifier and cookie. @result, @deadline_ns and @status are
- * ignored on input.
+ * keeps its identifier, cookie and slack. @result, @deadline_ns and
+ * @status are ignored on input.
  */
 struct hwtimer_modify_entry {
 	__aligned_u64 id;
@@ -179,6 +255,48 @@ struct hwtimer_modify_entry {
 	__u32 reserved;
 };
 
+/**
+ * struct hwtimer_get_entry - one entry of %HWTIMER_IOC_GET
+ * @id: in: the identifier %HWTIMER_IOC_ARM returned
+ * @flags: in: must be zero
+ * @result: out: 0, or a negative errno value: -ENOENT in the cases
+ *          &struct hwtimer_cancel_entry lists, -EINVAL for a @flags or
+ *          reserved field that is not zero
+ * @status: out: %HWTIMER_STATUS_PENDING (waiting for its deadline) or
+ *          %HWTIMER_STATUS_EXPIRED (expired, its record queued and not
+ *          read yet); 0 on failure
+ * @reserved: in: must be zero
+ * @cookie: out: the cookie it was armed with
+ * @deadline_ns: out: its deadline, absolute, on the file's clock: the next
+ *               one when pending, the one that expired when expired
+ * @period_ns: out: its period, 0 for a one-shot timeout
+ * @remaining_ns: out: when pending, the time left until its deadline
+ *                (deadline minus the time the entry is processed, 0 if
+ *                that is already past); 0 when expired
+ * @overrun: out: when expired and periodic, the overrun its record would
+ *           report if read now (further periods that have elapsed since
+ *           @deadline_ns); otherwise 0
+ * @slack_ns: out: its slack, as armed
+ * @reserved2: in: must be zero
+ *
+ * A query changes nothing. On failure every output field but @result is
+ * written as zero.
+ */
+struct hwtimer_get_entry {
+	__aligned_u64 id;
+	__u32 flags;
+	__s32 result;
+	__u32 status;
+	__u32 reserved;
+	__aligned_u64 cookie;
+	__aligned_u64 deadline_ns;
+	__aligned_u64 period_ns;
+	__aligned_u64 remaining_ns;
+	__aligned_u64 overrun;
+	__aligned_u64 slack_ns;
+	__aligned_u64 reserved2;
+};
+
 /*
  * Flags of struct hwtimer_batch.
  *
@@ -189,11 +307,11 @@ struct hwtimer_modify_entry {
 #define HWTIMER_BATCH_FLAGS	HWTIMER_BATCH_CONTINUE
 
 /**
- * struct hwtimer_batch - argument of %HWTIMER_IOC_ARM, %HWTIMER_IOC_CANCEL
- *                        and %HWTIMER_IOC_MODIFY
+ * struct hwtimer_batch - argument of %HWTIMER_IOC_ARM, %HWTIMER_IOC_CANCEL,
+ *                        %HWTIMER_IOC_MODIFY and %HWTIMER_IOC_GET
  * @entries: in: user address of an array of @count entries (struct
- *           hwtimer_arm_entry, hwtimer_cancel_entry or hwtimer_modify_entry,
- *           by ioctl), cast with (__u64)(uintptr_t)
+ *           hwtimer_arm_entry, hwtimer_cancel_entry, hwtimer_modify_entry
+ *           or hwtimer_get_entry, by ioctl), cast with (__u64)(uintptr_t)
  * @count: in: entries in the array, 1 to %HWTIMER_BATCH_MAX (0 gives
  *         EINVAL, more gives E2BIG)
  * @flags: in: %HWTIMER_BATCH_CONTINUE or 0; other bits give EINVAL
@@ -237,7 +355,7 @@ struct hwtimer_batch {
  * @id: the identifier of the timeout
  * @cookie: the cookie it was armed with
  * @deadline_ns: the deadline that expired
- * @expired_ns: when the expiry was handled, CLOCK_MONOTONIC ns; never less
+ * @expired_ns: when the expiry was handled, on the file's clock; never less
  *              than @deadline_ns
  * @overrun: further periods of a periodic timeout that elapsed before the
  *           record was read, as with timer_getoverrun(); 0 for a one-shot
@@ -268,7 +386,8 @@ struct hwtimer_expiry {
 #define HWTIMER_IOC_MAGIC	'J'
 
 /**
- * define HWTIMER_IOC_INFO - report the ABI version, limits and counters
+ * define HWTIMER_IOC_INFO - report the ABI version, limits, counters and the
+ * file's configuration
  *
  * Fills &struct hwtimer_info. Errors: EFAULT.
  */
@@ -301,5 +420,28 @@ struct hwtimer_expiry {
  * Entry errors: EINVAL (as for %HWTIMER_IOC_ARM), ENOENT, EBUSY.
  */
 #define HWTIMER_IOC_MODIFY	_IOWR(HWTIMER_IOC_MAGIC, 0x03, struct hwtimer_batch)
+
+/**
+ * define HWTIMER_IOC_GET - report the state of a batch of timeouts
+ *
+ * (Version 2.) Takes &struct hwtimer_batch with an array of
+ * &struct hwtimer_get_entry. Entry errors: EINVAL (flags or reserved field
+ * not zero), ENOENT.
+ */
+#define HWTIMER_IOC_GET		_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch)
+
+/**
+ * define HWTIMER_IOC_CONFIG - choose the file's clock and precision
+ *
+ * (Version 2.) Takes &struct hwtimer_config. Only while the file holds no
+ * timeouts (none pending, no record unread) and no other call of ARM,
+ * CANCEL, MODIFY or GET on the file is in progress; the new configuration
+ * applies to every later call. %HWTIMER_IOC_INFO reports it. Errors:
+ * EINVAL (unknown clock or precision, reserved field not zero), EBUSY (the
+ * file holds timeouts, or such a call is in progress), ENOMEM (the wheel
+ * of that precision and clock, created at its first use, could not be),
+ * EFAULT.
+ */
+#define HWTIMER_IOC_CONFIG	_IOW(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_config)
 
 #endif /* _UAPI_LINUX_HWTIMER_H */

@@ -25,6 +25,8 @@
 # Kernel command line options read here:
 #   hwt.mode=check|selftest|run|shell|stress|bench   what to do (default check)
 #   hwt.timeout=<s>                      per user-space program (default 600)
+#   hwt.nosuspend=1                      tests must not suspend the VM
+#                                        (exported as HWT_NO_SUSPEND=1)
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
 # /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/selftest/{*.ko,ut/*} (with
@@ -50,6 +52,7 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	hwt.mode=*) mode=${arg#hwt.mode=} ;;
 	hwt.timeout=*) ut_timeout=${arg#hwt.timeout=} ;;
+	hwt.nosuspend=1) export HWT_NO_SUSPEND=1 ;;
 	esac
 done
 

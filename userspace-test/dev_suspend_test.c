@@ -18,7 +18,9 @@
  * hypervisor without S3 the test SKIPs instead.
  *
  * Needs root, an RTC with a wakealarm and S3 or s2idle; SKIPs, saying
- * which is missing, without them. The VM runs it as root.
+ * which is missing, without them, and when HWT_NO_SUSPEND is set in its
+ * environment (the runner's hwt.nosuspend=1, for a test kernel whose
+ * resume stalls under TCG). The VM runs it as root.
  */
 #include "kselftest_harness.h"
 #include "hwtimer_test.h"
@@ -90,6 +92,8 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 240)
 
 	if (getuid())
 		SKIP(return, "not root: cannot suspend");
+	if (getenv("HWT_NO_SUSPEND"))
+		SKIP(return, "HWT_NO_SUSPEND is set: the runner does not suspend this test kernel (its resume under TCG can stall for minutes; see scripts/runner.sh)");
 	fb = ht_open(0);
 	if (fb < 0)
 		SKIP(return, "%s: %s (hwtimer.ko not loaded)", HWT_DEV, strerror(errno));
@@ -138,7 +142,7 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 240)
 		     slept / 1e9, SLEEP_S);
 	/*
 	 * Suspend and resume must leave the timeouts pending: under TCG,
-	 * bringing the second vCPU back has taken 25 to 72 s on 6.12-rt.
+	 * bringing the second vCPU back has taken 18 to 630 s on 6.12-rt.
 	 */
 	if (m1 - m0 > DELAY_NS - 2 * SEC)
 		SKIP(return, "suspend and resume took %.3f s of CLOCK_MONOTONIC (a stalled vCPU?): too long to tell the clocks apart with %llu s timeouts",

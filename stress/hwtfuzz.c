@@ -31,9 +31,16 @@
  * ids (recently issued, with bits flipped, random). The kernel only ever
  * writes into the fuzzer's scratch pages, never into its own state.
  *
+ * HWTIMER_IOC_CONFIG gets valid and invalid clocks and precisions, and
+ * arguments it cannot read; CLOCK_BOOTTIME only on a worker's own files
+ * (the clock checks below skip those), never from random memory.
+ *
  * Checks, besides "no crash, no kernel report":
  *  - every call returns success or an errno the ABI documents; an INFO
- *    leaves its reserved fields zero; a read() returns whole records;
+ *    leaves its reserved fields zero and, on a worker's own file, reports
+ *    the clock CONFIG last set; a GET entry that succeeded has a
+ *    documented status (and no remaining time when expired), one that
+ *    failed has every output field zero; a read() returns whole records;
  *  - time namespaces: the written-back deadline_ns of every entry that
  *    succeeded, and the deadline_ns and expired_ns of every record read,
  *    are on the caller's clock: within the range that clock can show
@@ -128,6 +135,13 @@ static uint64_t seed_state;
 static uint64_t clock_lo, clock_hi;	/* what this worker's clock can show */
 static int fds[NFD + NSHARED], efd = -1;
 static int ep[NEP] = { -1, -1, -1 }, dups[NDUP];
+/*
+ * Which of fds[] this worker made CLOCK_BOOTTIME files: only its own
+ * (index NSHARED and up), so that no other worker's checks see a clock it
+ * does not expect. Their deadlines and records are on CLOCK_BOOTTIME,
+ * which a time namespace here does not offset: the clock checks skip them.
+ */
+static bool boottime[NFD + NSHARED];
 
 #define RW_END		(arena + 2 * pg)	/* end of the scratch pages */
 #define RO_HDR		(arena + 3 * pg)	/* read-only batch header */
@@ -310,6 +324,7 @@ static size_t entry_size(unsigned long cmd)
 {
 	return cmd == HWTIMER_IOC_ARM ? sizeof(struct hwtimer_arm_entry) :
 	       cmd == HWTIMER_IOC_CANCEL ? sizeof(struct hwtimer_cancel_entry) :
+	       cmd == HWTIMER_IOC_GET ? sizeof(struct hwtimer_get_entry) :
 	       sizeof(struct hwtimer_modify_entry);
 }
 
@@ -348,6 +363,16 @@ static void fill_entries(unsigned long cmd, unsigned char *p, uint32_t count, si
 			c.flags = chance(90) ? 0 : fuzz_flags(0);
 			c.reserved = chance(95) ? 0 : rnd64();
 			memcpy(e, &c, sizeof(c));
+		} else if (cmd == HWTIMER_IOC_GET) {
+			struct hwtimer_get_entry g;
+
+			/* Output fields hold junk: the kernel ignores them. */
+			memset(&g, 0xa5, sizeof(g));
+			g.id = fuzz_id();
+			g.flags = chance(90) ? 0 : fuzz_flags(0);
+			g.reserved = chance(95) ? 0 : rnd64();
+			g.reserved2 = chance(95) ? 0 : rnd64();
+			memcpy(e, &g, sizeof(g));
 		} else {
 			struct hwtimer_modify_entry m = { 0 };
 
@@ -399,7 +424,7 @@ static void check_deadline(const char *what, uint32_t flags, uint64_t expires,
  * remember the ids an ARM handed out, and check the deadlines written back.
  */
 static void after_batch(unsigned long cmd, unsigned char *p, uint32_t done,
-			uint64_t before)
+			uint64_t before, bool boot)
 {
 	size_t size = entry_size(cmd);
 	uint64_t after = 0;
@@ -414,13 +439,32 @@ static void after_batch(unsigned long cmd, unsigned char *p, uint32_t done,
 				continue;
 			if (a.id)
 				ids[nids++ % NIDS] = a.id;
-			check_deadline("ARM", a.flags, a.expires_ns, a.deadline_ns,
+			if (!boot)
+				check_deadline("ARM", a.flags, a.expires_ns, a.deadline_ns,
 				       before, &after);
+		} else if (cmd == HWTIMER_IOC_GET) {
+			struct hwtimer_get_entry g;
+
+			memcpy(&g, p + i * size, size);
+			if (g.result &&
+			    (g.status || g.cookie || g.deadline_ns || g.period_ns ||
+			     g.remaining_ns || g.overrun || g.slack_ns))
+				bad(BAD_CALL, "GET of id %llu failed (%d) but left output fields not zero",
+				    (unsigned long long)g.id, g.result);
+			else if (!g.result && g.status != HWTIMER_STATUS_PENDING &&
+				 g.status != HWTIMER_STATUS_EXPIRED)
+				bad(BAD_CALL, "GET of id %llu succeeded with status %u",
+				    (unsigned long long)g.id, g.status);
+			else if (!g.result && g.status == HWTIMER_STATUS_EXPIRED &&
+				 g.remaining_ns)
+				bad(BAD_CALL, "GET of expired id %llu: remaining_ns %llu, not 0",
+				    (unsigned long long)g.id,
+				    (unsigned long long)g.remaining_ns);
 		} else if (cmd == HWTIMER_IOC_MODIFY) {
 			struct hwtimer_modify_entry m;
 
 			memcpy(&m, p + i * size, size);
-			if (!m.result)
+			if (!m.result && !boot)
 				check_deadline("MODIFY", m.flags, m.expires_ns,
 					       m.deadline_ns, before, &after);
 		}
@@ -446,11 +490,12 @@ static void note_errno(int err, bool ours)
 
 static const unsigned long cmds[] = {
 	HWTIMER_IOC_INFO, HWTIMER_IOC_ARM, HWTIMER_IOC_CANCEL, HWTIMER_IOC_MODIFY,
+	HWTIMER_IOC_GET, HWTIMER_IOC_CONFIG,
 };
 
 static unsigned long fuzz_cmd(unsigned long *base)
 {
-	unsigned long cmd = cmds[rnd(4)];
+	unsigned long cmd = cmds[rnd(ARRAY_SIZE(cmds))];
 
 	*base = cmd;
 	switch (rnd(10)) {
@@ -472,7 +517,7 @@ static unsigned long fuzz_cmd(unsigned long *base)
 	}
 }
 
-static void fuzz_batch(int fd, unsigned long cmd, unsigned long base)
+static void fuzz_batch(int fd, unsigned long cmd, unsigned long base, bool boot)
 {
 	size_t esize = entry_size(base);
 	struct hwtimer_batch b = { 0 }, back;
@@ -538,13 +583,70 @@ static void fuzz_batch(int fd, unsigned long cmd, unsigned long base)
 	if ((ret && back.done == b.done) || back.done > b.count ||
 	    (ent < where + sizeof(b) && ent + (size_t)back.done * esize > where))
 		return;
-	after_batch(base, ent, back.done, before);
+	after_batch(base, ent, back.done, before, boot);
 }
 
-static void fuzz_ioctl(int fd)
+/*
+ * CONFIG on fds[@slot]: mostly valid values, CLOCK_BOOTTIME only on a file
+ * of the worker's own. The argument is scrubbed afterwards, so that a
+ * random command later pointed at the scratch pages cannot find a valid
+ * CLOCK_BOOTTIME configuration there and apply it to a shared file.
+ */
+static int fuzz_config(int fd, int slot, unsigned long cmd)
+{
+	struct hwtimer_config *c = (void *)(arena + 8 * rnd(pg / 8 - 8));
+	bool own = slot >= NSHARED;
+	uintptr_t p;
+	int ret;
+
+	if (chance(10)) {
+		/* An argument the kernel cannot read whole: EFAULT. */
+		switch (rnd(3)) {
+		case 0:
+			p = 0;
+			break;
+		case 1:
+			p = (uintptr_t)(arena + 2 * pg);	/* PROT_NONE */
+			break;
+		default:
+			/* Runs into the PROT_NONE page. */
+			p = (uintptr_t)(RW_END - 1 - rnd(sizeof(*c) - 1));
+			memset((void *)p, 0, RW_END - (unsigned char *)p);
+			break;
+		}
+		return ioctl(fd, cmd, p);
+	}
+	memset(c, 0, sizeof(*c));
+	switch (rnd(10)) {
+	case 0:
+		c->clockid = (int32_t)rnd64();
+		if (c->clockid == CLOCK_BOOTTIME && !own)
+			c->clockid = -1;
+		break;
+	case 1:
+	case 2:
+	case 3:
+		c->clockid = own ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+		break;
+	default:
+		c->clockid = CLOCK_MONOTONIC;
+		break;
+	}
+	c->precision = chance(90) ? rnd(3) : (uint32_t)rnd64();
+	if (chance(5))
+		c->reserved[rnd(3)] = rnd64();
+	ret = ioctl(fd, cmd, c);
+	if (!ret && own)
+		boottime[slot] = c->clockid == CLOCK_BOOTTIME;
+	memset(c, 0xff, sizeof(*c));
+	return ret;
+}
+
+static void fuzz_ioctl(int *fdp)
 {
 	unsigned long base, cmd = fuzz_cmd(&base);
 	bool ours = _IOC_TYPE(cmd) == HWTIMER_IOC_MAGIC;
+	int fd = *fdp, slot = fdp - fds;
 	uint64_t arg;
 	int ret;
 
@@ -554,11 +656,21 @@ static void fuzz_ioctl(int fd)
 		memset(info, 0xa5, sizeof(*info));
 		ret = ioctl(fd, cmd, info);
 		if (!ret && cmd == HWTIMER_IOC_INFO &&
-		    (info->reserved[0] || info->reserved[1] ||
+		    (info->reserved1 || info->precision > HWTIMER_PRECISION_COARSE ||
+		     (info->flags & ~HWTIMER_INFO_BOOTTIME) ||
 		     info->abi_version != HWTIMER_ABI_VERSION))
-			bad(BAD_CALL, "INFO left junk in its reserved fields");
+			bad(BAD_CALL, "INFO left junk in its reserved fields (precision %u, flags %#x)",
+			    info->precision, info->flags);
+		else if (!ret && cmd == HWTIMER_IOC_INFO && slot >= NSHARED &&
+			 !(info->flags & HWTIMER_INFO_BOOTTIME) != !boottime[slot])
+			bad(BAD_CALL, "INFO says the clock is %s, but CONFIG chose %s",
+			    info->flags & HWTIMER_INFO_BOOTTIME ? "CLOCK_BOOTTIME" : "CLOCK_MONOTONIC",
+			    boottime[slot] ? "CLOCK_BOOTTIME" : "CLOCK_MONOTONIC");
+	} else if (cmd == HWTIMER_IOC_CONFIG) {
+		/* Never with random memory: see fuzz_config(). */
+		ret = fuzz_config(fd, slot, cmd);
 	} else if (base && base != HWTIMER_IOC_INFO && chance(85)) {
-		fuzz_batch(fd, cmd, base);
+		fuzz_batch(fd, cmd, base, slot >= NSHARED && boottime[slot]);
 		return;
 	} else {
 		/* Random values only where they cannot reach the fuzzer's memory. */
@@ -586,8 +698,9 @@ static void check_records(const struct hwtimer_expiry *r, size_t n, uint64_t aft
 	}
 }
 
-static void fuzz_read(int fd)
+static void fuzz_read(int *fdp)
 {
+	int fd = *fdp, slot = fdp - fds;
 	struct hwtimer_expiry *recs;
 	size_t len;
 	uint64_t buf;
@@ -621,12 +734,15 @@ static void fuzz_read(int fd)
 		size_t k = n / sizeof(copy[0]);
 
 		memcpy(copy, recs, (k < 40 ? k : 40) * sizeof(copy[0]));
-		check_records(copy, k < 40 ? k : 40, now_ns());
+		if (slot < NSHARED || !boottime[slot])
+			check_records(copy, k < 40 ? k : 40, now_ns());
 	}
 }
 
 static int reopen(int *fd)
 {
+	if (fd >= fds && fd < fds + NFD + NSHARED)
+		boottime[fd - fds] = false;
 	close(*fd);
 	*fd = hwt_open(O_NONBLOCK);
 	if (*fd < 0) {
@@ -667,18 +783,27 @@ static void fuzz_other(int *fd)
 	}
 }
 
-/* Read until EAGAIN, checking what comes, as an edge-triggered waiter must. */
+/*
+ * Read until EAGAIN, checking what comes, as an edge-triggered waiter must;
+ * the clock of the records only if the file is on CLOCK_MONOTONIC (a dup()
+ * of one of the worker's own files may be on CLOCK_BOOTTIME).
+ */
 static void drain(int fd)
 {
 	struct hwtimer_expiry r[16];
+	struct hwtimer_info info;
+	bool boot;
 	ssize_t n;
 	int i;
 
+	boot = !ioctl(fd, HWTIMER_IOC_INFO, &info) &&
+	       (info.flags & HWTIMER_INFO_BOOTTIME);
 	for (i = 0; i < 8; i++) {
 		n = read(fd, r, sizeof(r));
 		if (n <= 0)
 			break;
-		check_records(r, n / sizeof(r[0]), now_ns());
+		if (!boot)
+			check_records(r, n / sizeof(r[0]), now_ns());
 	}
 }
 
@@ -936,10 +1061,10 @@ static uint64_t fuzz_op(int op, int *fd)
 
 	switch (op) {
 	case OP_IOCTL:
-		fuzz_ioctl(*fd);
+		fuzz_ioctl(fd);
 		break;
 	case OP_READ:
-		fuzz_read(*fd);
+		fuzz_read(fd);
 		break;
 	case OP_OTHER:
 		fuzz_other(fd);

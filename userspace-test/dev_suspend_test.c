@@ -80,7 +80,7 @@ static bool file_has(const char *path, const char *word)
  * The harness's 30 s default is too short: on the 6.12-rt VM, bringing the
  * second vCPU back after S3 has taken from 25 to 72 s.
  */
-TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 240)
+TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 600)
 {
 	struct hwtimer_arm_entry ab, am;
 	struct hwtimer_get_entry gm, gb;
@@ -142,7 +142,9 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 240)
 		     slept / 1e9, SLEEP_S);
 	/*
 	 * Suspend and resume must leave the timeouts pending: under TCG,
-	 * bringing the second vCPU back has taken 18 to 630 s on 6.12-rt.
+	 * bringing the second vCPU back has taken 18 to 630 s on 6.12-rt,
+	 * and once 23 s on 6.1. The test's time limit (600 s) is long
+	 * enough for such a resume to end here, in a skip, not in a kill.
 	 */
 	if (m1 - m0 > DELAY_NS - 2 * SEC)
 		SKIP(return, "suspend and resume took %.3f s of CLOCK_MONOTONIC (a stalled vCPU?): too long to tell the clocks apart with %llu s timeouts",

@@ -35,7 +35,6 @@
  * the operations on timeouts that the ledger checked: the entries of every
  * ARM, CANCEL and MODIFY batch and every record read.
  */
-#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -667,30 +666,6 @@ static int child(int ichild, struct hfd *global, unsigned int nthreads)
 /* What the cgroup's slab bytes may stay above the baseline after close. */
 #define MEMCG_SLACK	(64 * 1024)
 
-/* Ask SLUB to free the empty slabs it caches (best effort). */
-static void shrink_slabs(void)
-{
-	DIR *d = opendir("/sys/kernel/slab");
-	char path[512];
-	struct dirent *e;
-	int fd;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", e->d_name);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		/* Best effort: a cache that cannot shrink is left as it is. */
-		(void)!write(fd, "1", 1);
-		close(fd);
-	}
-	closedir(d);
-}
-
 /* The memory cgroup's slab bytes, or -1. */
 static long memcg_slab(void)
 {
@@ -856,16 +831,17 @@ int main(int argc, char **argv)
 		s1 = hwt_slab_objects();
 	}
 	/*
-	 * The cgroup's slab bytes lag behind the frees: SLUB keeps emptied
-	 * slabs on per-CPU partial lists (shrink them), and the memcg
-	 * statistics are flushed lazily (newer kernels at most every 2 s), and
-	 * closed files are freed after an RCU grace period (kfree_rcu(), in
+	 * The cgroup's slab bytes lag behind the frees: the memcg statistics
+	 * are flushed lazily (newer kernels at most every 2 s), and closed
+	 * files are freed after an RCU grace period (kfree_rcu(), in
 	 * batches), which on a PREEMPT_RT guest under a busy host took longer
 	 * than the 4 s this once waited. The exact check is the object count
 	 * above; this one only asks that the charge came back: up to 20 s.
+	 * Slab bytes are charged per object, so shrinking caches would not
+	 * help; walking /sys/kernel/slab to do so charged this cgroup with
+	 * hundreds of KiB of sysfs dentries and inodes and made it fail.
 	 */
 	for (i = 0; i < 200 && m0 >= 0 && m1 > m0 + MEMCG_SLACK; i++) {
-		shrink_slabs();
 		usleep(100000);
 		m1 = memcg_slab();
 	}

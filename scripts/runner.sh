@@ -320,6 +320,18 @@ run_kernel() {
 	totals+=("[$k] $last ($((SECONDS - t0)) s)")
 }
 
+# What failed, again at the end of the output, where a reader of only its
+# tail (a CI page) finds it: each kernel's FAIL lines and the ledgers' notes
+# on them (stress_judge), at most 12 per kernel.
+list_failures() {
+	local k
+	for k; do
+		grep -E '^(FAIL|NOTE) ' "$out/vm-$k/result.txt" 2>/dev/null |
+			head -n 12 | cut -c1-300 | sed "s/^/[$k] /" || true
+	done
+	return 0
+}
+
 case "$mode" in
 check | selftest | run | shell) ;;
 *)
@@ -358,6 +370,8 @@ check | selftest)
 	done
 	echo "==== summary ===="
 	printf '%s\n' "${totals[@]}"
+	# shellcheck disable=SC2086 # a list of names
+	list_failures $kernels
 	summary
 	;;
 run | shell)

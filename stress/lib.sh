@@ -135,6 +135,10 @@ stress_judge() {
 	stress_expect_warning "$log" leak-init 2
 
 	echo "==== stress ===="
+	# The ledgers' own account of a loss or a duplicate (the entry, its
+	# state and id), for the summary's list of failures.
+	grep -a -E '^# (lost|record of a resolved timeout|cancelled a timeout already resolved|armed entry resolved oddly|record of a failed arm|overdue|record with a bad cookie|early record)' "$log" |
+		head -n 6 | sed 's/^# /NOTE ledger: /' || true
 	awk '
 		/@@STRESS ledger / {
 			for (i = 3; i <= NF; i++) { split($i, kv, "="); k[kv[1]] += kv[2] }

@@ -13,12 +13,12 @@
 #                        on each test kernel of KERNELS (or only KERNEL=)
 #   make run             boot the VM with the module loaded, run the demo
 #   make shell           boot the VM with the module loaded, drop to a shell
-#   make selftest        prove the runner fails on broken fixtures
+#   make runner-test     prove the runner fails on broken fixtures
 #
 # The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt):
 # `make check` runs every kernel of KERNELS, or only KERNEL when one is
 # given (make check KERNEL=6.12-rt); every other VM target (run, shell,
-# selftest, stress, bench...) boots KERNEL, 6.1 by default.
+# runner-test, stress, bench...) boots KERNEL, 6.1 by default.
 #   make deps            install the Debian packages the above need
 #   make clean
 
@@ -43,7 +43,7 @@ endif
 # self-test fixtures).
 HWT_OUT ?= $(CURDIR)/build
 
-.PHONY: all modules clean deps check selftest run shell user ut tools
+.PHONY: all modules clean deps check runner-test run shell user ut tools
 
 all: modules
 
@@ -104,8 +104,8 @@ deps:
 check:
 	KERNELS="$(CHECK_KERNELS)" scripts/runner.sh check
 
-selftest:
-	scripts/runner.sh selftest
+runner-test:
+	scripts/runner.sh runner-test
 
 run:
 	scripts/runner.sh run

@@ -3,7 +3,7 @@
 # shellcheck shell=dash
 #
 # /init of the hwtimer test VM (busybox initramfs built by scripts/vm-boot.sh),
-# for every use of it: make check, selftest, run and shell
+# for every use of it: make check, runner-test, run and shell
 # (scripts/runner.sh), make stress (stress/stress.sh) and make bench
 # (bench/bench.sh).
 #
@@ -18,18 +18,18 @@
 #   @@HWT ut-end <prog> <exit status>    ...and ends
 #   @@HWT begin <segment>                a part of the log judged on its
 #   @@HWT end <segment>                  own starts and ends: a self-test
-#                                        fixture (selftest:*), a stress
+#                                        fixture (runner-test:*), a stress
 #                                        step that must warn (stress:*)
 #   @@HWT done                           the guest finished; nothing hung
 #
 # Kernel command line options read here:
-#   hwt.mode=check|selftest|run|shell|stress|bench   what to do (default check)
+#   hwt.mode=check|runner-test|run|shell|stress|bench   what to do (default check)
 #   hwt.timeout=<s>                      per user-space program (default 600)
 #   hwt.nosuspend=1                      tests must not suspend the VM
 #                                        (exported as HWT_NO_SUSPEND=1)
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
-# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/selftest/{*.ko,ut/*} (with
+# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/runner-test/{*.ko,ut/*} (with
 # a hwtimer.ko of their own); and,
 # where the host staged them, the stress steps (/hwt/stress/guest.sh, with
 # stress.conf, the modules and bin/) and the benchmarks
@@ -138,7 +138,7 @@ load_unload() {
 #             the leaky module; scan 2; [main] report: main's leaks were
 #             seen by scans 1 and 2, the fixture's leak only by 2, not
 #             reported yet; [leak] scan 3, report (now with the leak).
-#   selftest: [leak] load+unload; scan 1 in the background while the other
+#   runner-test: [leak] load+unload; scan 1 in the background while the other
 #             fixtures run; [leak] scan 2, report.
 #   stress, bench: everything, unload; scans 1 and 2; report.
 kmemleak=/sys/kernel/debug/kmemleak
@@ -171,7 +171,7 @@ kmemleak_report() {
 }
 
 # The two scans and the report, when the kernel has kmemleak at all (the
-# benchmark kernel has not; the debug kernels of check and selftest must).
+# benchmark kernel has not; the debug kernels of check and runner-test must).
 kmemleak_final() {
 	local t
 	[ -w $kmemleak ] || { echo "kmemleak: not in this kernel"; return; }
@@ -199,7 +199,7 @@ main_tests() {
 # Each fixture is deliberately broken (except "clean"); the host checks that
 # the parser flags each one, on that fixture's segment of the log only.
 fixture() {
-	local seg=selftest:$1
+	local seg=runner-test:$1
 	shift
 	settle
 	mark begin "$seg" "t=$(now)"
@@ -210,7 +210,7 @@ fixture() {
 }
 
 leak_start() {
-	load_unload /hwt/selftest/hwt_st_leak.ko
+	load_unload /hwt/runner-test/hwt_st_leak.ko
 	t_leak=$(uptime_s)
 }
 
@@ -221,27 +221,27 @@ leak_finish() {
 }
 
 fixture_clean() {
-	load_unload /hwt/selftest/hwt_st_kunit_pass.ko
-	run_ut st_pass_test /hwt/selftest/ut/st_pass_test
+	load_unload /hwt/runner-test/hwt_st_kunit_pass.ko
+	run_ut st_pass_test /hwt/runner-test/ut/st_pass_test
 }
 
 # One hwtimer bug that debugobjects reports (bug=free, start or setup), on
 # the hwtimer.ko built with the fixture, loaded for it alone.
 fixture_odebug() {
-	load /hwt/selftest/hwtimer.ko || return
-	load /hwt/selftest/hwt_st_odebug.ko "bug=$1" && unload /hwt/selftest/hwt_st_odebug.ko
-	unload /hwt/selftest/hwtimer.ko
+	load /hwt/runner-test/hwtimer.ko || return
+	load /hwt/runner-test/hwt_st_odebug.ko "bug=$1" && unload /hwt/runner-test/hwt_st_odebug.ko
+	unload /hwt/runner-test/hwtimer.ko
 }
 
 # The fixtures but the leak, which is split around the kmemleak scans.
-selftests() {
-	fixture kunit-fail load_unload /hwt/selftest/hwt_st_kunit_fail.ko
-	fixture warn load_unload /hwt/selftest/hwt_st_warn.ko
+runner_tests() {
+	fixture kunit-fail load_unload /hwt/runner-test/hwt_st_kunit_fail.ko
+	fixture warn load_unload /hwt/runner-test/hwt_st_warn.ko
 	fixture odebug-free fixture_odebug free
 	fixture odebug-start fixture_odebug start
 	fixture odebug-setup fixture_odebug setup
-	fixture ut-fail run_ut st_fail_test /hwt/selftest/ut/st_fail_test
-	fixture ut-crash run_ut st_crash_test /hwt/selftest/ut/st_crash_test
+	fixture ut-fail run_ut st_fail_test /hwt/runner-test/ut/st_fail_test
+	fixture ut-crash run_ut st_crash_test /hwt/runner-test/ut/st_crash_test
 	fixture clean fixture_clean
 }
 
@@ -293,7 +293,7 @@ check)
 	[ $have_stress = 1 ] && stress_run
 	t_main=$(uptime_s)
 	scan_start
-	selftests
+	runner_tests
 	scan_wait
 	fixture leak leak_start
 	scan_start "$t_main"
@@ -301,10 +301,10 @@ check)
 	kmemleak_report
 	fixture leak leak_finish
 	;;
-selftest)
+runner-test)
 	fixture leak leak_start
 	scan_start
-	selftests
+	runner_tests
 	scan_wait
 	fixture leak leak_finish
 	;;

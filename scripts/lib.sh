@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # What the host-side drivers of the test VM share: scripts/runner.sh (make
-# check, selftest, run, shell), stress/stress.sh (make stress) and
+# check, runner-test, run, shell), stress/stress.sh (make stress) and
 # bench/bench.sh (make bench). Sourced after `set -euo pipefail` from the
 # top of the tree, with `prog` set to the name that prefixes messages.
 #

@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The hwtimer test runner: everything behind `make check|selftest|run|shell`.
+# The hwtimer test runner: everything behind `make check|runner-test|run|shell`.
 #
-#   scripts/runner.sh check     on each test kernel of KERNELS, in one VM
-#                               boot: every test, the runner's self-tests,
-#                               the stress smoke and the benchmark smoke;
-#                               judge it all
-#   scripts/runner.sh selftest  only the self-tests, on KERNEL: the runner
-#                               must fail each deliberately broken fixture
-#   scripts/runner.sh run       boot KERNEL with hwtimer.ko loaded, run the demo
-#   scripts/runner.sh shell     boot KERNEL with hwtimer.ko loaded, interactive shell
+#   scripts/runner.sh check        on each test kernel of KERNELS, in one VM
+#                                  boot: every test, the runner's self-tests,
+#                                  the stress smoke and the benchmark smoke;
+#                                  judge it all
+#   scripts/runner.sh runner-test  only the self-tests, on KERNEL: the runner
+#                                  must fail each deliberately broken fixture
+#   scripts/runner.sh run          boot KERNEL with hwtimer.ko loaded, run the demo
+#   scripts/runner.sh shell        boot KERNEL with hwtimer.ko loaded, interactive shell
 #
 # Kernels are named as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt):
 # KERNELS is the list check runs (default "6.1 6.12-rt"), KERNEL the one
@@ -27,7 +27,7 @@
 # warnings (stress/lib.sh) and the benchmarks' report (bench/lib.sh).
 # Each kernel's part runs as its own process (runner.sh one MODE KERNEL),
 # whose lines are prefixed with "[KERNEL] " and kept in build/vm-KERNEL/.
-# check and selftest end with one line "N passed, N failed, N skipped" over
+# check and runner-test end with one line "N passed, N failed, N skipped" over
 # all kernels and exit non-zero if anything failed.
 #
 # Environment: KERNELS, KERNEL, STRESS_SMOKE=0 and BENCH_SMOKE=0 (leave
@@ -37,10 +37,10 @@
 # BENCH_ONLY, BENCH_KPARAMS, BENCH_UPARAMS (bench/lib.sh).
 set -euo pipefail
 
-mode=${1:?usage: runner.sh check|selftest|run|shell}
+mode=${1:?usage: runner.sh check|runner-test|run|shell}
 kernel=${KERNEL:-6.1}
 if [ "$mode" = one ]; then
-	# Internal: one kernel's part of check or selftest. The caller holds
+	# Internal: one kernel's part of check or runner-test. The caller holds
 	# the lock and has built what all kernels share.
 	mode=${2:?} kernel=${3:?}
 	one=1
@@ -90,14 +90,14 @@ build_stock() {
 build_user() {
 	local ksrc targets=()
 	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1 (scripts/deps.sh)"
-	[ "$mode" = selftest ] || targets+=(user)
+	[ "$mode" = runner-test ] || targets+=(user)
 	[ $stress = 1 ] && targets+=(stress-user)
 	[ $bench = 1 ] && targets+=(bench-user)
 	if [ ${#targets[@]} != 0 ]; then
 		make -s "${targets[@]}" KSRC="$ksrc" || abort "user-space programs: build failed"
 	fi
-	if [ "$mode" = check ] || [ "$mode" = selftest ]; then
-		make -s ut UT_DIR=scripts/selftest/ut HWT_OUT="$out/selftest" KSRC="$ksrc" ||
+	if [ "$mode" = check ] || [ "$mode" = runner-test ]; then
+		make -s ut UT_DIR=scripts/runner-test/ut HWT_OUT="$out/runner-test" KSRC="$ksrc" ||
 			abort "self-test fixture programs: build failed"
 	fi
 	say "user-space programs built"
@@ -117,10 +117,10 @@ build_product() {
 
 # The fixture modules, in one tree with a hwtimer.ko of their own (W=1, no
 # sparse), which the debugobjects fixture links against and loads: so the
-# fixtures need nothing of the product build, and selftest runs without it.
-build_selftest() {
+# fixtures need nothing of the product build, and runner-test runs without it.
+build_fixtures() {
 	local kdir=$1
-	kbuild_tree "self-test fixture modules" "$kdir" "$vm/selftest" scripts/selftest/kmod ||
+	kbuild_tree "self-test fixture modules" "$kdir" "$vm/runner-test" scripts/runner-test/kmod ||
 		abort "self-test fixture modules: build failed"
 	say "self-test fixtures built"
 }
@@ -130,8 +130,8 @@ build_selftest() {
 stage() {
 	local root=$vm/rootfs f name
 	rm -rf "$root"
-	mkdir -p "$root/hwt/ut" "$root/hwt/tools" "$root/hwt/selftest/ut"
-	if [ "$mode" != selftest ]; then
+	mkdir -p "$root/hwt/ut" "$root/hwt/tools" "$root/hwt/runner-test/ut"
+	if [ "$mode" != runner-test ]; then
 		stage_modules "$vm/kbuild" "$root"
 		for f in userspace-test/*_test.c; do
 			[ -e "$f" ] || continue
@@ -145,12 +145,12 @@ stage() {
 			cp "$out/tools/$(basename "$f" .c)" "$root/hwt/tools/"
 		done
 	fi
-	if [ "$mode" = check ] || [ "$mode" = selftest ]; then
-		for f in $(built_modules "$vm/selftest"); do
-			cp "$vm/selftest/$f" "$root/hwt/selftest/"
+	if [ "$mode" = check ] || [ "$mode" = runner-test ]; then
+		for f in $(built_modules "$vm/runner-test"); do
+			cp "$vm/runner-test/$f" "$root/hwt/runner-test/"
 		done
-		for f in scripts/selftest/ut/*_test.c; do
-			cp "$out/selftest/ut/$(basename "$f" .c)" "$root/hwt/selftest/ut/"
+		for f in scripts/runner-test/ut/*_test.c; do
+			cp "$out/runner-test/ut/$(basename "$f" .c)" "$root/hwt/runner-test/ut/"
 		done
 	fi
 	[ $stress = 1 ] && stress_stage "$root" smoke
@@ -165,12 +165,12 @@ expect() {
 	local label=$1 seg=$2 want=$3 file=${4:-$log} res rc=0
 	res=$(awk -v seg="$seg" -v need_done="${need_done:-0}" -f scripts/parse-log.awk "$file") || rc=$?
 	if [ -z "$want" ] && [ $rc = 0 ]; then
-		echo "selftest $label: ok, passes ($(grep '^RESULT' <<<"$res"))"
+		echo "runner-test $label: ok, passes ($(grep '^RESULT' <<<"$res"))"
 	elif [ -n "$want" ] && [ $rc != 0 ] && grep -q "^FAIL.*$want" <<<"$res"; then
-		echo "selftest $label: ok, fails on:"
+		echo "runner-test $label: ok, fails on:"
 		grep -m1 "^FAIL.*$want" <<<"$res" | sed 's/^/    /'
 	else
-		fail "selftest $label: expected ${want:-a pass}, the parser said (status $rc):"
+		fail "runner-test $label: expected ${want:-a pass}, the parser said (status $rc):"
 		sed 's/^/    /' <<<"$res"
 		return
 	fi
@@ -182,31 +182,31 @@ expect() {
 # the WARNING that carries it): hwtimer's fixup made the bug harmless, and
 # the module's own checks of that, which fail its load, passed.
 expect_odebug() {
-	local label=$1 seg=selftest:odebug-$2 want=$3 res other
+	local label=$1 seg=runner-test:odebug-$2 want=$3 res other
 	expect "$label" "$seg" "$want"
 	res=$(awk -v seg="$seg" -f scripts/parse-log.awk "$log") || true
 	other=$(grep '^FAIL' <<<"$res" | grep -v -E 'ODEBUG: |WARNING: .* at lib/debugobjects\.c:') || true
 	if [ -n "$other" ]; then
-		fail "selftest $label: more than a debugobjects report:"
+		fail "runner-test $label: more than a debugobjects report:"
 		sed 's/^/    /' <<<"$other"
 	fi
 }
 
-selftest_asserts() {
+fixture_asserts() {
 	local cut=$vm/truncated.log
-	expect "failing KUnit case" selftest:kunit-fail "KUnit hwt_selftest_fail: not ok"
-	expect "WARN_ON(1) in a module" selftest:warn "WARNING:"
-	expect "failing user-space test" selftest:ut-fail "st_fail_test: not ok"
-	expect "crashing user-space test" selftest:ut-crash "st_crash_test: exited with status 134"
-	expect "leaking module" selftest:leak "unreferenced object"
+	expect "failing KUnit case" runner-test:kunit-fail "KUnit hwt_fixture_fail: not ok"
+	expect "WARN_ON(1) in a module" runner-test:warn "WARNING:"
+	expect "failing user-space test" runner-test:ut-fail "st_fail_test: not ok"
+	expect "crashing user-space test" runner-test:ut-crash "st_crash_test: exited with status 134"
+	expect "leaking module" runner-test:leak "unreferenced object"
 	expect_odebug "freeing a pending hwtimer" free "ODEBUG: free active"
 	expect_odebug "starting a hwtimer never set up" start "ODEBUG: assert_init not available"
 	expect_odebug "setting up a pending hwtimer" setup "ODEBUG: init active"
-	expect "clean KUnit suite and test" selftest:clean ""
+	expect "clean KUnit suite and test" runner-test:clean ""
 	# A guest that dies half way: the same log, cut inside the clean
 	# fixture, must fail both that segment and the whole run.
-	sed '/@@HWT end selftest:clean/,$d' "$log" >"$cut"
-	expect "guest stopped inside a test" selftest:clean "did not finish" "$cut"
+	sed '/@@HWT end runner-test:clean/,$d' "$log" >"$cut"
+	expect "guest stopped inside a test" runner-test:clean "did not finish" "$cut"
 	need_done=1 expect "guest never finished" main "the guest never finished" "$cut"
 }
 
@@ -242,7 +242,7 @@ parser_fixtures() {
 	echo "parse-log fixtures: $ok of $n judged as expected"
 }
 
-# One kernel's part of check, selftest, run or shell.
+# One kernel's part of check, runner-test, run or shell.
 on_kernel() {
 	kdir=$(scripts/kernel.sh debug "$kernel") || abort "no $kernel debug kernel (scripts/kernel.sh debug $kernel)"
 	say "test kernel $kernel: $kdir"
@@ -251,7 +251,7 @@ on_kernel() {
 	case "$mode" in
 	check)
 		build_product "$kdir"
-		build_selftest "$kdir"
+		build_fixtures "$kdir"
 		stage
 		# slub_nomerge: the stress steps read the device's own slab
 		# cache's statistics. hwt.nosuspend: 6.12-rt's resume from S3
@@ -268,20 +268,20 @@ on_kernel() {
 		echo "==== results ($kernel) ===="
 		check_boot "$log" "$kernel"
 		judge "$log" main 1 || true
-		selftest_asserts
+		fixture_asserts
 		[ $stress = 1 ] && stress_judge "$log"
 		[ $bench = 1 ] && bench_judge "$log" "$vm/bench"
 		echo "full log: $log"
 		summary
 		;;
-	selftest)
-		build_selftest "$kdir"
+	runner-test)
+		build_fixtures "$kdir"
 		stage
-		boot_vm "$kdir" "$vm/rootfs" selftest "$log"
+		boot_vm "$kdir" "$vm/rootfs" runner-test "$log"
 		echo "==== results ($kernel) ===="
 		check_boot "$log" "$kernel"
 		judge "$log" main 1 || true
-		selftest_asserts
+		fixture_asserts
 		summary
 		;;
 	run)
@@ -333,9 +333,9 @@ list_failures() {
 }
 
 case "$mode" in
-check | selftest | run | shell) ;;
+check | runner-test | run | shell) ;;
 *)
-	echo "usage: runner.sh check|selftest|run|shell" >&2
+	echo "usage: runner.sh check|runner-test|run|shell" >&2
 	exit 2
 	;;
 esac
@@ -357,7 +357,7 @@ if ! flock -n 8; then
 fi
 
 case "$mode" in
-check | selftest)
+check | runner-test)
 	kernels=${KERNELS:-6.1 6.12-rt}
 	[ "$mode" = check ] || kernels=$kernel
 	say "test kernels: $kernels"

@@ -40,7 +40,7 @@ static struct kunit_case hwt_st_pass_cases[] = {
 };
 
 static struct kunit_suite hwt_st_pass_suite = {
-	.name = "hwt_selftest_pass",
+	.name = "hwt_fixture_pass",
 	.test_cases = hwt_st_pass_cases,
 };
 

@@ -23,7 +23,7 @@ static struct kunit_case hwt_st_fail_cases[] = {
 };
 
 static struct kunit_suite hwt_st_fail_suite = {
-	.name = "hwt_selftest_fail",
+	.name = "hwt_fixture_fail",
 	.test_cases = hwt_st_fail_cases,
 };
 

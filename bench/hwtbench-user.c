@@ -63,6 +63,7 @@
 
 #include <linux/hwtimer.h>
 
+#include "hwtimer_user.h"
 #include "uwheel.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -115,14 +116,6 @@ static void die(const char *what)
 {
 	error("%s: %s", what, strerror(errno));
 	exit(1);
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
 static void sleep_until(__u64 t)
@@ -291,18 +284,6 @@ static void memcg_record(const char *fac, unsigned int rep, const struct memcg *
 		       (double)(b->kernel - a->kernel) / n);
 }
 
-static int write_str(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t w;
-
-	if (fd < 0)
-		return -1;
-	w = write(fd, v, strlen(v));
-	close(fd);
-	return w == (ssize_t)strlen(v) ? 0 : -1;
-}
-
 /* Move this process into the cgroup, before it allocates anything. */
 static void join_cgroup(void)
 {
@@ -312,7 +293,7 @@ static void join_cgroup(void)
 		die(cgroup);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (write_str(path, pid))
+	if (write_file(path, pid))
 		die(path);
 	snprintf(path, sizeof(path), "%s/memory.current", cgroup);
 	if (read_ll(path) < 0) {
@@ -398,12 +379,11 @@ static __u64 hwt_tick_ns;
 static int hwt_open(void)
 {
 	struct hwtimer_info info;
-	int fd = open("/dev/hwtimer", O_RDWR | O_CLOEXEC);
+	int fd = ht_open(0);
 
 	if (fd < 0)
-		die("open /dev/hwtimer");
-	memset(&info, 0, sizeof(info));
-	if (ioctl(fd, HWTIMER_IOC_INFO, &info))
+		die("open " HWT_DEV);
+	if (ht_info(fd, &info))		/* errno as the ioctl left it */
 		die("HWTIMER_IOC_INFO");
 	if (info.abi_version != HWTIMER_ABI_VERSION ||
 	    info.record_size != sizeof(struct hwtimer_expiry)) {
@@ -424,14 +404,12 @@ static int hwt_open(void)
 static void hwt_batch(int fd, unsigned long req, void *ent, unsigned int cnt,
 		      const char *what)
 {
-	struct hwtimer_batch b;
+	uint32_t done, failed;
+	int ret = ht_batch(fd, req, ent, cnt, 0, &done, &failed);
 
-	memset(&b, 0, sizeof(b));
-	b.entries = (__u64)(uintptr_t)ent;
-	b.count = cnt;
-	if (ioctl(fd, req, &b) || b.done != cnt || b.failed) {
-		error("%s: %s (done %u of %u, failed %u)", what, strerror(errno), b.done,
-		      cnt, b.failed);
+	if (ret || done != cnt || failed) {
+		error("%s: %s (done %u of %u, failed %u)", what, strerror(-ret), done, cnt,
+		      failed);
 		exit(1);
 	}
 }
@@ -512,8 +490,7 @@ static void hwt_wait_queued(int fd)
 	struct hwtimer_info info;
 
 	for (;;) {
-		memset(&info, 0, sizeof(info));
-		if (ioctl(fd, HWTIMER_IOC_INFO, &info))
+		if (ht_info(fd, &info))
 			die("HWTIMER_IOC_INFO");
 		if (info.queued >= n)
 			return;

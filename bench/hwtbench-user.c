@@ -232,41 +232,18 @@ struct memcg {
 	long long current, slab, kernel;
 };
 
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void memcg_usage(struct memcg *m)
 {
-	char path[256], line[256];
-	long long v;
-	FILE *f;
+	char path[256];
 
 	m->current = m->slab = m->kernel = -1;
 	if (!cgroup)
 		return;
 	snprintf(path, sizeof(path), "%s/memory.current", cgroup);
-	m->current = read_ll(path);
+	m->current = read_long(path);
 	snprintf(path, sizeof(path), "%s/memory.stat", cgroup);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "slab %lld", &v) == 1)
-			m->slab = v;
-		else if (sscanf(line, "kernel %lld", &v) == 1)
-			m->kernel = v;
-	}
-	fclose(f);
+	m->slab = read_key(path, "slab ");
+	m->kernel = read_key(path, "kernel ");
 }
 
 /* The memcg figures of @fac over n timeouts, from @a to @b. */
@@ -296,7 +273,7 @@ static void join_cgroup(void)
 	if (write_file(path, pid))
 		die(path);
 	snprintf(path, sizeof(path), "%s/memory.current", cgroup);
-	if (read_ll(path) < 0) {
+	if (read_long(path) < 0) {
 		error("%s: no memory controller in the cgroup", cgroup);
 		exit(1);
 	}

@@ -659,21 +659,6 @@ static void check_leaks(void)
 	tap(ok, "no uninitialised byte or kernel value in INFO, failed entries and records");
 }
 
-static long read_key(const char *path, const char *key)
-{
-	char line[128];
-	long v = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = strtol(line + strlen(key), NULL, 10);
-	fclose(f);
-	return v;
-}
-
 /*
  * open() and close() of a new user's first file, as the median over
  * MANY_REPS runs: each run creates the user's accounting entry and frees

@@ -669,21 +669,12 @@ static int child(int ichild, struct hfd *global, unsigned int nthreads)
 /* The memory cgroup's slab bytes, or -1. */
 static long memcg_slab(void)
 {
-	char path[256], line[256];
-	long v = -1;
-	FILE *f;
+	char path[256];
 
 	if (!cgroup)
 		return -1;
 	snprintf(path, sizeof(path), "%s/memory.stat", cgroup);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "slab ", 5))
-			v = strtol(line + 5, NULL, 10);
-	fclose(f);
-	return v;
+	return read_key(path, "slab ");
 }
 
 static int join_cgroup(void)

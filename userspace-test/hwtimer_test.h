@@ -224,20 +224,11 @@ static inline int ht_read_n(int fd, struct hwtimer_expiry *recs, unsigned int wa
 /* A number from /proc/self/fdinfo/@fd, or -1. */
 static inline long long ht_fdinfo(int fd, const char *key)
 {
-	char path[64], line[256];
-	size_t len = strlen(key);
-	long long val = -1;
-	FILE *f;
+	char path[64], k[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':')
-			val = strtoll(line + len + 1, NULL, 10);
-	fclose(f);
-	return val;
+	snprintf(k, sizeof(k), "%s:", key);
+	return read_key(path, k);
 }
 
 /* Read or write a module parameter of hwtimer. */

@@ -2,7 +2,7 @@
 /*
  * The user-space helpers every test, stress and bench program of this tree
  * shares: the device's path, the clock, opening the device, its INFO and
- * batch ioctls, and reading and writing sysfs/procfs files. Static inline
+ * batch ioctls, and reading and writing sysfs, procfs and cgroup files. Static inline
  * only; builds 64-bit and -m32 with -Werror. Not installed, not part of the
  * ABI (that is include/uapi/linux/hwtimer.h); tools/hwtimer-demo.c, the
  * example for readers, does not use it.
@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -124,6 +125,28 @@ static inline long read_long(const char *path)
 		return -1;
 	buf[n] = '\0';
 	return strtol(buf, NULL, 0);
+}
+
+/*
+ * The number after @key in the last line of the file @path that starts with
+ * @key, which includes its separator ("slab " in memory.stat, "pending:" in
+ * fdinfo); -1 if no line does.
+ */
+static inline long long read_key(const char *path, const char *key)
+{
+	size_t len = strlen(key);
+	long long v = -1;
+	char line[256];
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len))
+			v = strtoll(line + len, NULL, 10);
+	fclose(f);
+	return v;
 }
 
 #endif /* HWTIMER_USER_H */

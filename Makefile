@@ -58,10 +58,11 @@ modules:
 # program in build/tools/. The VM runner copies all of them into the guest.
 
 # One set of flags for every user-space program (tests, tools, stress,
-# bench): a warning is an error.
+# bench): a warning is an error. tools/include holds hwtimer_user.h, the
+# helpers they share (not installed: include/ is the module's API).
 USER_CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -pthread \
-	-I$(CURDIR)/include/uapi -I$(KSRC)/tools/testing/selftests
+	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(KSRC)/tools/testing/selftests
 USER_LDFLAGS := -static
 
 UT_DIR ?= userspace-test
@@ -69,7 +70,8 @@ UT_SRC := $(wildcard $(UT_DIR)/*_test.c)
 UT_BIN := $(patsubst $(UT_DIR)/%.c,$(HWT_OUT)/ut/%,$(UT_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(patsubst tools/%.c,$(HWT_OUT)/tools/%,$(TOOL_SRC))
-USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*.h tools/*.h)
+USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*.h tools/*.h \
+	tools/include/*.h)
 
 # Include directories a test takes ahead of include/uapi: UT_INC_<name>.
 # abi_v1_test is built against the frozen ABI version 1 header, never the

@@ -25,7 +25,7 @@ BENCH_BIN := $(HWT_OUT)/bench/bin
 
 bench-user: $(BENCH_BIN)/hwtbench-user
 
-$(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(wildcard include/uapi/linux/*.h)
+$(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(wildcard include/uapi/linux/*.h tools/include/*.h)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 

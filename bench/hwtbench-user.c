@@ -63,6 +63,7 @@
 
 #include <linux/hwtimer.h>
 
+#include "hwtimer_user.h"
 #include "uwheel.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -115,14 +116,6 @@ static void die(const char *what)
 {
 	error("%s: %s", what, strerror(errno));
 	exit(1);
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
 static void sleep_until(__u64 t)
@@ -239,41 +232,18 @@ struct memcg {
 	long long current, slab, kernel;
 };
 
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void memcg_usage(struct memcg *m)
 {
-	char path[256], line[256];
-	long long v;
-	FILE *f;
+	char path[256];
 
 	m->current = m->slab = m->kernel = -1;
 	if (!cgroup)
 		return;
 	snprintf(path, sizeof(path), "%s/memory.current", cgroup);
-	m->current = read_ll(path);
+	m->current = read_long(path);
 	snprintf(path, sizeof(path), "%s/memory.stat", cgroup);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "slab %lld", &v) == 1)
-			m->slab = v;
-		else if (sscanf(line, "kernel %lld", &v) == 1)
-			m->kernel = v;
-	}
-	fclose(f);
+	m->slab = read_key(path, "slab ");
+	m->kernel = read_key(path, "kernel ");
 }
 
 /* The memcg figures of @fac over n timeouts, from @a to @b. */
@@ -291,18 +261,6 @@ static void memcg_record(const char *fac, unsigned int rep, const struct memcg *
 		       (double)(b->kernel - a->kernel) / n);
 }
 
-static int write_str(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t w;
-
-	if (fd < 0)
-		return -1;
-	w = write(fd, v, strlen(v));
-	close(fd);
-	return w == (ssize_t)strlen(v) ? 0 : -1;
-}
-
 /* Move this process into the cgroup, before it allocates anything. */
 static void join_cgroup(void)
 {
@@ -312,10 +270,10 @@ static void join_cgroup(void)
 		die(cgroup);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (write_str(path, pid))
+	if (write_file(path, pid))
 		die(path);
 	snprintf(path, sizeof(path), "%s/memory.current", cgroup);
-	if (read_ll(path) < 0) {
+	if (read_long(path) < 0) {
 		error("%s: no memory controller in the cgroup", cgroup);
 		exit(1);
 	}
@@ -398,12 +356,11 @@ static __u64 hwt_tick_ns;
 static int hwt_open(void)
 {
 	struct hwtimer_info info;
-	int fd = open("/dev/hwtimer", O_RDWR | O_CLOEXEC);
+	int fd = ht_open(0);
 
 	if (fd < 0)
-		die("open /dev/hwtimer");
-	memset(&info, 0, sizeof(info));
-	if (ioctl(fd, HWTIMER_IOC_INFO, &info))
+		die("open " HWT_DEV);
+	if (ht_info(fd, &info))		/* errno as the ioctl left it */
 		die("HWTIMER_IOC_INFO");
 	if (info.abi_version != HWTIMER_ABI_VERSION ||
 	    info.record_size != sizeof(struct hwtimer_expiry)) {
@@ -424,14 +381,12 @@ static int hwt_open(void)
 static void hwt_batch(int fd, unsigned long req, void *ent, unsigned int cnt,
 		      const char *what)
 {
-	struct hwtimer_batch b;
+	uint32_t done, failed;
+	int ret = ht_batch(fd, req, ent, cnt, 0, &done, &failed);
 
-	memset(&b, 0, sizeof(b));
-	b.entries = (__u64)(uintptr_t)ent;
-	b.count = cnt;
-	if (ioctl(fd, req, &b) || b.done != cnt || b.failed) {
-		error("%s: %s (done %u of %u, failed %u)", what, strerror(errno), b.done,
-		      cnt, b.failed);
+	if (ret || done != cnt || failed) {
+		error("%s: %s (done %u of %u, failed %u)", what, strerror(-ret), done, cnt,
+		      failed);
 		exit(1);
 	}
 }
@@ -512,8 +467,7 @@ static void hwt_wait_queued(int fd)
 	struct hwtimer_info info;
 
 	for (;;) {
-		memset(&info, 0, sizeof(info));
-		if (ioctl(fd, HWTIMER_IOC_INFO, &info))
+		if (ht_info(fd, &info))
 			die("HWTIMER_IOC_INFO");
 		if (info.queued >= n)
 			return;

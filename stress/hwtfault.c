@@ -102,7 +102,7 @@ static int arm_n(int fd, unsigned int n, uint64_t delay, uint64_t period, uint64
 		a[i].period_ns = period;
 		a[i].cookie = i;
 	}
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, a, n, 0, NULL, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, a, n, 0, NULL, NULL);
 	for (i = 0; ids && i < n; i++)
 		ids[i] = a[i].id;
 	if (!ret)
@@ -118,7 +118,7 @@ static bool file_ok(int fd, const char *what, unsigned int n)
 	uint64_t id;
 	int ret;
 
-	ret = hwt_info(fd, &info);
+	ret = ht_info(fd, &info);
 	if (ret) {
 		tap(false, "%s, fault %u: INFO fails afterwards: %d", what, n, ret);
 		return false;
@@ -132,7 +132,7 @@ static bool file_ok(int fd, const char *what, unsigned int n)
 	}
 	ret = arm_n(fd, 1, 3600 * SEC, 0, &id);
 	c.id = id;
-	if (ret || hwt_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) ||
+	if (ret || ht_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) ||
 	    c.status != HWTIMER_STATUS_PENDING) {
 		tap(false, "%s, fault %u: the file no longer arms and cancels (%d)", what, n, ret);
 		return false;
@@ -145,7 +145,7 @@ static bool file_ok(int fd, const char *what, unsigned int n)
 static void reset_file(int *fd)
 {
 	close(*fd);
-	*fd = hwt_open(O_NONBLOCK);
+	*fd = ht_open(O_NONBLOCK);
 	pending_expect = 0;
 	if (*fd < 0) {
 		perror("open");
@@ -247,7 +247,7 @@ static int op_arm(int fd, void *arg, int *made)
 		a[i].period_ns = i % 4 == 1 ? 10 * MS : 0;
 		a[i].result = 1;
 	}
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, a, n, flags, &done, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, a, n, flags, &done, NULL);
 	if (done == 0xdeadbeef)
 		done = 0;
 	for (i = 0; i < n && i < done; i++) {
@@ -277,7 +277,7 @@ static int op_cancel(int fd, void *arg, int *made)
 	memset(c, 0, sizeof(c));
 	for (i = 0; i < n; i++)
 		c[i].id = prep_id[i];
-	ret = hwt_batch(fd, HWTIMER_IOC_CANCEL, c, n, 0, &done, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_CANCEL, c, n, 0, &done, NULL);
 	if (done == 0xdeadbeef)
 		done = 0;
 	for (i = 0; i < done; i++)
@@ -299,7 +299,7 @@ static int op_modify(int fd, void *arg, int *made)
 		m[i].period_ns = i % 3 == 2 ? 5 * MS : 0;
 	}
 	*made = 0;
-	return hwt_batch(fd, HWTIMER_IOC_MODIFY, m, n, 0, NULL, NULL);
+	return ht_batch(fd, HWTIMER_IOC_MODIFY, m, n, 0, NULL, NULL);
 }
 
 /* Three one-shot records and one periodic are queued. */
@@ -313,7 +313,7 @@ static int prep_queued(int fd)
 		ret = arm_n(fd, 1, 0, 3600 * SEC, NULL);
 	if (!ret && poll(&p, 1, 5000) != 1)
 		ret = -ETIMEDOUT;
-	if (!ret && (hwt_info(fd, &info) || info.queued != 4))
+	if (!ret && (ht_info(fd, &info) || info.queued != 4))
 		ret = -EIO;
 	return ret;
 }
@@ -349,13 +349,13 @@ static int prep_close(int fd)
 	struct hwtimer_arm_entry a[4];
 	unsigned int i;
 
-	close_fd = hwt_open(0);
+	close_fd = ht_open(0);
 	if (close_fd < 0)
 		return -errno;
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < 4; i++)
 		a[i].expires_ns = i % 2 ? 0 : 3600 * SEC;
-	return hwt_batch(close_fd, HWTIMER_IOC_ARM, a, 4, 0, NULL, NULL);
+	return ht_batch(close_fd, HWTIMER_IOC_ARM, a, 4, 0, NULL, NULL);
 }
 
 /* Close it under fault: it must go, with all its timeouts. */
@@ -371,14 +371,14 @@ static void fault_open(void)
 {
 	unsigned int n, fails = 0;
 	int base = count_fds(), fd;
-	long g0 = hwt_global_count();
+	long g0 = ht_global_count();
 
 	for (n = 1; n < 2000; n++) {
 		bool hit;
 		int err;
 
 		fault_begin(n);
-		fd = open(HWT_DEV, O_RDWR | O_CLOEXEC);
+		fd = ht_open(0);
 		err = errno;
 		hit = fault_end();
 		if (fd < 0) {
@@ -394,7 +394,7 @@ static void fault_open(void)
 				return;
 			close(fd);
 		}
-		if (count_fds() != base || hwt_global_count() != g0) {
+		if (count_fds() != base || ht_global_count() != g0) {
 			tap(false, "open, fault %u: an fd or a timeout stayed behind", n);
 			return;
 		}
@@ -421,8 +421,8 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP no %s\n", HWT_DEV);
 		return 0;
 	}
-	g0 = hwt_global_count();
-	s0 = hwt_slab_objects();
+	g0 = ht_global_count();
+	s0 = ht_slab_objects();
 	tap_plan(quick ? 11 : 16);
 
 	fault_open();
@@ -444,8 +444,8 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < 20; i++) {
-		g1 = hwt_global_count();
-		s1 = hwt_slab_objects();
+		g1 = ht_global_count();
+		s1 = ht_slab_objects();
 		if (g1 == g0 && (s0 < 0 || s1 == s0))
 			break;
 		usleep(100000);

@@ -746,7 +746,7 @@ static int reopen(int *fd)
 	if (fd >= fds && fd < fds + NFD + NSHARED)
 		boottime[fd - fds] = false;
 	close(*fd);
-	*fd = hwt_open(O_NONBLOCK);
+	*fd = ht_open(O_NONBLOCK);
 	if (*fd < 0) {
 		bad(BAD_CALL, "open: %s", strerror(errno));
 		exit(2);
@@ -901,7 +901,7 @@ static long long own_count(void)
 {
 	struct hwtimer_info info;
 
-	if (hwt_info(efd, &info)) {
+	if (ht_info(efd, &info)) {
 		bad(BAD_EFAULT, "INFO: %s", strerror(errno));
 		return -1;
 	}
@@ -1009,7 +1009,7 @@ static void fuzz_efault(void)
 		ent = arena + pg;
 		for (i = 0; i < k; i++)
 			fill_arm((struct hwtimer_arm_entry *)ent + i, i);
-		if (hwt_batch(efd, HWTIMER_IOC_ARM, ent, k, 0, NULL, NULL))
+		if (ht_batch(efd, HWTIMER_IOC_ARM, ent, k, 0, NULL, NULL))
 			return;
 		/*
 		 * Entry k - 1 starts @part bytes before the edge: from 8 to
@@ -1216,21 +1216,21 @@ static int sanity(void)
 	struct hwtimer_info info;
 	unsigned int i, got = 0, seen = 0;
 	uint64_t t0 = now_ns();
-	int fd = hwt_open(0), ret;
+	int fd = ht_open(0), ret;
 
 	tap_plan(6);
 	if (fd < 0) {
 		tap(false, "open: %s", strerror(errno));
 		return 1;
 	}
-	tap(!hwt_info(fd, &info) && info.abi_version == HWTIMER_ABI_VERSION &&
+	tap(!ht_info(fd, &info) && info.abi_version == HWTIMER_ABI_VERSION &&
 	    !info.pending && !info.queued, "INFO of a fresh file");
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < 10; i++) {
 		a[i].cookie = 1000 + i;
 		a[i].expires_ns = (1 + i) * MS;
 	}
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, a, 10, 0, NULL, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, a, 10, 0, NULL, NULL);
 	p.fd = fd;
 	p.events = POLLIN;
 	while (!ret && got < 10 && now_ns() - t0 < 10 * SEC) {
@@ -1246,18 +1246,18 @@ static int sanity(void)
 	}
 	tap(!ret && got == 10 && seen == 0x3ff, "10 timeouts armed and read back (%u)", got);
 
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL);
 	m.id = a[0].id;
 	m.expires_ns = 3600 * SEC;
 	c.id = a[0].id;
-	tap(!ret && !hwt_batch(fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL) &&
-	    !hwt_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) &&
+	tap(!ret && !ht_batch(fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL) &&
+	    !ht_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) &&
 	    c.status == HWTIMER_STATUS_PENDING, "modify and cancel");
 
 	memset(a, 0, sizeof(a));
 	a[0].expires_ns = MS;
 	a[0].period_ns = 2 * MS;
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL);
 	for (i = 0, got = 0; !ret && i < 3 && now_ns() - t0 < 20 * SEC; ) {
 		if (poll(&p, 1, 1000) > 0 && read(fd, r, sizeof(r)) == sizeof(r[0]) &&
 		    r[0].flags & HWTIMER_EXPIRY_REARMED)
@@ -1265,9 +1265,9 @@ static int sanity(void)
 	}
 	tap(i == 3, "a periodic timeout fires again and again");
 	c.id = a[0].id;
-	tap(!hwt_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL), "and cancels");
+	tap(!ht_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL), "and cancels");
 	close(fd);
-	tap(hwt_global_count() == 0, "global count back to 0 (%ld)", hwt_global_count());
+	tap(ht_global_count() == 0, "global count back to 0 (%ld)", ht_global_count());
 	return tap_status();
 }
 
@@ -1322,7 +1322,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (w = 0; w < NSHARED; w++) {
-		fds[w] = hwt_open(O_NONBLOCK);
+		fds[w] = ht_open(O_NONBLOCK);
 		if (fds[w] < 0) {
 			perror("open");
 			return 2;

@@ -118,7 +118,7 @@ static int arm_many(int fd, unsigned int n, uint32_t *failed, int32_t *first_err
 		a[i].id = 0x1111111111111111ULL;
 		a[i].deadline_ns = 0x2222222222222222ULL;
 	}
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, a, n, HWTIMER_BATCH_CONTINUE, &done, failed);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, a, n, HWTIMER_BATCH_CONTINUE, &done, failed);
 	*first_err = 0;
 	for (i = 0; i < done; i++) {
 		if (!a[i].result)
@@ -136,7 +136,7 @@ static int arm_many(int fd, unsigned int n, uint32_t *failed, int32_t *first_err
 
 static int u_open_and_params(void *arg)
 {
-	int fd = hwt_open(0);
+	int fd = ht_open(0);
 
 	if (fd < 0)
 		return 1;
@@ -158,14 +158,14 @@ static int u_file_cap(void *arg)
 	struct hwtimer_info info;
 	uint32_t failed;
 	int32_t err;
-	int fd = hwt_open(0), ret;
+	int fd = ht_open(0), ret;
 
 	if (fd < 0)
 		return 1;
 	ret = arm_many(fd, 60, &failed, &err);
 	if (ret || failed != 10 || err != -ENOSPC)
 		return 2;
-	if (hwt_info(fd, &info) || info.pending != 50 || info.file_cap != 50)
+	if (ht_info(fd, &info) || info.pending != 50 || info.file_cap != 50)
 		return 3;
 	/* One at a time does not get round it either. */
 	ret = arm_many(fd, 1, &failed, &err);
@@ -183,7 +183,7 @@ static int u_global_cap(void *arg)
 	int32_t err;
 
 	for (i = 0; i < 3; i++) {
-		fd[i] = hwt_open(0);
+		fd[i] = ht_open(0);
 		if (fd[i] < 0)
 			return 1;
 	}
@@ -192,11 +192,11 @@ static int u_global_cap(void *arg)
 	ret = arm_many(fd[2], 30, &failed, &err);
 	if (ret || failed != 10 || err != -EDQUOT)
 		return 3;
-	if (hwt_global_count() != 120)
+	if (ht_global_count() != 120)
 		return 4;
 	for (i = 0; i < 3; i++)
 		close(fd[i]);
-	return hwt_global_count() == 0 ? 0 : 5;
+	return ht_global_count() == 0 ? 0 : 5;
 }
 
 /* Arm one timeout: 0 and its id, or the entry's (or the call's) -errno. */
@@ -207,7 +207,7 @@ static int arm_one(int fd, uint64_t expires_ns, uint64_t *id)
 
 	memset(&a, 0, sizeof(a));
 	a.expires_ns = expires_ns;
-	ret = hwt_batch(fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL);
+	ret = ht_batch(fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL);
 	if (id)
 		*id = a.id;
 	return a.result ? a.result : ret;
@@ -217,7 +217,7 @@ static int arm_one(int fd, uint64_t expires_ns, uint64_t *id)
 static long user_count(int fd)
 {
 	struct hwtimer_info info;
-	int ret = hwt_info(fd, &info);
+	int ret = ht_info(fd, &info);
 
 	return ret ? ret : (long)info.user_count;
 }
@@ -241,12 +241,12 @@ static int u_user_cap(void *arg)
 	long n;
 	void *ro;
 
-	watch = hwt_open(0);
-	fa = hwt_open(0);
-	fb = hwt_open(O_NONBLOCK);
+	watch = ht_open(0);
+	fa = ht_open(0);
+	fb = ht_open(O_NONBLOCK);
 	if (watch < 0 || fa < 0 || fb < 0)
 		return ufail(1, "open: %s", strerror(errno));
-	if (hwt_info(watch, &info) || info.user_cap != USER_CAP_T || info.user_count)
+	if (ht_info(watch, &info) || info.user_cap != USER_CAP_T || info.user_count)
 		return ufail(2, "INFO of a fresh file: user_cap %llu (want %u), user_count %llu (want 0)",
 			     (unsigned long long)info.user_cap, USER_CAP_T,
 			     (unsigned long long)info.user_count);
@@ -259,7 +259,7 @@ static int u_user_cap(void *arg)
 	((struct hwtimer_arm_entry *)ro)->expires_ns = 3600 * SEC;
 	if (mprotect(ro, 4096, PROT_READ))
 		return ufail(3, "mprotect: %s", strerror(errno));
-	ret = hwt_batch(fa, HWTIMER_IOC_ARM, ro, 1, 0, NULL, NULL);
+	ret = ht_batch(fa, HWTIMER_IOC_ARM, ro, 1, 0, NULL, NULL);
 	n = user_count(watch);
 	if (ret != -EFAULT || n != 0)
 		return ufail(4, "ARM into a read-only entry: %s (want EFAULT), user_count %ld (want 0)",
@@ -278,7 +278,7 @@ static int u_user_cap(void *arg)
 	if (ret || failed != 20 || err != -EDQUOT)
 		return ufail(7, "60 in file B with 60 in A, user_cap %u: %s, %u failed (want 20) with %s (want EDQUOT)",
 			     USER_CAP_T, strerror(-ret), failed, strerror(-err));
-	if (hwt_info(fb, &info) || info.pending != 40 || info.user_count != USER_CAP_T ||
+	if (ht_info(fb, &info) || info.pending != 40 || info.user_count != USER_CAP_T ||
 	    info.pending >= info.file_cap)
 		return ufail(8, "INFO of file B: pending %llu (want 40 < file_cap %llu), user_count %llu (want %u)",
 			     (unsigned long long)info.pending, (unsigned long long)info.file_cap,
@@ -295,7 +295,7 @@ static int u_user_cap(void *arg)
 		return ufail(11, "one more arm in file B: %s (want EDQUOT)", strerror(-ret));
 
 	/* A cancel gives one back; a one-shot that expires holds it until read. */
-	ret = hwt_batch(fa, HWTIMER_IOC_CANCEL, &(struct hwtimer_cancel_entry){ .id = id_cancel },
+	ret = ht_batch(fa, HWTIMER_IOC_CANCEL, &(struct hwtimer_cancel_entry){ .id = id_cancel },
 			1, 0, NULL, NULL);
 	if (ret)
 		return ufail(12, "cancel: %s", strerror(-ret));
@@ -325,7 +325,7 @@ static int u_user_cap(void *arg)
 	if (n != 0)
 		return ufail(18, "user_count after its full files closed: %ld (want 0)", n);
 	close(watch);
-	fresh = hwt_open(0);
+	fresh = ht_open(0);
 	if (fresh < 0)
 		return ufail(19, "open: %s", strerror(errno));
 	n = user_count(fresh);
@@ -372,8 +372,8 @@ static int user_a_fn(void *arg)
 	long n;
 	char c = 0;
 
-	fd[0] = hwt_open(0);
-	fd[1] = hwt_open(0);
+	fd[0] = ht_open(0);
+	fd[1] = ht_open(0);
 	if (fd[0] < 0 || fd[1] < 0)
 		return ufail(29, "open: %s", strerror(errno));
 	ret = fill_user(fd);
@@ -400,11 +400,11 @@ static int u_user_b(void *arg)
 	struct hwtimer_info info;
 	int fd[2], ret;
 
-	fd[0] = hwt_open(0);
-	fd[1] = hwt_open(0);
+	fd[0] = ht_open(0);
+	fd[1] = ht_open(0);
 	if (fd[0] < 0 || fd[1] < 0)
 		return ufail(30, "open: %s", strerror(errno));
-	if (hwt_info(fd[0], &info) || info.user_count || info.global_count < USER_CAP_T)
+	if (ht_info(fd[0], &info) || info.user_count || info.global_count < USER_CAP_T)
 		return ufail(27, "INFO of user B while user A is at its cap: user_count %llu (want 0), global_count %llu (want >= %u)",
 			     (unsigned long long)info.user_count,
 			     (unsigned long long)info.global_count, USER_CAP_T);
@@ -412,7 +412,7 @@ static int u_user_b(void *arg)
 	ret = fill_user(fd);
 	if (ret)
 		return ret;
-	if (hwt_info(fd[1], &info) || info.user_count != USER_CAP_T ||
+	if (ht_info(fd[1], &info) || info.user_count != USER_CAP_T ||
 	    info.global_count < 2 * USER_CAP_T)
 		return ufail(28, "INFO of user B at its cap: user_count %llu (want %u), global_count %llu (want >= %u)",
 			     (unsigned long long)info.user_count, USER_CAP_T,
@@ -469,7 +469,7 @@ static void check_user_isolation(void)
 /* A fresh file of a user whose files are all closed reports user_count 0. */
 static int u_user_count_zero(void *arg)
 {
-	int fd = hwt_open(0);
+	int fd = ht_open(0);
 	long n;
 
 	if (fd < 0)
@@ -499,7 +499,7 @@ static int victim_fn(void *arg)
 	unsigned int i, got = 0;
 	char c;
 
-	v->fd = hwt_open(0);
+	v->fd = ht_open(0);
 	if (v->fd < 0)
 		return 1;
 	memset(a, 0, sizeof(a));
@@ -508,7 +508,7 @@ static int victim_fn(void *arg)
 		/* Four expire in a second, four only when cancelled. */
 		a[i].expires_ns = i < 4 ? SEC : 3600 * SEC;
 	}
-	if (hwt_batch(v->fd, HWTIMER_IOC_ARM, a, 8, 0, NULL, NULL))
+	if (ht_batch(v->fd, HWTIMER_IOC_ARM, a, 8, 0, NULL, NULL))
 		return 2;
 	for (i = 0; i < 8; i++)
 		v->ids[i] = a[i].id;
@@ -535,7 +535,7 @@ static int victim_fn(void *arg)
 	for (i = 4; i < 8; i++) {
 		struct hwtimer_cancel_entry ce = { .id = v->ids[i] };
 
-		if (hwt_batch(v->fd, HWTIMER_IOC_CANCEL, &ce, 1, 0, NULL, NULL) ||
+		if (ht_batch(v->fd, HWTIMER_IOC_CANCEL, &ce, 1, 0, NULL, NULL) ||
 		    ce.status != HWTIMER_STATUS_PENDING)
 			return 7;
 	}
@@ -564,21 +564,21 @@ static int attacker_fn(void *arg)
 		close(pidfd);
 	}
 	/* The victim's ids mean nothing in another file. */
-	fd = hwt_open(O_NONBLOCK);
+	fd = ht_open(O_NONBLOCK);
 	if (fd < 0)
 		return 4;
 	for (i = 0; i < 8; i++) {
 		struct hwtimer_cancel_entry c = { .id = v->ids[i] };
 		struct hwtimer_modify_entry m = { .id = v->ids[i], .expires_ns = 0 };
 
-		if (hwt_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) != -ENOENT ||
+		if (ht_batch(fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) != -ENOENT ||
 		    c.result != -ENOENT || c.status)
 			return 5;
-		if (hwt_batch(fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL) != -ENOENT ||
+		if (ht_batch(fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL) != -ENOENT ||
 		    m.result != -ENOENT || m.deadline_ns || m.status)
 			return 6;
 	}
-	if (hwt_info(fd, &info) || info.pending || info.queued)
+	if (ht_info(fd, &info) || info.pending || info.queued)
 		return 7;
 	usleep(1500000);	/* the victim's first four expired meanwhile */
 	if (read(fd, r, sizeof(r)) >= 0 || errno != EAGAIN)
@@ -626,14 +626,14 @@ static void check_leaks(void)
 	struct hwtimer_arm_entry a[2];
 	struct hwtimer_expiry r[2];
 	struct pollfd p;
-	int fd = hwt_open(0), ok = 1;
+	int fd = ht_open(0), ok = 1;
 	ssize_t n = 0;
 
 	if (fd < 0) {
 		tap(false, "open");
 		return;
 	}
-	if (hwt_info(fd, &info) || info.reserved[0] || info.reserved[1] ||
+	if (ht_info(fd, &info) || info.reserved[0] || info.reserved[1] ||
 	    info.record_size != sizeof(r[0]))
 		ok = 0;
 	memset(a, 0, sizeof(a));
@@ -643,7 +643,7 @@ static void check_leaks(void)
 	a[1].period_ns = 1;		/* invalid: shorter than a tick */
 	a[1].id = 0x5a5a5a5a5a5a5a5aULL;
 	a[1].deadline_ns = 0x5a5a5a5a5a5a5a5aULL;
-	hwt_batch(fd, HWTIMER_IOC_ARM, a, 2, HWTIMER_BATCH_CONTINUE, NULL, NULL);
+	ht_batch(fd, HWTIMER_IOC_ARM, a, 2, HWTIMER_BATCH_CONTINUE, NULL, NULL);
 	if (a[0].result || a[1].result != -EINVAL || a[1].id || a[1].deadline_ns)
 		ok = 0;
 	p.fd = fd;
@@ -657,21 +657,6 @@ static void check_leaks(void)
 		ok = 0;
 	close(fd);
 	tap(ok, "no uninitialised byte or kernel value in INFO, failed entries and records");
-}
-
-static long read_key(const char *path, const char *key)
-{
-	char line[128];
-	long v = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = strtol(line + strlen(key), NULL, 10);
-	fclose(f);
-	return v;
 }
 
 /*
@@ -701,7 +686,7 @@ static uint64_t open_close_median(uid_t uid)
 		if (setresuid(uid, -1, -1))
 			return 0;
 		t0 = now_ns();
-		fd = hwt_open(0);
+		fd = ht_open(0);
 		if (fd >= 0)
 			close(fd);
 		t[i] = now_ns() - t0;
@@ -751,7 +736,7 @@ static void check_many_users(void)
 			uid++;
 		if (setresuid(uid, -1, -1))
 			break;
-		fds[n] = hwt_open(0);
+		fds[n] = ht_open(0);
 		if (setresuid(0, -1, -1) || fds[n] < 0)
 			break;
 	}
@@ -815,21 +800,21 @@ static void ids_per_timeout(bool sparse, long r[2])
 	usleep(2500000);
 	before = ids_slab();
 	nodes = ids_nodes();
-	fd = hwt_open(0);
+	fd = ht_open(0);
 	if (fd < 0 || before < 0)
 		return;
 	for (i = 0; i < IDS_LIVE; i += sparse ? 1 : 64) {
 		memset(a, 0, sizeof(a));
 		for (k = 0; k < 64; k++)
 			a[k].expires_ns = 3600 * SEC;
-		if (hwt_batch(fd, HWTIMER_IOC_ARM, a, 64, 0, NULL, NULL))
+		if (ht_batch(fd, HWTIMER_IOC_ARM, a, 64, 0, NULL, NULL))
 			return;
 		if (!sparse)
 			continue;
 		memset(c, 0, sizeof(c));
 		for (k = 0; k < 63; k++)
 			c[k].id = a[k + 1].id;
-		if (hwt_batch(fd, HWTIMER_IOC_CANCEL, c, 63, 0, NULL, NULL))
+		if (ht_batch(fd, HWTIMER_IOC_CANCEL, c, 63, 0, NULL, NULL))
 			return;
 	}
 	usleep(2500000);	/* RCU-freed xarray nodes, memcg stat flush */
@@ -882,7 +867,7 @@ static int u_memcg(void *arg)
 
 	for (;;) {
 		if (nfd < 64 && (!nfd || total >= 40000 * nfd)) {
-			fds[nfd] = hwt_open(0);
+			fds[nfd] = ht_open(0);
 			if (fds[nfd] < 0)
 				return errno == ENOMEM ? 0 : 1;
 			nfd++;
@@ -924,7 +909,7 @@ static void check_memcg(void)
 		_exit(u_memcg(NULL));
 	}
 	waitpid(pid, &status, 0);
-	for (i = 0, g = hwt_global_count(); g && i < 100; i++, g = hwt_global_count())
+	for (i = 0, g = ht_global_count(); g && i < 100; i++, g = ht_global_count())
 		usleep(100000);
 	events = read_key("/sys/fs/cgroup/hwts-sec/memory.events", "max ");
 	/* Killed by the cgroup's OOM killer is a correct outcome too. */
@@ -980,7 +965,7 @@ int main(int argc, char **argv)
 	tap(ret == 0, "file_cap holds for an unprivileged user: ENOSPC (step %d)", ret);
 	ret = as_user(NOBODY, u_global_cap, NULL);
 	tap(ret == 0, "global_cap holds across its files: EDQUOT (step %d)", ret);
-	tap(hwt_global_count() == 0, "all released when its files close");
+	tap(ht_global_count() == 0, "all released when its files close");
 
 	/* file_cap above half of user_cap, global_cap far above both. */
 	set_caps(60, 100000, USER_CAP_T);
@@ -991,9 +976,9 @@ int main(int argc, char **argv)
 	ret = as_user(NOBODY, u_user_count_zero, NULL);
 	if (!ret)
 		ret = as_user(OTHER, u_user_count_zero, NULL);
-	tap(ret == 0 && hwt_global_count() == 0,
+	tap(ret == 0 && ht_global_count() == 0,
 	    "each user's count is back to 0 when its files close (step %d, global count %ld)",
-	    ret, hwt_global_count());
+	    ret, ht_global_count());
 	restore_caps();
 
 	check_other_user();

@@ -208,7 +208,7 @@ static void do_arm(struct thr *t, struct hfd *h)
 	if (!n)
 		return;
 	flags = rnd(t) & 1 ? HWTIMER_BATCH_CONTINUE : 0;
-	ret = hwt_batch(h->fd, HWTIMER_IOC_ARM, a, n, flags, &done, NULL);
+	ret = ht_batch(h->fd, HWTIMER_IOC_ARM, a, n, flags, &done, NULL);
 	atomic_fetch_add(&shm->eops, n);
 	if (ret && ret != -ENOSPC && ret != -EDQUOT && ret != -ENOMEM && ret != -EBUSY) {
 		printf("# arm: unexpected error %d\n", ret);
@@ -279,7 +279,7 @@ static void do_cancel(struct thr *t, struct hfd *h)
 	}
 	if (!n)
 		return;
-	ret = hwt_batch(h->fd, HWTIMER_IOC_CANCEL, c, n, HWTIMER_BATCH_CONTINUE, &done, NULL);
+	ret = ht_batch(h->fd, HWTIMER_IOC_CANCEL, c, n, HWTIMER_BATCH_CONTINUE, &done, NULL);
 	atomic_fetch_add(&shm->eops, n);
 	if ((ret && ret != -ENOENT) || done != n) {
 		printf("# cancel: error %d, done %u of %u\n", ret, done, n);
@@ -337,7 +337,7 @@ static void do_modify(struct thr *t, struct hfd *h)
 	}
 	if (!n)
 		return;
-	ret = hwt_batch(h->fd, HWTIMER_IOC_MODIFY, m, n, HWTIMER_BATCH_CONTINUE, &done, NULL);
+	ret = ht_batch(h->fd, HWTIMER_IOC_MODIFY, m, n, HWTIMER_BATCH_CONTINUE, &done, NULL);
 	atomic_fetch_add(&shm->eops, n);
 	if ((ret && ret != -ENOENT && ret != -EBUSY) || done != n) {
 		printf("# modify: error %d, done %u of %u\n", ret, done, n);
@@ -454,7 +454,7 @@ static void do_info(struct hfd *h)
 {
 	struct hwtimer_info info;
 
-	if (hwt_info(h->fd, &info) || info.abi_version != HWTIMER_ABI_VERSION ||
+	if (ht_info(h->fd, &info) || info.abi_version != HWTIMER_ABI_VERSION ||
 	    info.pending + info.queued > info.file_cap || info.reserved[0] ||
 	    info.reserved[1]) {
 		printf("# info: inconsistent\n");
@@ -464,7 +464,7 @@ static void do_info(struct hfd *h)
 
 static int open_inst(struct hfd *h)
 {
-	h->fd = hwt_open(O_NONBLOCK);
+	h->fd = ht_open(O_NONBLOCK);
 	if (h->fd < 0) {
 		perror("open " HWT_DEV);
 		return -1;
@@ -494,8 +494,8 @@ static void probe_overdue(struct hfd *h, const uint32_t *idx, size_t n, uint64_t
 		    atomic_load(&e->state) != E_ARMED || now < d + SLACK_NS)
 			continue;
 		c.id = atomic_load(&e->id);
-		hwt_info(h->fd, &info);
-		ret = hwt_batch(h->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL);
+		ht_info(h->fd, &info);
+		ret = ht_batch(h->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL);
 		printf("# overdue: entry %u id %#llx %llu ms past its deadline %llu, not read; ",
 		       i, (unsigned long long)c.id, (unsigned long long)((now - d) / MS),
 		       (unsigned long long)d);
@@ -534,7 +534,7 @@ static void finish(struct hfd *h, const uint32_t *idx, size_t n, bool at_end)
 		if (e->inst != h->inst || !e->periodic || atomic_load(&e->state) != E_ARMED)
 			continue;
 		c.id = atomic_load(&e->id);
-		if (hwt_batch(h->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) == 0) {
+		if (ht_batch(h->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL) == 0) {
 			uint32_t st = E_ARMED;
 
 			if (atomic_compare_exchange_strong(&e->state, &st, E_CANCELLED))
@@ -669,21 +669,12 @@ static int child(int ichild, struct hfd *global, unsigned int nthreads)
 /* The memory cgroup's slab bytes, or -1. */
 static long memcg_slab(void)
 {
-	char path[256], line[256];
-	long v = -1;
-	FILE *f;
+	char path[256];
 
 	if (!cgroup)
 		return -1;
 	snprintf(path, sizeof(path), "%s/memory.stat", cgroup);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "slab ", 5))
-			v = strtol(line + 5, NULL, 10);
-	fclose(f);
-	return v;
+	return read_key(path, "slab ");
 }
 
 static int join_cgroup(void)
@@ -700,7 +691,7 @@ static int join_cgroup(void)
 static int hold(int secs)
 {
 	struct hwtimer_arm_entry a[4];
-	int fd = hwt_open(0), i;
+	int fd = ht_open(0), i;
 
 	if (fd < 0) {
 		perror("open");
@@ -709,7 +700,7 @@ static int hold(int secs)
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < 4; i++)
 		a[i].expires_ns = FAR_NS;
-	if (hwt_batch(fd, HWTIMER_IOC_ARM, a, 4, 0, NULL, NULL))
+	if (ht_batch(fd, HWTIMER_IOC_ARM, a, 4, 0, NULL, NULL))
 		perror("arm");
 	sleep(secs);
 	close(fd);
@@ -779,8 +770,8 @@ int main(int argc, char **argv)
 		diag("cannot join cgroup %s: memory accounting not checked", cgroup);
 		cgroup = NULL;
 	}
-	g0 = hwt_global_count();
-	s0 = hwt_slab_objects();
+	g0 = ht_global_count();
+	s0 = ht_slab_objects();
 	m0 = memcg_slab();
 	for (i = 0; i < 2; i++) {
 		memset(&global[i], 0, sizeof(global[i]));
@@ -788,7 +779,7 @@ int main(int argc, char **argv)
 		if (open_inst(&global[i]))
 			return 2;
 	}
-	if (!hwt_info(global[0].fd, &info))
+	if (!ht_info(global[0].fd, &info))
 		tick_ns = info.tick_ns;
 	diag("%u processes x %u threads for %d s", nproc, nthreads, secs);
 	diag("baseline: global count %ld, slab objects %ld, memcg slab %ld", g0, s0, m0);
@@ -822,13 +813,13 @@ int main(int argc, char **argv)
 		finish(&global[i], NULL, 0, true);
 
 	/* Everything is closed: back to the baseline. */
-	g1 = hwt_global_count();
-	s1 = hwt_slab_objects();
+	g1 = ht_global_count();
+	s1 = ht_slab_objects();
 	m1 = memcg_slab();
 	for (i = 0; i < 20 && (g1 != g0 || s1 != s0); i++) {
 		usleep(100000);
-		g1 = hwt_global_count();
-		s1 = hwt_slab_objects();
+		g1 = ht_global_count();
+		s1 = ht_slab_objects();
 	}
 	/*
 	 * The cgroup's slab bytes lag behind the frees: the memcg statistics

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 			write_file(caps[i], buf);
 	}
 
-	fd = hwt_open(O_NONBLOCK);
+	fd = ht_open(O_NONBLOCK);
 	e = calloc(HWTIMER_BATCH_MAX, sizeof(*e));
 	r = calloc(n, sizeof(*r));
 	if (fd < 0 || !e || !r) {
@@ -202,8 +202,8 @@ int main(int argc, char **argv)
 	for (j = 0; j < HWTIMER_BATCH_MAX; j++)
 		e[j].expires_ns = 3600 * SEC;
 	dl = now_ns();
-	cfd = hwt_open(0);
-	if (cfd < 0 || hwt_batch(cfd, HWTIMER_IOC_ARM, e, HWTIMER_BATCH_MAX, 0, NULL, NULL)) {
+	cfd = ht_open(0);
+	if (cfd < 0 || ht_batch(cfd, HWTIMER_IOC_ARM, e, HWTIMER_BATCH_MAX, 0, NULL, NULL)) {
 		perror("calibration");
 		return 1;
 	}
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 			e[j].expires_ns = dl;
 			e[j].flags = HWTIMER_TIMEOUT_ABS;
 		}
-		if (hwt_batch(fd, HWTIMER_IOC_ARM, e, k, 0, NULL, NULL)) {
+		if (ht_batch(fd, HWTIMER_IOC_ARM, e, k, 0, NULL, NULL)) {
 			fprintf(stderr, "arm at %u: %s\n", i, strerror(errno));
 			return 1;
 		}

@@ -11,27 +11,26 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-static const char hwt_dev[] = "/dev/hwtimer";
+#include "hwtimer_user.h"
 
 TEST(node_is_char_device)
 {
 	struct stat st;
 
-	if (stat(hwt_dev, &st) && errno == ENOENT)
-		SKIP(return, "%s does not exist (module not loaded)", hwt_dev);
-	ASSERT_EQ(0, stat(hwt_dev, &st));
+	if (stat(HWT_DEV, &st) && errno == ENOENT)
+		SKIP(return, "%s does not exist (module not loaded)", HWT_DEV);
+	ASSERT_EQ(0, stat(HWT_DEV, &st));
 	ASSERT_TRUE(S_ISCHR(st.st_mode));
 }
 
 TEST(open_close)
 {
-	int fd = open(hwt_dev, O_RDWR | O_CLOEXEC);
+	int fd = ht_open(0);
 
 	if (fd < 0 && errno == ENOENT)
-		SKIP(return, "%s does not exist (module not loaded)", hwt_dev);
+		SKIP(return, "%s does not exist (module not loaded)", HWT_DEV);
 	ASSERT_LE(0, fd)
-		TH_LOG("open(%s): %s", hwt_dev, strerror(errno));
+		TH_LOG("open(%s): %s", HWT_DEV, strerror(errno));
 	ASSERT_EQ(0, close(fd));
 }
 
@@ -41,10 +40,10 @@ TEST(open_many)
 	int fds[64];
 	unsigned int i;
 
-	if (access(hwt_dev, F_OK) && errno == ENOENT)
-		SKIP(return, "%s does not exist (module not loaded)", hwt_dev);
+	if (access(HWT_DEV, F_OK) && errno == ENOENT)
+		SKIP(return, "%s does not exist (module not loaded)", HWT_DEV);
 	for (i = 0; i < ARRAY_SIZE(fds); i++) {
-		fds[i] = open(hwt_dev, O_RDWR | O_CLOEXEC);
+		fds[i] = ht_open(0);
 		ASSERT_LE(0, fds[i])
 			TH_LOG("open #%u: %s", i, strerror(errno));
 	}

@@ -29,7 +29,6 @@
 #define CLOCK_BOOTTIME 7
 #endif
 
-#define SEC		1000000000ULL
 #define WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
 #define POWER_STATE	"/sys/power/state"
 
@@ -43,19 +42,6 @@ static uint64_t clock_ns(clockid_t c)
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
-}
-
-/* Write @s to @path; 0 or -errno. */
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
 }
 
 /* Whether the first 64 KiB of @path contain @word. */

@@ -3,7 +3,9 @@
  * Helpers shared by the /dev/hwtimer tests (userspace-test/dev_*_test.c).
  * The ht_*() functions wrap the ioctls of include/uapi/linux/hwtimer.h and
  * return 0 or a negative errno value, so tests compare errors directly.
- * (Not hwt_*(): TEST_F(hwt, name) defines a function hwt_name.)
+ * (Not hwt_*(): TEST_F(hwt, name) defines a function hwt_name.) What stress
+ * and bench need too (the device's path, now_ns(), ht_open(), ht_info(),
+ * ht_batch()...) is in tools/include/hwtimer_user.h.
  *
  * Include after kselftest_harness.h. Every test file gets a fixture "hwt"
  * holding an open file of the device and its struct hwtimer_info, and SKIPs
@@ -28,26 +30,16 @@
 #include <linux/futex.h>
 #include <linux/hwtimer.h>
 
+#include "hwtimer_user.h"
+
 /*
  * The harness's ASSERT_*() compare with the types of both arguments, so
  * ASSERT_EQ(0, some_u64) warns under -Wextra although it is what is meant.
  */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
-#define HWT_DEV		"/dev/hwtimer"
-#define HWT_PARAMS	"/sys/module/hwtimer/parameters/"
-#define MS		1000000ULL
-
 /* Generous bound for "it arrives eventually": TCG with KASAN is slow. */
 #define HWT_WAIT_MS	5000
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /*
  * i386 glibc makes the 32-bit time_t system calls whenever the values fit,
@@ -101,41 +93,6 @@ static inline bool have_time32_syscalls(void)
 			SKIP(return, "-m32 on a kernel without "	\
 			     "CONFIG_COMPAT_32BIT_TIME: no futex()");	\
 	} while (0)
-
-static inline int ht_open(int flags)
-{
-	return open(HWT_DEV, O_RDWR | O_CLOEXEC | flags);
-}
-
-static inline int ht_info(int fd, struct hwtimer_info *info)
-{
-	memset(info, 0xa5, sizeof(*info));
-	return ioctl(fd, HWTIMER_IOC_INFO, info) ? -errno : 0;
-}
-
-/*
- * One batch ioctl. Returns 0 or -errno; *done and *failed (if not NULL)
- * get the counters the kernel wrote back.
- */
-static inline int ht_batch(int fd, unsigned long cmd, void *entries,
-			    uint32_t count, uint32_t flags, uint32_t *done,
-			    uint32_t *failed)
-{
-	struct hwtimer_batch b = {
-		.entries = (uintptr_t)entries,
-		.count = count,
-		.flags = flags,
-		.done = 0xdeadbeef,
-		.failed = 0xdeadbeef,
-	};
-	int ret = ioctl(fd, cmd, &b) ? -errno : 0;
-
-	if (done)
-		*done = b.done;
-	if (failed)
-		*failed = b.failed;
-	return ret;
-}
 
 static inline void ht_arm_entry(struct hwtimer_arm_entry *e, uint64_t cookie,
 				 uint64_t expires, uint64_t period, uint32_t flags)
@@ -267,20 +224,11 @@ static inline int ht_read_n(int fd, struct hwtimer_expiry *recs, unsigned int wa
 /* A number from /proc/self/fdinfo/@fd, or -1. */
 static inline long long ht_fdinfo(int fd, const char *key)
 {
-	char path[64], line[256];
-	size_t len = strlen(key);
-	long long val = -1;
-	FILE *f;
+	char path[64], k[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':')
-			val = strtoll(line + len + 1, NULL, 10);
-	fclose(f);
-	return val;
+	snprintf(k, sizeof(k), "%s:", key);
+	return read_key(path, k);
 }
 
 /* Read or write a module parameter of hwtimer. */
@@ -302,18 +250,11 @@ static inline long long ht_param_get(const char *name)
 
 static inline int ht_param_set(const char *name, long long v)
 {
-	char path[128];
-	FILE *f;
-	int ret;
+	char path[128], val[32];
 
 	snprintf(path, sizeof(path), HWT_PARAMS "%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ret = fprintf(f, "%lld\n", v) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
+	snprintf(val, sizeof(val), "%lld\n", v);
+	return write_file(path, val);
 }
 
 /* The fixture every test file uses (each includes this header once). */

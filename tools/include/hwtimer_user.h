@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-space helpers every test, stress and bench program of this tree
+ * shares: the device's path, the clock, opening the device, its INFO and
+ * batch ioctls, and reading and writing sysfs, procfs and cgroup files. Static inline
+ * only; builds 64-bit and -m32 with -Werror. Not installed, not part of the
+ * ABI (that is include/uapi/linux/hwtimer.h); tools/hwtimer-demo.c, the
+ * example for readers, does not use it.
+ *
+ * The functions are ht_*(), never hwt_*(): TEST_F(hwt, name) in the
+ * kselftest harness defines a function hwt_name. They return 0 or a
+ * negative errno value, so callers compare errors directly.
+ */
+#ifndef HWTIMER_USER_H
+#define HWTIMER_USER_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#define HWT_DEV		"/dev/hwtimer"
+#define HWT_PARAMS	"/sys/module/hwtimer/parameters/"
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+
+/* CLOCK_MONOTONIC in ns, the clock the device's deadlines are on by default. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* open() the device read-write, close-on-exec, with extra @flags. */
+static inline int ht_open(int flags)
+{
+	return open(HWT_DEV, O_RDWR | O_CLOEXEC | flags);
+}
+
+/* HWTIMER_IOC_INFO into *@info (poisoned first): 0 or -errno. */
+static inline int ht_info(int fd, struct hwtimer_info *info)
+{
+	memset(info, 0xa5, sizeof(*info));
+	return ioctl(fd, HWTIMER_IOC_INFO, info) ? -errno : 0;
+}
+
+/*
+ * One batch ioctl (@cmd is HWTIMER_IOC_ARM, _CANCEL, _MODIFY or _GET) over
+ * @count entries. Returns 0 or -errno; *done and *failed (if not NULL) get
+ * the counters the kernel wrote back (0xdeadbeef where it wrote none).
+ */
+static inline int ht_batch(int fd, unsigned long cmd, void *entries, uint32_t count,
+			   uint32_t flags, uint32_t *done, uint32_t *failed)
+{
+	struct hwtimer_batch b = {
+		.entries = (uintptr_t)entries,
+		.count = count,
+		.flags = flags,
+		.done = 0xdeadbeef,
+		.failed = 0xdeadbeef,
+	};
+	int ret = ioctl(fd, cmd, &b) ? -errno : 0;
+
+	if (done)
+		*done = b.done;
+	if (failed)
+		*failed = b.failed;
+	return ret;
+}
+
+/* The global count of timeouts of all open files, -1 if it cannot be read. */
+static inline long ht_global_count(void)
+{
+	struct hwtimer_info info;
+	int fd = ht_open(0);
+	long n = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!ht_info(fd, &info))
+		n = (long)info.global_count;
+	close(fd);
+	return n;
+}
+
+/* Write @val to the file @path (sysfs, procfs, cgroupfs): 0 or -errno. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	size_t len = strlen(val);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* The number at the start of the file @path (strtol() base 0), -1 if none. */
+static inline long read_long(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 0);
+}
+
+/*
+ * The number after @key in the last line of the file @path that starts with
+ * @key, which includes its separator ("slab " in memory.stat, "pending:" in
+ * fdinfo); -1 if no line does.
+ */
+static inline long long read_key(const char *path, const char *key)
+{
+	size_t len = strlen(key);
+	long long v = -1;
+	char line[256];
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len))
+			v = strtoll(line + len, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+#endif /* HWTIMER_USER_H */

@@ -2,10 +2,10 @@
 /*
  * The user-space helpers every test, stress and bench program of this tree
  * shares: the device's path, the clock, opening the device, its INFO and
- * batch ioctls, and reading and writing sysfs, procfs and cgroup files. Static inline
- * only; builds 64-bit and -m32 with -Werror. Not installed, not part of the
- * ABI (that is include/uapi/linux/hwtimer.h); tools/hwtimer-demo.c, the
- * example for readers, does not use it.
+ * batch ioctls, and reading and writing sysfs, procfs and cgroup files.
+ * Static inline only; builds 64-bit and -m32 with -Werror. Not installed,
+ * not part of the ABI (that is include/uapi/linux/hwtimer.h);
+ * tools/hwtimer-demo.c, the example for readers, does not use it.
  *
  * The functions are ht_*(), never hwt_*(): TEST_F(hwt, name) in the
  * kselftest harness defines a function hwt_name. They return 0 or a

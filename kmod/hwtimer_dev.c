@@ -89,8 +89,14 @@ static unsigned int user_cap = 524288;
 module_param(user_cap, uint, 0644);
 MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid of the opener) may hold together (default 524288)");
 
-/* Records one read() pass moves to user space per taking of the lock. */
-#define HWTD_READ_CHUNK		8
+/*
+ * Records one read() pass takes off the ready list per taking of the file
+ * lock, and so the most timeouts it frees at once. A read() for more than
+ * HWTD_READ_STACK records allocates its chunk buffer; a smaller one, or one
+ * whose allocation fails, uses a buffer of HWTD_READ_STACK on its stack.
+ */
+#define HWTD_READ_CHUNK		64
+#define HWTD_READ_STACK		8
 
 /**
  * enum hwtd_state - where a timeout is in its life
@@ -382,8 +388,8 @@ static bool hwtd_count_inc_below(atomic_long_t *count, unsigned int cap)
  *                the global cap
  * @hf: the file the timeout is for
  *
- * hwtd_charge() and hwtd_uncharge() are the only places that change the two
- * counts, and they change both, so the counts cannot drift apart.
+ * hwtd_charge() and hwtd_uncharge_n() are the only places that change the
+ * two counts, and they change both, so the counts cannot drift apart.
  *
  * The user's count is taken first: a user at its cap then fails without
  * touching the global count, so however often it retries it cannot make
@@ -404,11 +410,16 @@ static int hwtd_charge(struct hwtd_file *hf)
 	return 0;
 }
 
-/* Undo one hwtd_charge() for @hf. */
+/* Undo @n hwtd_charge()s for @hf. */
+static void hwtd_uncharge_n(struct hwtd_file *hf, long n)
+{
+	atomic_long_sub(n, &hf->user->count);
+	atomic_long_sub(n, &hwtd_global_count);
+}
+
 static void hwtd_uncharge(struct hwtd_file *hf)
 {
-	atomic_long_dec(&hf->user->count);
-	atomic_long_dec(&hwtd_global_count);
+	hwtd_uncharge_n(hf, 1);
 }
 
 /*
@@ -510,6 +521,35 @@ static void hwtd_free(struct hwtd_timeout *t)
 	hwtd_uncharge(hf);
 }
 
+/*
+ * Free the %HWTD_DEAD timeouts of @hf on @dead (linked by @node), as
+ * hwtd_free() does, but in bulk: the slab frees and the uncharge are done
+ * once per HWTD_FREE_BULK timeouts, not once per timeout.
+ * Context: process; no file lock held.
+ */
+#define HWTD_FREE_BULK	16
+static void hwtd_free_list(struct hwtd_file *hf, struct list_head *dead)
+{
+	void *objs[HWTD_FREE_BULK];
+	struct hwtd_timeout *t, *tmp;
+	size_t n = 0;
+
+	list_for_each_entry_safe(t, tmp, dead, node) {
+		if (t->need_sync)
+			hwtimer_cancel_sync(&t->timer);
+		objs[n++] = t;
+		if (n == ARRAY_SIZE(objs)) {
+			kmem_cache_free_bulk(hwtd_cache, n, objs);
+			hwtd_uncharge_n(hf, n);
+			n = 0;
+		}
+	}
+	if (n) {
+		kmem_cache_free_bulk(hwtd_cache, n, objs);
+		hwtd_uncharge_n(hf, n);
+	}
+}
+
 static int hwtd_id_cmp(const void *key, const struct rb_node *node)
 {
 	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwtd_timeout, rb)->id;
@@ -548,10 +588,13 @@ static struct hwtd_timeout *hwtd_lookup(struct hwtd_file *hf, u64 id)
  *    while this callback was on its way);
  *  - the timer is pending again: a modify re-armed it while this callback
  *    was on its way; the new expiry fires on time.
- * Otherwise this is the expiry of the current deadline. The clock is read
- * after the pending test: a re-armed timer that already fired elsewhere
- * has passed its deadline, and the wheel never fires a timer before its
- * deadline, so no record's expiry time is ever before its deadline.
+ * Otherwise this is the expiry of the current deadline. The record's
+ * expiry time is the clock the wheel read when this expiry pass began
+ * (hwt_expiry_time()), which saves a clock read per record: the pass fired
+ * this arming, so that time is at or after its deadline, and it is the
+ * current deadline (a re-arm would have left the timer pending: while this
+ * callback runs, the timer stays on this base and cannot fire again), so
+ * no record's expiry time is ever before its deadline.
  */
 static void hwtd_timeout_fn(struct hwtimer *timer)
 {
@@ -570,7 +613,7 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
 	if (t->state == HWTD_PENDING && !hwtimer_pending(timer))
-		wake = hwtd_queue(hf, t, hwtd_now(hf));
+		wake = hwtd_queue(hf, t, hwt_expiry_time(timer));
 	rcu_read_lock();
 	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)
@@ -1203,7 +1246,8 @@ static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *re
 
 /*
  * read(): whole records, oldest first. The file lock is held for at most
- * HWTD_READ_CHUNK records at a time, never across a copy to user space;
+ * HWTD_READ_CHUNK records at a time (HWTD_READ_STACK when the chunk buffer
+ * could not be allocated), never across a copy to user space;
  * between chunks the reader may be rescheduled, and a fatal signal ends
  * the read with the records copied so far. The clock is read once per
  * chunk, under the file lock (hwtd_dequeue()): a read() can last long,
@@ -1213,16 +1257,24 @@ static unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtimer_expiry *re
 static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
 {
-	struct hwtimer_expiry recs[HWTD_READ_CHUNK];
+	struct hwtimer_expiry stack_recs[HWTD_READ_STACK], *recs = stack_recs;
 	struct hwtd_file *hf = file->private_data;
-	size_t max = count / sizeof(recs[0]);
-	struct hwtd_timeout *t, *tmp;
+	size_t max = count / sizeof(*recs), chunk = HWTD_READ_STACK;
 	size_t done = 0;
+	ssize_t ret = 0;
 	unsigned int n;
-	int ret;
 
 	if (!max)
 		return -EINVAL;
+	if (max > HWTD_READ_STACK) {
+		size_t want = min_t(size_t, max, HWTD_READ_CHUNK);
+		struct hwtimer_expiry *p = kmalloc_array(want, sizeof(*p), GFP_KERNEL);
+
+		if (p) {
+			recs = p;
+			chunk = want;
+		}
+	}
 
 	while (done < max) {
 		LIST_HEAD(dead);
@@ -1239,10 +1291,9 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 				break;
 			cond_resched();
 		}
-		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, HWTD_READ_CHUNK),
+		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, chunk),
 				 &dead, &offset);
-		list_for_each_entry_safe(t, tmp, &dead, node)
-			hwtd_free(t);
+		hwtd_free_list(hf, &dead);
 		if (n) {
 			unsigned int i;
 
@@ -1253,21 +1304,28 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 					hwtd_time_from_host(recs[i].expired_ns, offset);
 			}
 			/* Records taken off are consumed, as timerfd's ticks are. */
-			if (copy_to_user(buf + done * sizeof(recs[0]), recs,
-					 n * sizeof(recs[0])))
-				return done ? done * sizeof(recs[0]) : -EFAULT;
+			if (copy_to_user(buf + done * sizeof(*recs), recs,
+					 n * sizeof(*recs))) {
+				if (!done)
+					ret = -EFAULT;
+				break;
+			}
 			done += n;
 			continue;
 		}
 		if (done)
 			break;
-		if (file->f_flags & O_NONBLOCK)
-			return -EAGAIN;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
 		ret = wait_event_interruptible(hf->wq, READ_ONCE(hf->nqueued));
 		if (ret)
-			return ret;
+			break;
 	}
-	return done * sizeof(recs[0]);
+	if (recs != stack_recs)
+		kfree(recs);
+	return done ? done * sizeof(*recs) : ret;
 }
 
 static __poll_t hwtd_poll(struct file *file, poll_table *wait)

@@ -1218,7 +1218,6 @@ u64 hwt_expiry_time(struct hwtimer *timer)
 		return base->pass_now;
 	return hwt_now(timer->wheel);
 }
-EXPORT_SYMBOL_IF_KUNIT(hwt_expiry_time);
 
 /* Cancel @t if pending; the caller holds @base->lock. */
 static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)

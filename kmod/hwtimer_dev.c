@@ -588,13 +588,10 @@ static struct hwtd_timeout *hwtd_lookup(struct hwtd_file *hf, u64 id)
  *    while this callback was on its way);
  *  - the timer is pending again: a modify re-armed it while this callback
  *    was on its way; the new expiry fires on time.
- * Otherwise this is the expiry of the current deadline. The record's
- * expiry time is the clock the wheel read when this expiry pass began
- * (hwt_expiry_time()), which saves a clock read per record: the pass fired
- * this arming, so that time is at or after its deadline, and it is the
- * current deadline (a re-arm would have left the timer pending: while this
- * callback runs, the timer stays on this base and cannot fire again), so
- * no record's expiry time is ever before its deadline.
+ * Otherwise this is the expiry of the current deadline. The clock is read
+ * after the pending test: a re-armed timer that already fired elsewhere
+ * has passed its deadline, and the wheel never fires a timer before its
+ * deadline, so no record's expiry time is ever before its deadline.
  */
 static void hwtd_timeout_fn(struct hwtimer *timer)
 {
@@ -613,7 +610,7 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
 	if (t->state == HWTD_PENDING && !hwtimer_pending(timer))
-		wake = hwtd_queue(hf, t, hwt_expiry_time(timer));
+		wake = hwtd_queue(hf, t, hwtd_now(hf));
 	rcu_read_lock();
 	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)

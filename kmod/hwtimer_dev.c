@@ -91,9 +91,11 @@ MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid o
 
 /*
  * Records one read() pass takes off the ready list per taking of the file
- * lock, and so the most timeouts it frees at once. A read() for more than
- * HWTD_READ_STACK records allocates its chunk buffer; a smaller one, or one
- * whose allocation fails, uses a buffer of HWTD_READ_STACK on its stack.
+ * lock, and so the most timeouts it frees at once. A read() starts with a
+ * buffer of HWTD_READ_STACK records on its stack; only when that came back
+ * full and the caller wants more does it allocate a chunk buffer (charged
+ * to its memory cgroup, freed before it returns), and if that fails it
+ * goes on with the stack buffer.
  */
 #define HWTD_READ_CHUNK		64
 #define HWTD_READ_STACK		8
@@ -122,7 +124,7 @@ enum hwtd_state {
  * @refs: open files of this user; the last one to close frees it
  * @count: timeouts all files of this user hold; what the per-user cap
  *         counts. Changed only with the global count, by hwtd_charge() and
- *         hwtd_uncharge().
+ *         hwtd_uncharge_n().
  *
  * A timeout is charged to the user who opened its file, whoever arms it
  * through that file later (a file passed to another process), as inotify
@@ -535,8 +537,15 @@ static void hwtd_free_list(struct hwtd_file *hf, struct list_head *dead)
 	size_t n = 0;
 
 	list_for_each_entry_safe(t, tmp, dead, node) {
-		if (t->need_sync)
+		if (t->need_sync) {
+			/* Uncharge what is freed before waiting for a callback. */
+			if (n) {
+				kmem_cache_free_bulk(hwtd_cache, n, objs);
+				hwtd_uncharge_n(hf, n);
+				n = 0;
+			}
 			hwtimer_cancel_sync(&t->timer);
+		}
 		objs[n++] = t;
 		if (n == ARRAY_SIZE(objs)) {
 			kmem_cache_free_bulk(hwtd_cache, n, objs);
@@ -588,13 +597,10 @@ static struct hwtd_timeout *hwtd_lookup(struct hwtd_file *hf, u64 id)
  *    while this callback was on its way);
  *  - the timer is pending again: a modify re-armed it while this callback
  *    was on its way; the new expiry fires on time.
- * Otherwise this is the expiry of the current deadline. The record's
- * expiry time is the clock the wheel read when this expiry pass began
- * (hwt_expiry_time()), which saves a clock read per record: the pass fired
- * this arming, so that time is at or after its deadline, and it is the
- * current deadline (a re-arm would have left the timer pending: while this
- * callback runs, the timer stays on this base and cannot fire again), so
- * no record's expiry time is ever before its deadline.
+ * Otherwise this is the expiry of the current deadline. The clock is read
+ * after the pending test: a re-armed timer that already fired elsewhere
+ * has passed its deadline, and the wheel never fires a timer before its
+ * deadline, so no record's expiry time is ever before its deadline.
  */
 static void hwtd_timeout_fn(struct hwtimer *timer)
 {
@@ -613,7 +619,7 @@ static void hwtd_timeout_fn(struct hwtimer *timer)
 	spin_lock_irqsave(&hf->lock, flags);
 	t->inflight--;
 	if (t->state == HWTD_PENDING && !hwtimer_pending(timer))
-		wake = hwtd_queue(hf, t, hwt_expiry_time(timer));
+		wake = hwtd_queue(hf, t, hwtd_now(hf));
 	rcu_read_lock();
 	spin_unlock_irqrestore(&hf->lock, flags);
 	if (wake)
@@ -744,8 +750,15 @@ static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
 		hwtd_unqueue(hf, t);
 	t->deadline = deadline;
 	t->period = period;
+	/*
+	 * Stamped with the clock read now, under the file lock, as the
+	 * callback stamps its records (at or after @now, so at or after the
+	 * deadline): records then leave the ready list in the order of their
+	 * expiry times, which a batch's @now, read before the batch began,
+	 * would not give.
+	 */
 	if (deadline <= now)
-		*wake = hwtd_queue(hf, t, now);
+		*wake = hwtd_queue(hf, t, hwtd_now(hf));
 	else
 		t->state = HWTD_PENDING;
 	return 0;
@@ -1260,21 +1273,12 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 	struct hwtimer_expiry stack_recs[HWTD_READ_STACK], *recs = stack_recs;
 	struct hwtd_file *hf = file->private_data;
 	size_t max = count / sizeof(*recs), chunk = HWTD_READ_STACK;
-	size_t done = 0;
+	size_t done = 0, left;
 	ssize_t ret = 0;
 	unsigned int n;
 
 	if (!max)
 		return -EINVAL;
-	if (max > HWTD_READ_STACK) {
-		size_t want = min_t(size_t, max, HWTD_READ_CHUNK);
-		struct hwtimer_expiry *p = kmalloc_array(want, sizeof(*p), GFP_KERNEL);
-
-		if (p) {
-			recs = p;
-			chunk = want;
-		}
-	}
 
 	while (done < max) {
 		LIST_HEAD(dead);
@@ -1290,6 +1294,19 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			if (fatal_signal_pending(current))
 				break;
 			cond_resched();
+			if (recs == stack_recs && chunk == HWTD_READ_STACK &&
+			    done == HWTD_READ_STACK) {
+				/* Once, after a full first chunk: more may come. */
+				size_t want = min_t(size_t, max - done, HWTD_READ_CHUNK);
+				struct hwtimer_expiry *p;
+
+				p = kmalloc_array(want, sizeof(*p), GFP_KERNEL_ACCOUNT |
+						  __GFP_NOWARN | __GFP_NORETRY);
+				if (p) {
+					recs = p;
+					chunk = want;
+				}
+			}
 		}
 		n = hwtd_dequeue(hf, recs, min_t(size_t, max - done, chunk),
 				 &dead, &offset);
@@ -1303,9 +1320,14 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 				recs[i].expired_ns =
 					hwtd_time_from_host(recs[i].expired_ns, offset);
 			}
-			/* Records taken off are consumed, as timerfd's ticks are. */
-			if (copy_to_user(buf + done * sizeof(*recs), recs,
-					 n * sizeof(*recs))) {
+			/*
+			 * Records taken off are consumed, as timerfd's ticks
+			 * are: on a fault, the whole records copied count.
+			 */
+			left = copy_to_user(buf + done * sizeof(*recs), recs,
+					    n * sizeof(*recs));
+			if (left) {
+				done += (n * sizeof(*recs) - left) / sizeof(*recs);
 				if (!done)
 					ret = -EFAULT;
 				break;

@@ -79,8 +79,6 @@
  *              level-0 slot or a due cascade); U64_MAX when nothing is queued
  * @armed: the tick @hrt is programmed for, or U64_MAX when it is not armed
  * @running: the timer whose callback runs now, or NULL
- * @pass_now: the wheel's clock read at the start of the expiry pass that
- *            runs @running's callback (hwt_expiry_time())
  * @running_task: the task running @running's callback (detects a callback
  *                that waits for itself)
  * @processing: the expiry path is running on this base (it programs @hrt
@@ -111,7 +109,6 @@ struct hwt_base {
 	u64			next_event;
 	u64			armed;
 	struct hwtimer		*running;
-	u64			pass_now;
 	struct task_struct	*running_task;
 	bool			processing;
 	bool			offline;
@@ -201,7 +198,6 @@ void hwt_core_exit(void);
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
-u64 hwt_expiry_time(struct hwtimer *timer);
 
 /*
  * debugobjects (hwtimer_debug.c): what the wheel tells it about a timer,

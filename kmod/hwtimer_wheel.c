@@ -653,7 +653,6 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	hwt_cap_uncharge(w);
 	base->running = t;
 	base->running_task = current;
-	base->pass_now = now;
 	base->stats.fired++;
 	base->stats.visited++;
 	if (now > due && now - due > w->tick_ns)
@@ -1198,27 +1197,6 @@ int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns
 	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
 		       HWT_ARM_MODIFY);
 }
-
-/*
- * For @timer's callback, while it runs: the wheel's clock when the expiry
- * pass that runs it began, which is at or after @timer's deadline (a pass
- * fires only the ticks that began by then, and a timer's tick begins at or
- * after its deadline). A callback that stamps its expiry with it saves a
- * clock read per timer. Outside its callback, the clock now.
- *
- * Context: @timer's callback (the base that runs it stays @timer's base,
- * and @pass_now changes only between passes).
- */
-u64 hwt_expiry_time(struct hwtimer *timer)
-{
-	struct hwt_base *base = per_cpu_ptr(timer->wheel->bases,
-					    READ_ONCE(timer->flags) & HWT_CPUMASK);
-
-	if (READ_ONCE(base->running) == timer)
-		return base->pass_now;
-	return hwt_now(timer->wheel);
-}
-EXPORT_SYMBOL_IF_KUNIT(hwt_expiry_time);
 
 /* Cancel @t if pending; the caller holds @base->lock. */
 static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)

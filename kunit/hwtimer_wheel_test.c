@@ -452,33 +452,6 @@ static void wheel_state_running_in_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kt_seen_state, HWTIMER_RUNNING);
 }
 
-/* What hwt_expiry_time() says inside a callback. */
-static u64 kt_seen_expiry;
-
-static void kt_expiry_time_fn(struct hwtimer *t)
-{
-	kt_seen_expiry = hwt_expiry_time(t);
-}
-
-static void wheel_expiry_time_is_pass_clock(struct kunit *test)
-{
-	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
-	struct kt_timer *kt = kt_alloc(test, w, 1);
-
-	hwtimer_setup(&kt->t, w, kt_expiry_time_fn);
-	hwt_manual_advance(w, 10 * MS);
-	KUNIT_EXPECT_EQ_MSG(test, hwt_expiry_time(&kt->t), 10 * MS,
-			    "outside its callback it is the clock now");
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt->t, 12 * MS + 500), 0);
-	kt_seen_expiry = 0;
-	/* One pass, several ticks after the deadline's. */
-	hwt_manual_advance(w, 17 * MS + 3);
-	KUNIT_EXPECT_EQ_MSG(test, kt_seen_expiry, 17 * MS + 3,
-			    "in its callback it is the clock the expiry pass read");
-	KUNIT_EXPECT_GE_MSG(test, kt_seen_expiry, kt->t.deadline,
-			    "an expiry time before the deadline");
-}
-
 static void wheel_rearm_beyond_span(struct kunit *test)
 {
 	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 16, 0);
@@ -1132,7 +1105,6 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_shutdown_refuses_rearm),
 	KUNIT_CASE(wheel_state_queries),
 	KUNIT_CASE(wheel_state_running_in_callback),
-	KUNIT_CASE(wheel_expiry_time_is_pass_clock),
 	KUNIT_CASE(wheel_rearm_beyond_span),
 	KUNIT_CASE(wheel_destroy_after_fired_returns_zero),
 	KUNIT_CASE(wheel_destroy_hands_back_pending),

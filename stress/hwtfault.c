@@ -334,6 +334,48 @@ static int op_read(int fd, void *arg, int *made)
 	return n == 4 * sizeof(r[0]) ? 0 : -EIO;
 }
 
+/*
+ * Twelve one-shot records and one periodic: a read() for 20 takes 8 into
+ * its stack buffer, then allocates a chunk buffer for the rest (a fault
+ * point; without it the read goes on 8 at a time).
+ */
+static int prep_queued_big(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct hwtimer_info info;
+	int ret = arm_n(fd, 12, 0, 0, NULL);
+
+	if (!ret)
+		ret = arm_n(fd, 1, 0, 3600 * SEC, NULL);
+	if (!ret && poll(&p, 1, 5000) != 1)
+		ret = -ETIMEDOUT;
+	if (!ret && (ht_info(fd, &info) || info.queued != 13))
+		ret = -EIO;
+	return ret;
+}
+
+static int op_read_big(int fd, void *arg, int *made)
+{
+	struct hwtimer_expiry r[20];
+	struct hwtimer_info info;
+	ssize_t n = read(fd, r, sizeof(r));
+
+	/*
+	 * As op_read(): consumed even when a copy fails. The records come in
+	 * arm order: a fault copying the first chunk has consumed 8 one-shot
+	 * timeouts, later faults all 12 (the periodic one is armed again).
+	 */
+	*made = n < 0 ? -8 : -12;
+	if (n < 0)
+		return -errno;
+	if (n == 13 * sizeof(r[0]))
+		return 0;
+	/* A fault copying the second chunk: the first 8 records count. */
+	if (n == 8 * sizeof(r[0]) && !ht_info(fd, &info) && !info.queued)
+		return 0;
+	return -EIO;
+}
+
 static int op_poll(int fd, void *arg, int *made)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -423,7 +465,7 @@ int main(int argc, char **argv)
 	}
 	g0 = ht_global_count();
 	s0 = ht_slab_objects();
-	tap_plan(quick ? 11 : 16);
+	tap_plan(quick ? 12 : 17);
 
 	fault_open();
 	fault_loop("INFO", prep_none, op_info, NULL);
@@ -434,6 +476,7 @@ int main(int argc, char **argv)
 	fault_loop("CANCEL 1", prep_ids, op_cancel, (void *)1);
 	fault_loop("MODIFY 8", prep_ids, op_modify, (void *)8);
 	fault_loop("read", prep_queued, op_read, NULL);
+	fault_loop("read of 13 records", prep_queued_big, op_read_big, NULL);
 	fault_loop("close with timeouts", prep_close, op_close, NULL);
 	if (!quick) {
 		fault_loop("ARM 100 CONTINUE", prep_none, op_arm, (void *)(0x100 | 100));

@@ -282,6 +282,53 @@ TEST_F(hwt, never_early)
 	       (unsigned long long)(max_late / 1000));
 }
 
+/*
+ * Records come out oldest expiry first (hwtimer(4)), whatever queued them.
+ * One long batch: its first half is due in a millisecond and expires
+ * while the batch still runs (callbacks queue those records), its second
+ * half is due when armed (the batch queues those). Every record's expiry
+ * time must be at or after the one read before it, and after its deadline;
+ * the reads take up to 64 records per chunk, past the 8 of the first.
+ */
+TEST_F(hwt, read_in_expiry_order)
+{
+	enum { N = 4096 };
+	struct hwtimer_arm_entry *e = calloc(N, sizeof(*e));
+	struct hwtimer_expiry *r = calloc(N, sizeof(*r));
+	unsigned int k, got = 0, late_batch = 0;
+	int n;
+
+	HWT_NEED_DEV();
+	ASSERT_TRUE(e != NULL);
+	ASSERT_TRUE(r != NULL);
+	for (k = 0; k < N; k++)
+		ht_arm_entry(&e[k], k, k < N / 2 ? MS : 0, 0, 0);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, N, 0, NULL, NULL));
+	while (got < N) {
+		ASSERT_NE(0, ht_wait(self->fd, HWT_WAIT_MS));
+		n = ht_read(self->fd, r + got, N - got);
+		ASSERT_LT(0, n);
+		got += n;
+	}
+	for (k = 0; k < N; k++) {
+		ASSERT_LE(r[k].deadline_ns, r[k].expired_ns);
+		if (k)
+			ASSERT_LE(r[k - 1].expired_ns, r[k].expired_ns)
+				TH_LOG("record %u (cookie %llu) expired at %llu, before record %u (cookie %llu) at %llu",
+				       k, (unsigned long long)r[k].cookie,
+				       (unsigned long long)r[k].expired_ns, k - 1,
+				       (unsigned long long)r[k - 1].cookie,
+				       (unsigned long long)r[k - 1].expired_ns);
+		/* A due-at-arm record read after a callback's record. */
+		if (k && r[k].cookie >= N / 2 && r[k - 1].cookie < N / 2)
+			late_batch++;
+	}
+	TH_LOG("%u records in expiry order; the batch's records followed a callback's %u times",
+	       N, late_batch);
+	free(e);
+	free(r);
+}
+
 TEST_F(hwt, poll_readiness)
 {
 	struct hwtimer_expiry r;

@@ -299,8 +299,7 @@ TEST_F(hwt, read_in_expiry_order)
 	int n;
 
 	HWT_NEED_DEV();
-	ASSERT_TRUE(e != NULL);
-	ASSERT_TRUE(r != NULL);
+	ASSERT_TRUE(e && r);
 	for (k = 0; k < N; k++)
 		ht_arm_entry(&e[k], k, k < N / 2 ? MS : 0, 0, 0);
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, N, 0, NULL, NULL));
@@ -314,11 +313,11 @@ TEST_F(hwt, read_in_expiry_order)
 		ASSERT_LE(r[k].deadline_ns, r[k].expired_ns);
 		if (k)
 			ASSERT_LE(r[k - 1].expired_ns, r[k].expired_ns)
-				TH_LOG("record %u (cookie %llu) expired at %llu, before record %u (cookie %llu) at %llu",
+				TH_LOG("record %u (cookie %llu) expired at %llu, before %llu (cookie %llu)",
 				       k, (unsigned long long)r[k].cookie,
-				       (unsigned long long)r[k].expired_ns, k - 1,
-				       (unsigned long long)r[k - 1].cookie,
-				       (unsigned long long)r[k - 1].expired_ns);
+				       (unsigned long long)r[k].expired_ns,
+				       (unsigned long long)r[k - 1].expired_ns,
+				       (unsigned long long)r[k - 1].cookie);
 		/* A due-at-arm record read after a callback's record. */
 		if (k && r[k].cookie >= N / 2 && r[k - 1].cookie < N / 2)
 			late_batch++;

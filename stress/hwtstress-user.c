@@ -400,14 +400,14 @@ static void got_record(const struct hwtimer_expiry *r, uint64_t t_read)
 			 atomic_load(&e->state));
 		inc(errors);
 	}
-	st = E_ARMED;
-	if (atomic_compare_exchange_strong(&e->state, &st, E_READ)) {
-		inc(read);
-		return;
-	}
-	if (st == E_ARMING) {
-		/* Read before its arm returned. */
-		if (atomic_compare_exchange_strong(&e->state, &st, E_READ)) {
+	/*
+	 * ARMING (read before its arm returned) or ARMED; the arm may move it
+	 * from one to the other between two tries, so retry until it is
+	 * resolved by someone.
+	 */
+	st = atomic_load(&e->state);
+	while (st == E_ARMING || st == E_ARMED) {
+		if (atomic_compare_exchange_weak(&e->state, &st, E_READ)) {
 			inc(read);
 			return;
 		}

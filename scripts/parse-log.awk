@@ -14,6 +14,9 @@
 #   - KUnit test cases from the KTAP in the kernel log ("[  1.2]     ok 3
 #     name"): a suite's cases are indented one level; deeper levels are the
 #     parameters of a parameterised case, which count through their case;
+#     a case skipped as "not selected" (a load of stress/hwtimer_stress.ko
+#     runs only the cases its run= parameter names) is not counted at all;
+#     a suite that fails before its cases (its suite_init) is one failure;
 #   - TAP results of user-space programs, between "@@HWT ut-begin" and
 #     "@@HWT ut-end PROG STATUS"; a program that crashes, exits non-zero
 #     without a failing result, or prints fewer results than its plan
@@ -153,6 +156,9 @@ cur != seg { next }
 	tapline = body ~ /^(not )?ok [0-9]+/
 }
 
+# The kernel line before this one, as context of a suite failing early.
+kernel && !tapline { prev_kline = line }
+
 # Context printing after a kernel problem (the call trace etc.).
 ctxleft > 0 {
 	context(line)
@@ -194,6 +200,14 @@ kernel && tapline && depth == 0 && open_suites > 0 {
 	kbuf_n = 0
 	next
 }
+# A suite whose suite_init failed prints no subtest header, only its
+# result, after KUnit's "# failed to initialize" line.
+kernel && tapline && depth == 0 && body ~ /^not ok/ && !is_skip(body) {
+	nfail++
+	report(NR, "KUnit suite failed before its cases: " body)
+	context(prev_kline)
+	next
+}
 kernel && tapline && depth == 1 {
 	if (body ~ /^not ok/) {
 		nfail++
@@ -201,7 +215,8 @@ kernel && tapline && depth == 1 {
 		report(NR, "KUnit " suite ": " body)
 		flush_context(kbuf_n, kbuf)
 	} else if (is_skip(body)) {
-		nskip++
+		if (body !~ /#[ \t]*[Ss][Kk][Ii][Pp][ \t]+not selected/)
+			nskip++
 	} else {
 		npass++
 	}

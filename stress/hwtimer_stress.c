@@ -2,20 +2,37 @@
 /*
  * hwtimer_stress: accounting stress and fault injection for the wheel API.
  *
- * Not part of the product: `make stress` and `make stress-smoke` load it in
- * the debug VM and drive it through debugfs:
+ * Not part of the product: `make stress`, `make stress-smoke` and the stress
+ * smoke of `make check` load it in the debug VM (stress/guest.sh), once per
+ * run. It is a KUnit suite, hwtimer_stress, with one case per run: acct,
+ * drace and faults. KUnit runs the suite while the module loads and prints
+ * its KTAP to the kernel log, which the host parses (scripts/parse-log.awk):
  *
- *   echo "acct duration_ms=5000 extra=2" >/sys/kernel/debug/hwtimer_stress/run
- *   echo "drace 300" >/sys/kernel/debug/hwtimer_stress/run
- *   echo faults >/sys/kernel/debug/hwtimer_stress/run
- *   cat /sys/kernel/debug/hwtimer_stress/results      (TAP)
+ *   insmod hwtimer_stress.ko run=acct acct=duration_ms=5000,extra=2
+ *   insmod hwtimer_stress.ko run=drace drace_cycles=300
+ *   insmod hwtimer_stress.ko run=faults
+ *   rmmod hwtimer_stress
  *
- * The write returns when the run is over: 0 if every check passed, EIO if
- * one failed. acct's parameters (key=value): duration_ms, extra (threads
- * beyond one per CPU), priv, shared, chaos (timers per wheel), doomed_ms
- * (destroy period of the doomed wheel, 0: never), doomed_pct (share of the
- * operations that go to it), cap (the capped wheel's max_pending), rearm
- * (% of callbacks that re-arm), far (% of far-future delays).
+ * Module parameters:
+ *   run           the cases to run, comma-separated (default: all three).
+ *                 The others are skipped as "not selected", which
+ *                 scripts/parse-log.awk counts as neither passed nor
+ *                 skipped.
+ *   acct          acct's settings, key=value separated by commas: duration_ms
+ *                 (at most 240000: KUnit gives a case 300 s), extra (threads
+ *                 beyond one per CPU), priv, shared, chaos (timers per
+ *                 wheel), doomed_ms (destroy period of the doomed wheel, 0:
+ *                 never), doomed_pct (share of the operations that go to
+ *                 it), cap (the capped wheel's max_pending), rearm (% of
+ *                 callbacks that re-arm), far (% of far-future delays).
+ *   drace_cycles  drace's N (default 200).
+ *
+ * Bad parameters fail the suite's init. Each check of a run is a KUnit
+ * expectation whose message names what failed, with its values; a case
+ * also logs its counts ("# acct: ..."), and last its summary line
+ * ("# acct: ledger armed=... ops=...", "# faults: faults wheel_create
+ * points=... injected=..."), which stress/guest.sh reads back from dmesg for
+ * the run's totals.
  *
  * The accounting stress ("acct")
  * ------------------------------
@@ -62,8 +79,8 @@
  * it. Then every timer of the wheel must be idle with an empty ledger, and
  * the timers are set up again on a new wheel of the same name.
  *
- * Destroy racing modify ("drace N")
- * ---------------------------------
+ * Destroy racing modify ("drace", N = drace_cycles)
+ * --------------------------------------------------
  * N cycles of: a wheel with 64 timers pending an hour away, one thread per
  * CPU modifying them (so they move between the CPUs' bases), destroy at a
  * random moment. A modify that fails with -ESHUTDOWN must leave its timer
@@ -77,13 +94,14 @@
  * create succeeds with no fault injected. Each create must fail with
  * -ENOMEM or succeed (a fault it tolerates) and give a working wheel; the
  * name must be free again afterwards. kmemleak, at the end of the VM run,
- * finds what a failed create left behind.
+ * finds what a failed create left behind. Without CONFIG_FAULT_INJECTION
+ * the case is skipped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hwtimer.h>
@@ -91,15 +109,16 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/wait.h>
 
 #define MS			1000000ULL
@@ -108,7 +127,8 @@
 /* Deadlines a ledger timer can have outstanding: one pending, one firing. */
 #define HWTS_QLEN		4
 #define HWTS_MAX_WORKERS	64
-#define HWTS_RESULTS_SIZE	8192
+/* Below KUnit's time limit of a case, 300 s. */
+#define HWTS_MAX_DURATION_MS	240000
 
 enum hwts_wheel_idx {
 	HWTS_W_DEFAULT,
@@ -253,40 +273,12 @@ struct hwts_run {
 	wait_queue_head_t	ackwq;
 };
 
-/* Serialises runs and protects hwts_results. */
-static DEFINE_MUTEX(hwts_mutex);
-static char *hwts_results;
-static size_t hwts_results_len;
-static unsigned int hwts_tests;
-static unsigned int hwts_failed;
-static struct dentry *hwts_dir;
-
-static __printf(1, 2) void hwts_out(const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	hwts_results_len += vscnprintf(hwts_results + hwts_results_len,
-				       HWTS_RESULTS_SIZE - hwts_results_len, fmt, args);
-	va_end(args);
-}
-
-/* One TAP result line; returns whether it passed. */
-static __printf(2, 3) bool hwts_check(bool pass, const char *fmt, ...)
-{
-	char buf[160];
-	va_list args;
-
-	va_start(args, fmt);
-	vscnprintf(buf, sizeof(buf), fmt, args);
-	va_end(args);
-	hwts_out("%sok %u - %s\n", pass ? "" : "not ", ++hwts_tests, buf);
-	if (!pass) {
-		hwts_failed++;
-		pr_err("not ok: %s\n", buf);
-	}
-	return pass;
-}
+/*
+ * One check of a run: a KUnit expectation, whose message says what was
+ * checked and with which values when it fails.
+ */
+#define hwts_check(test, pass, fmt, ...) \
+	KUNIT_EXPECT_TRUE_MSG(test, pass, fmt, ##__VA_ARGS__)
 
 static void hwts_max(atomic64_t *max, u64 v)
 {
@@ -933,7 +925,7 @@ static void hwts_wheel_free(struct hwts_wheel *ws)
 	ws->w = NULL;
 }
 
-static int hwts_acct(struct hwts_params *p)
+static int hwts_acct(struct kunit *test, struct hwts_params *p)
 {
 	struct hwts_run *run;
 	struct hwts_ledger tot;
@@ -957,15 +949,14 @@ static int hwts_acct(struct hwts_params *p)
 	for (i = 0; i < HWTS_NWHEELS; i++) {
 		ret = hwts_wheel_init(run, i);
 		if (ret) {
-			hwts_check(false, "wheel %u set up: %d", i, ret);
+			KUNIT_FAIL(test, "wheel %u set up: %d", i, ret);
 			goto out_wheels;
 		}
 	}
 
-	hwts_out("# acct: %u ms, %u threads (%u CPUs online), %u wheels, ",
-		 p->duration_ms, run->nworkers, num_online_cpus(), HWTS_NWHEELS);
-	hwts_out("%u/%u/%u private/shared/chaos timers, doomed wheel every %u ms\n",
-		 p->priv, p->shared, p->chaos, p->doomed_ms);
+	kunit_info(test, "%u ms, %u threads (%u CPUs online), %u wheels, %u/%u/%u private/shared/chaos timers, doomed wheel every %u ms",
+		   p->duration_ms, run->nworkers, num_online_cpus(), HWTS_NWHEELS,
+		   p->priv, p->shared, p->chaos, p->doomed_ms);
 
 	WRITE_ONCE(run->cycling, true);
 	for (i = 0; i < run->nworkers; i++) {
@@ -978,7 +969,7 @@ static int hwts_acct(struct hwts_params *p)
 		task = kthread_create(hwts_worker_fn, wk, "hwts/%u", i);
 		if (IS_ERR(task)) {
 			ret = PTR_ERR(task);
-			hwts_check(false, "kthread %u: %d", i, ret);
+			KUNIT_FAIL(test, "kthread %u: %d", i, ret);
 			break;
 		}
 		get_task_struct(task);
@@ -1053,18 +1044,17 @@ static int hwts_acct(struct hwts_params *p)
 		s64 resolved = atomic64_read(&l->fired) + atomic64_read(&l->cancelled) +
 			       atomic64_read(&l->replaced) + atomic64_read(&l->handed);
 
-		hwts_out("# %-11s armed %lld (by callbacks %lld) fired %lld cancelled %lld ",
-			 ws->name, atomic64_read(&l->armed), atomic64_read(&l->rearmed),
-			 atomic64_read(&l->fired), atomic64_read(&l->cancelled));
-		hwts_out("replaced %lld handed back %lld; busy %lld already %lld ",
-			 atomic64_read(&l->replaced), atomic64_read(&l->handed),
-			 atomic64_read(&l->busy), atomic64_read(&l->already));
-		hwts_out("shutdown %lld; late max %llu us\n", atomic64_read(&l->shutdown),
-			 div_u64(atomic64_read(&l->max_late), 1000));
+		kunit_info(test, "%-11s armed %lld (by callbacks %lld) fired %lld cancelled %lld replaced %lld handed back %lld; busy %lld already %lld shutdown %lld; late max %llu us",
+			   ws->name, atomic64_read(&l->armed), atomic64_read(&l->rearmed),
+			   atomic64_read(&l->fired), atomic64_read(&l->cancelled),
+			   atomic64_read(&l->replaced), atomic64_read(&l->handed),
+			   atomic64_read(&l->busy), atomic64_read(&l->already),
+			   atomic64_read(&l->shutdown),
+			   div_u64(atomic64_read(&l->max_late), 1000));
 		if (ws->doomed)
-			hwts_out("# %-11s destroyed and created again %lu times under load\n",
-				 ws->name, ws->cycles);
-		hwts_check(atomic64_read(&l->armed) == resolved,
+			kunit_info(test, "%-11s destroyed and created again %lu times under load",
+				   ws->name, ws->cycles);
+		hwts_check(test, atomic64_read(&l->armed) == resolved,
 			   "%s: armed %lld == fired + cancelled + replaced + handed back %lld",
 			   ws->name, atomic64_read(&l->armed), resolved);
 		sum[0] += atomic64_read(&l->armed);
@@ -1075,24 +1065,23 @@ static int hwts_acct(struct hwts_params *p)
 		sum[5] += atomic64_read(&l->lost);
 		sum[6] += atomic64_read(&l->dup);
 		sum[7] += atomic64_read(&l->early) + ws->stats_early;
-		hwts_check(!atomic64_read(&l->lost) && !atomic64_read(&l->dup),
+		hwts_check(test, !atomic64_read(&l->lost) && !atomic64_read(&l->dup),
 			   "%s: nothing lost (%lld), nothing duplicated (%lld)",
 			   ws->name, atomic64_read(&l->lost), atomic64_read(&l->dup));
-		hwts_check(!atomic64_read(&l->early) && !ws->stats_early,
+		hwts_check(test, !atomic64_read(&l->early) && !ws->stats_early,
 			   "%s: nothing early (ledger %lld, wheel counter %llu)", ws->name,
 			   atomic64_read(&l->early), ws->stats_early);
-		hwts_check(!atomic64_read(&l->errors) && !atomic64_read(&l->ctx),
+		hwts_check(test, !atomic64_read(&l->errors) && !atomic64_read(&l->ctx),
 			   "%s: no unexpected result (%lld), callbacks in their context (%lld wrong)",
 			   ws->name, atomic64_read(&l->errors), atomic64_read(&l->ctx));
 		if (ws->doomed)
-			hwts_check(!p->doomed_ms || ws->cycles,
+			hwts_check(test, !p->doomed_ms || ws->cycles,
 				   "%s: destroyed under load %lu times", ws->name, ws->cycles);
 	}
-	hwts_out("ledger armed=%llu fired=%llu cancelled=%llu replaced=%llu ",
-		 sum[0], sum[1], sum[2], sum[3]);
-	hwts_out("handed_back=%llu lost=%llu duplicated=%llu early=%llu ops=%llu\n",
-		 sum[4], sum[5], sum[6], sum[7], ops + sum[1]);
-	hwts_check(sum[0] && sum[0] == sum[1] + sum[2] + sum[3] + sum[4] &&
+	kunit_info(test, "ledger armed=%llu fired=%llu cancelled=%llu replaced=%llu handed_back=%llu lost=%llu duplicated=%llu early=%llu ops=%llu",
+		   sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7],
+		   ops + sum[1]);
+	hwts_check(test, sum[0] && sum[0] == sum[1] + sum[2] + sum[3] + sum[4] &&
 		   !sum[5] && !sum[6] && !sum[7],
 		   "every start resolved exactly once: armed == fired + cancelled + replaced + handed back");
 
@@ -1197,7 +1186,7 @@ static int hwts_drace_worker(void *arg)
  * with -ESHUTDOWN, which leaves the timer as it was: pending, so destroy
  * hands it back. Every timer must come back every cycle.
  */
-static int hwts_drace(unsigned int cycles)
+static int hwts_drace(struct kunit *test, unsigned int cycles)
 {
 	struct task_struct *tasks[HWTS_MAX_WORKERS];
 	struct hwtimer_wheel_config cfg = {
@@ -1256,18 +1245,16 @@ out_stop:
 		kthread_stop(tasks[i]);
 		put_task_struct(tasks[i]);
 	}
-	hwts_out("drace: %u cycles of %u pending timers, %u workers: %u timers lost in %u cycles",
-		 c, HWTS_DRACE_TIMERS, d->nworkers, lost, bad_cycles);
-	hwts_out(" (the wheels counted %llu cancelled)\n", d->wheel_cancelled);
-	hwts_check(!ret && !lost,
+	kunit_info(test, "%u cycles of %u pending timers, %u workers: %u timers lost in %u cycles (the wheels counted %llu cancelled)",
+		   c, HWTS_DRACE_TIMERS, d->nworkers, lost, bad_cycles, d->wheel_cancelled);
+	hwts_check(test, !ret && !lost,
 		   "destroy under concurrent modify: every pending timer handed back (%u lost)",
 		   lost);
-	hwts_check(!atomic_read(&d->errors), "no unexpected modify result (%d)",
+	hwts_check(test, !atomic_read(&d->errors), "no unexpected modify result (%d)",
 		   atomic_read(&d->errors));
-	hwts_out("ledger armed=%llu fired=0 cancelled=0 replaced=0 ",
-		 (u64)c * HWTS_DRACE_TIMERS);
-	hwts_out("handed_back=%llu lost=%u duplicated=0 early=0 ops=%llu\n",
-		 (u64)c * HWTS_DRACE_TIMERS - lost, lost, 2ULL * c * HWTS_DRACE_TIMERS);
+	kunit_info(test, "ledger armed=%llu fired=0 cancelled=0 replaced=0 handed_back=%llu lost=%u duplicated=0 early=0 ops=%llu",
+		   (u64)c * HWTS_DRACE_TIMERS, (u64)c * HWTS_DRACE_TIMERS - lost, lost,
+		   2ULL * c * HWTS_DRACE_TIMERS);
 	kfree(d);
 	return ret;
 }
@@ -1278,12 +1265,11 @@ out_stop:
 static void hwts_nop_fn(struct hwtimer *timer)
 {
 }
-#endif
 
 /* Returns the fault points tried, or -errno. */
-static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *injected)
+static int hwts_fault_one(struct kunit *test, const struct hwtimer_wheel_config *cfg,
+			  unsigned int *injected)
 {
-#ifdef CONFIG_FAULT_INJECTION
 	struct hwtimer_wheel *w;
 	struct hwtimer t;
 	unsigned int n, left;
@@ -1297,7 +1283,7 @@ static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *
 		if (IS_ERR(w)) {
 			ret = PTR_ERR(w);
 			if (left || ret != -ENOMEM) {
-				hwts_check(false, "fault %u creating %s: %d (fault %sinjected)",
+				KUNIT_FAIL(test, "fault %u creating %s: %d (fault %sinjected)",
 					   n, cfg->name, ret, left ? "not " : "");
 				return -EINVAL;
 			}
@@ -1308,7 +1294,7 @@ static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *
 		hwtimer_setup_on_stack(&t, w, hwts_nop_fn);
 		ret = hwtimer_start(&t, SEC);
 		if (ret || hwtimer_cancel(&t) != 1) {
-			hwts_check(false, "fault %u: wheel %s created but broken: %d",
+			KUNIT_FAIL(test, "fault %u: wheel %s created but broken: %d",
 				   n, cfg->name, ret);
 			hwtimer_wheel_destroy(w, NULL, NULL);
 			destroy_hwtimer_on_stack(&t);
@@ -1319,21 +1305,18 @@ static int hwts_fault_one(const struct hwtimer_wheel_config *cfg, unsigned int *
 		ret = hwtimer_wheel_destroy(w, NULL, NULL);
 		WRITE_ONCE(current->fail_nth, 0);
 		if (ret) {
-			hwts_check(false, "wheel %s: destroy handed back %d", cfg->name, ret);
+			KUNIT_FAIL(test, "wheel %s: destroy handed back %d", cfg->name, ret);
 			return -EINVAL;
 		}
 		if (left)
 			return n;
 		(*injected)++;
 	}
-	hwts_check(false, "%s: still faulting after %u points", cfg->name, n);
+	KUNIT_FAIL(test, "%s: still faulting after %u points", cfg->name, n);
 	return -EINVAL;
-#else
-	return -EOPNOTSUPP;
-#endif
 }
 
-static int hwts_faults(void)
+static void hwts_faults(struct kunit *test)
 {
 	static const struct hwtimer_wheel_config cfgs[] = {
 		{ .name = "hwts-fault-soft", .tick_ns = 1000000, .slots = 512 },
@@ -1348,26 +1331,42 @@ static int hwts_faults(void)
 	for (i = 0; i < ARRAY_SIZE(cfgs); i++) {
 		struct hwtimer_wheel *w;
 
-		n = hwts_fault_one(&cfgs[i], &injected);
-		if (n == -EOPNOTSUPP) {
-			hwts_out("ok %u - # SKIP no CONFIG_FAULT_INJECTION\n", ++hwts_tests);
-			return 0;
-		}
+		n = hwts_fault_one(test, &cfgs[i], &injected);
 		if (n < 0)
-			return -EIO;
+			return;
 		total += n;
 		/* Nothing of a failed create may stay behind: the name is free. */
 		w = hwtimer_wheel_create(&cfgs[i]);
-		hwts_check(!IS_ERR(w), "wheel %s: %d fault points, then created again",
+		hwts_check(test, !IS_ERR(w), "wheel %s: %d fault points, then created again",
 			   cfgs[i].name, n);
 		if (!IS_ERR(w))
 			hwtimer_wheel_destroy(w, NULL, NULL);
 	}
-	hwts_out("faults wheel_create points=%u injected=%u\n", total, injected);
-	return 0;
+	kunit_info(test, "faults wheel_create points=%u injected=%u", total, injected);
 }
+#else
+static void hwts_faults(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+#endif
 
-/* ---- debugfs -------------------------------------------------------------- */
+/* ---- the KUnit suite -------------------------------------------------------- */
+
+static char hwts_run_param[32] = "acct,drace,faults";
+module_param_string(run, hwts_run_param, sizeof(hwts_run_param), 0444);
+MODULE_PARM_DESC(run, "Cases to run, comma-separated: acct, drace, faults (default all)");
+
+static char hwts_acct_param[256];
+module_param_string(acct, hwts_acct_param, sizeof(hwts_acct_param), 0444);
+MODULE_PARM_DESC(acct, "acct's settings, key=value,... (default: none changed)");
+
+static unsigned int hwts_drace_cycles = 200;
+module_param_named(drace_cycles, hwts_drace_cycles, uint, 0444);
+MODULE_PARM_DESC(drace_cycles, "drace's destroy cycles (default 200)");
+
+/* acct's settings: the defaults, then the acct parameter's. */
+static struct hwts_params hwts_acct_params;
 
 static int hwts_parse(char *buf, struct hwts_params *p)
 {
@@ -1389,7 +1388,7 @@ static int hwts_parse(char *buf, struct hwts_params *p)
 	char *tok, *val;
 	unsigned int i;
 
-	while ((tok = strsep(&buf, " \t\n"))) {
+	while ((tok = strsep(&buf, ", \t\n"))) {
 		if (!*tok)
 			continue;
 		val = strchr(tok, '=');
@@ -1404,111 +1403,158 @@ static int hwts_parse(char *buf, struct hwts_params *p)
 			return -EINVAL;
 	}
 	if (!p->duration_ms || !p->priv || !p->shared || !p->chaos ||
-	    p->duration_ms > 3600000 || p->priv > 64 || p->shared > 4096 ||
+	    p->duration_ms > HWTS_MAX_DURATION_MS || p->priv > 64 || p->shared > 4096 ||
 	    p->chaos > 4096 || p->extra > HWTS_MAX_WORKERS || p->rearm > 100 ||
 	    p->far > 100 || p->doomed_pct > 100)
 		return -EINVAL;
 	return 0;
 }
 
-static ssize_t hwts_run_write(struct file *file, const char __user *ubuf,
-			      size_t len, loff_t *ppos)
+/* The next name of a comma or space separated list; its length in @len. */
+static const char *hwts_next_name(const char *s, size_t *len)
 {
-	struct hwts_params p = {
+	s += strspn(s, ", ");
+	*len = strcspn(s, ", ");
+	return s;
+}
+
+static bool hwts_selected(const char *name)
+{
+	const char *s;
+	size_t len;
+
+	for (s = hwts_next_name(hwts_run_param, &len); len;
+	     s = hwts_next_name(s + len, &len))
+		if (len == strlen(name) && !strncmp(s, name, len))
+			return true;
+	return false;
+}
+
+/*
+ * KUnit in 6.1 runs a module's suites from the MODULE_STATE_COMING
+ * notifier, which load_module() calls before it parses the load's
+ * parameters (6.12 runs them at MODULE_STATE_LIVE, after module_init()).
+ * While the module is coming, apply them here with their own setters;
+ * load_module() sets them again afterwards, to the same values.
+ */
+static int hwts_apply_args(void)
+{
+#ifdef MODULE
+	struct module *mod = THIS_MODULE;
+	char *args, *next, *param, *val;
+	unsigned int i;
+	int ret = 0;
+
+	if (mod->state != MODULE_STATE_COMING || !mod->args)
+		return 0;
+	args = kstrdup(mod->args, GFP_KERNEL);
+	if (!args)
+		return -ENOMEM;
+	next = skip_spaces(args);
+	kernel_param_lock(mod);
+	while (!ret && *next) {
+		next = next_arg(next, &param, &val);
+		for (i = 0; i < mod->num_kp; i++)
+			if (!strcmp(mod->kp[i].name, param))
+				break;
+		/* Not one of ours: load_module() judges it. */
+		if (i == mod->num_kp)
+			continue;
+		ret = val ? mod->kp[i].ops->set(val, &mod->kp[i]) : -EINVAL;
+	}
+	kernel_param_unlock(mod);
+	kfree(args);
+	return ret;
+#else
+	return 0;
+#endif
+}
+
+static int hwts_suite_init(struct kunit_suite *suite)
+{
+	char acct[sizeof(hwts_acct_param)];
+	struct kunit_case *c;
+	const char *s;
+	size_t len;
+	int ret;
+
+	ret = hwts_apply_args();
+	if (ret) {
+		pr_err("bad module parameters: %d\n", ret);
+		return ret;
+	}
+	for (s = hwts_next_name(hwts_run_param, &len); len;
+	     s = hwts_next_name(s + len, &len)) {
+		for (c = suite->test_cases; c->run_case; c++)
+			if (len == strlen(c->name) && !strncmp(s, c->name, len))
+				break;
+		if (!c->run_case) {
+			pr_err("run=%s: no case %.*s\n", hwts_run_param, (int)len, s);
+			return -EINVAL;
+		}
+	}
+	hwts_acct_params = (struct hwts_params) {
 		.duration_ms = 2000, .extra = 2, .priv = 4, .shared = 16,
 		.chaos = 16, .doomed_ms = 200, .cap = 16, .rearm = 30,
 		.far = 5, .doomed_pct = 20,
 	};
-	char buf[256], *args;
-	int ret;
-
-	if (len >= sizeof(buf))
-		return -E2BIG;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	args = buf;
-	strsep(&args, " \t\n");
-
-	mutex_lock(&hwts_mutex);
-	hwts_results_len = 0;
-	hwts_tests = 0;
-	hwts_failed = 0;
-	hwts_results[0] = '\0';
-	if (!strcmp(buf, "acct")) {
-		ret = args ? hwts_parse(args, &p) : 0;
-		if (!ret)
-			ret = hwts_acct(&p);
-	} else if (!strcmp(buf, "faults")) {
-		ret = hwts_faults();
-	} else if (!strcmp(buf, "drace")) {
-		unsigned int cycles = 200;
-
-		ret = args && *args ? kstrtouint(strim(args), 0, &cycles) : 0;
-		if (!ret)
-			ret = hwts_drace(cycles);
-	} else {
-		ret = -EINVAL;
-	}
-	/* TAP: the plan goes first. */
-	if (!ret || hwts_tests) {
-		char plan[16];
-		int n = scnprintf(plan, sizeof(plan), "1..%u\n", hwts_tests);
-
-		if (hwts_results_len + n < HWTS_RESULTS_SIZE) {
-			memmove(hwts_results + n, hwts_results, hwts_results_len + 1);
-			memcpy(hwts_results, plan, n);
-			hwts_results_len += n;
-		}
-		if (hwts_failed && !ret)
-			ret = -EIO;
-	}
-	mutex_unlock(&hwts_mutex);
-	return ret ?: len;
-}
-
-static ssize_t hwts_results_read(struct file *file, char __user *ubuf,
-				 size_t len, loff_t *ppos)
-{
-	ssize_t ret;
-
-	mutex_lock(&hwts_mutex);
-	ret = simple_read_from_buffer(ubuf, len, ppos, hwts_results, hwts_results_len);
-	mutex_unlock(&hwts_mutex);
+	strscpy(acct, hwts_acct_param, sizeof(acct));
+	ret = hwts_parse(acct, &hwts_acct_params);
+	if (ret)
+		pr_err("acct=%s: bad settings\n", hwts_acct_param);
 	return ret;
 }
 
-static const struct file_operations hwts_run_fops = {
-	.owner	= THIS_MODULE,
-	.write	= hwts_run_write,
-	.llseek	= noop_llseek,
-};
-
-static const struct file_operations hwts_results_fops = {
-	.owner	= THIS_MODULE,
-	.read	= hwts_results_read,
-	.llseek	= default_llseek,
-};
-
-static int __init hwts_init(void)
+/*
+ * A case the run parameter does not name is skipped, with a reason that
+ * scripts/parse-log.awk recognises: it counts such a case as neither
+ * passed nor skipped.
+ */
+static void hwts_select(struct kunit *test)
 {
-	hwts_results = kzalloc(HWTS_RESULTS_SIZE, GFP_KERNEL);
-	if (!hwts_results)
-		return -ENOMEM;
-	hwts_dir = debugfs_create_dir("hwtimer_stress", NULL);
-	debugfs_create_file("run", 0200, hwts_dir, NULL, &hwts_run_fops);
-	debugfs_create_file("results", 0400, hwts_dir, NULL, &hwts_results_fops);
-	return 0;
+	if (!hwts_selected(test->name))
+		kunit_skip(test, "not selected (run=%s)", hwts_run_param);
 }
 
-static void __exit hwts_exit(void)
+static void hwts_acct_case(struct kunit *test)
 {
-	debugfs_remove_recursive(hwts_dir);
-	kfree(hwts_results);
+	int ret;
+
+	hwts_select(test);
+	ret = hwts_acct(test, &hwts_acct_params);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
 }
 
-module_init(hwts_init);
-module_exit(hwts_exit);
+static void hwts_drace_case(struct kunit *test)
+{
+	int ret;
+
+	hwts_select(test);
+	ret = hwts_drace(test, hwts_drace_cycles);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
+}
+
+static void hwts_faults_case(struct kunit *test)
+{
+	hwts_select(test);
+	hwts_faults(test);
+}
+
+/* Named as the run parameter names them. */
+static struct kunit_case hwts_cases[] = {
+	{ .run_case = hwts_acct_case, .name = "acct" },
+	{ .run_case = hwts_drace_case, .name = "drace" },
+	{ .run_case = hwts_faults_case, .name = "faults" },
+	{}
+};
+
+static struct kunit_suite hwts_suite = {
+	.name = "hwtimer_stress",
+	.suite_init = hwts_suite_init,
+	.test_cases = hwts_cases,
+};
+
+kunit_test_suite(hwts_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("hwtimer accounting stress and fault injection (test only)");

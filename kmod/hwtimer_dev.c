@@ -36,10 +36,11 @@
  * counter, so it never hands out an id twice and a stale id cannot reach a
  * newer timeout. The live ones are in the id table, a red-black tree by id,
  * whose node is in the timeout itself: looking an id up costs O(log n)
- * under the file lock, and the table costs no memory beyond the timeouts,
- * whatever ids are live (an xarray indexed by id keeps a 576-byte node
- * for a single live id among 64, which a user who arms 64 and cancels 63
- * can make the case for every timeout).
+ * under the file lock (a new id, the greatest, goes in with no walk), and
+ * the table costs no memory beyond the timeouts, whatever ids are live
+ * (an xarray indexed by id keeps a 576-byte node for a single live id
+ * among 64, which a user who arms 64 and cancels 63 can make the case for
+ * every timeout).
  *
  * Expiry runs in the wheel's callback (softirq context for the default
  * wheel). It may race with cancel, modify, read() and close() on other
@@ -139,8 +140,9 @@ struct hwtd_user {
 /**
  * struct hwtd_file - the state of one open file of /dev/hwtimer
  * @lock: the file lock, taken with interrupts disabled, so that it can be
- *        taken from the wheel's callbacks. It protects @ids, @ready,
- *        @nlive, @nqueued, @next_id, @nbusy, @wheel, @precision, @boottime
+ *        taken from the wheel's callbacks. It protects @ids, @last,
+ *        @ready, @nlive, @nqueued, @next_id, @nbusy, @wheel, @precision,
+ *        @boottime
  *        and the @rb, @state, @node, @deadline, @period, @slack, @expired,
  *        @inflight and @need_sync members of every timeout of the file.
  *
@@ -172,6 +174,7 @@ struct hwtd_user {
  *        and pollers hold a reference to the file), so such a late wakeup
  *        finds nobody to wake.
  * @ids: the live timeouts (%HWTD_NEW, %HWTD_PENDING, %HWTD_QUEUED) by id
+ * @last: the node in @ids with the greatest id, NULL when @ids is empty
  * @ready: timeouts in %HWTD_QUEUED state, oldest expiry first
  * @wq: readers and pollers wait here for @nqueued to become non-zero.
  *      It is woken only when @nqueued goes from 0 to 1 (see hwtd_queue()),
@@ -198,6 +201,7 @@ struct hwtd_user {
 struct hwtd_file {
 	spinlock_t		lock;	/* the file lock, see above */
 	struct rb_root		ids;
+	struct rb_node		*last;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	struct hwtimer_wheel	*wheel;
@@ -451,13 +455,36 @@ static void hwtd_unqueue(struct hwtd_file *hf, struct hwtd_timeout *t)
 }
 
 /*
+ * Put @t, whose id was just taken from @hf->next_id, in @hf->ids. Ids only
+ * grow, so it goes to the right of every live timeout: it is linked below
+ * @hf->last, which has no right child, with no walk down from the root.
+ */
+static void hwtd_id_insert(struct hwtd_file *hf, struct hwtd_timeout *t)
+{
+	struct rb_node *last = hf->last;
+
+	hwtd_lockdep_assert(hf);
+	rb_link_node(&t->rb, last, last ? &last->rb_right : &hf->ids.rb_node);
+	rb_insert_color(&t->rb, &hf->ids);
+	hf->last = &t->rb;
+}
+
+static void hwtd_id_erase(struct hwtd_file *hf, struct hwtd_timeout *t)
+{
+	hwtd_lockdep_assert(hf);
+	if (hf->last == &t->rb)
+		hf->last = rb_prev(&t->rb);
+	rb_erase(&t->rb, &hf->ids);
+}
+
+/*
  * Take a timeout that is not on the ready list out of the id table. The
  * caller frees it with hwtd_free_list() after dropping the lock.
  */
 static void hwtd_remove(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	hwtd_lockdep_assert(hf);
-	rb_erase(&t->rb, &hf->ids);
+	hwtd_id_erase(hf, t);
 	hf->nlive--;
 	t->state = HWTD_DEAD;
 	t->need_sync = t->inflight != 0;
@@ -551,12 +578,6 @@ static int hwtd_id_cmp(const void *key, const struct rb_node *node)
 	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwtd_timeout, rb)->id;
 
 	return id < other ? -1 : id > other;
-}
-
-static bool hwtd_id_less(struct rb_node *a, const struct rb_node *b)
-{
-	return rb_entry(a, struct hwtd_timeout, rb)->id <
-	       rb_entry(b, struct hwtd_timeout, rb)->id;
 }
 
 /* The live timeout @id names, or NULL (not for %HWTD_NEW ones). */
@@ -869,7 +890,7 @@ static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, struct hwtd_c
 	/* A 64-bit counter does not wrap: ids are never reused. */
 	spin_lock_irq(&hf->lock);
 	t->id = hf->next_id++;
-	rb_add(&t->rb, &hf->ids, hwtd_id_less);
+	hwtd_id_insert(hf, t);
 	spin_unlock_irq(&hf->lock);
 	return t;
 
@@ -886,7 +907,7 @@ out_unlive:
 static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	spin_lock_irq(&hf->lock);
-	rb_erase(&t->rb, &hf->ids);
+	hwtd_id_erase(hf, t);
 	hf->nlive--;
 	spin_unlock_irq(&hf->lock);
 	kmem_cache_free(hwtd_cache, t);
@@ -905,6 +926,24 @@ static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
  * between that test and the final write-back can a cancel or modify act
  * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
+/* An arm entry's outputs, @result, @id and @deadline_ns, are adjacent. */
+static_assert(offsetof(struct hwtimer_arm_entry, id) ==
+	      offsetofend(struct hwtimer_arm_entry, result));
+static_assert(offsetof(struct hwtimer_arm_entry, deadline_ns) ==
+	      offsetofend(struct hwtimer_arm_entry, id));
+
+/* Write @ent's outputs back to @uent in one copy. */
+static int hwtd_arm_put(struct hwtimer_arm_entry __user *uent,
+			const struct hwtimer_arm_entry *ent)
+{
+	size_t off = offsetof(struct hwtimer_arm_entry, result);
+	size_t len = offsetofend(struct hwtimer_arm_entry, deadline_ns) - off;
+
+	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, len))
+		return -EFAULT;
+	return 0;
+}
+
 static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 			struct hwtd_ctx *ctx, int *result)
 {
@@ -938,9 +977,10 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 	 * read its record before this ioctl returns. Failing here leaves
 	 * nothing armed.
 	 */
-	if (put_user(t->id, &uent->id) ||
-	    put_user(hwtd_time_from_host(deadline, clk->offset), &uent->deadline_ns) ||
-	    put_user(0, &uent->result)) {
+	ent.result = 0;
+	ent.id = t->id;
+	ent.deadline_ns = hwtd_time_from_host(deadline, clk->offset);
+	if (hwtd_arm_put(uent, &ent)) {
 		hwtd_timeout_discard(hf, t);
 		return -EFAULT;
 	}
@@ -959,8 +999,10 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 	return 0;
 
 out_failed:
-	if (put_user(ret, &uent->result) || put_user(0ULL, &uent->id) ||
-	    put_user(0ULL, &uent->deadline_ns))
+	ent.result = ret;
+	ent.id = 0;
+	ent.deadline_ns = 0;
+	if (hwtd_arm_put(uent, &ent))
 		return -EFAULT;
 	*result = ret;
 	return 0;

@@ -36,10 +36,11 @@
  * counter, so it never hands out an id twice and a stale id cannot reach a
  * newer timeout. The live ones are in the id table, a red-black tree by id,
  * whose node is in the timeout itself: looking an id up costs O(log n)
- * under the file lock, and the table costs no memory beyond the timeouts,
- * whatever ids are live (an xarray indexed by id keeps a 576-byte node
- * for a single live id among 64, which a user who arms 64 and cancels 63
- * can make the case for every timeout).
+ * under the file lock (a new id, the greatest, goes in with no walk), and
+ * the table costs no memory beyond the timeouts, whatever ids are live
+ * (an xarray indexed by id keeps a 576-byte node for a single live id
+ * among 64, which a user who arms 64 and cancels 63 can make the case for
+ * every timeout).
  *
  * Expiry runs in the wheel's callback (softirq context for the default
  * wheel). It may race with cancel, modify, read() and close() on other
@@ -139,8 +140,9 @@ struct hwtd_user {
 /**
  * struct hwtd_file - the state of one open file of /dev/hwtimer
  * @lock: the file lock, taken with interrupts disabled, so that it can be
- *        taken from the wheel's callbacks. It protects @ids, @ready,
- *        @nlive, @nqueued, @next_id, @nbusy, @wheel, @precision, @boottime
+ *        taken from the wheel's callbacks. It protects @ids, @last,
+ *        @ready, @nlive, @nqueued, @next_id, @nbusy, @wheel, @precision,
+ *        @boottime
  *        and the @rb, @state, @node, @deadline, @period, @slack, @expired,
  *        @inflight and @need_sync members of every timeout of the file.
  *
@@ -172,6 +174,7 @@ struct hwtd_user {
  *        and pollers hold a reference to the file), so such a late wakeup
  *        finds nobody to wake.
  * @ids: the live timeouts (%HWTD_NEW, %HWTD_PENDING, %HWTD_QUEUED) by id
+ * @last: the node in @ids with the greatest id, NULL when @ids is empty
  * @ready: timeouts in %HWTD_QUEUED state, oldest expiry first
  * @wq: readers and pollers wait here for @nqueued to become non-zero.
  *      It is woken only when @nqueued goes from 0 to 1 (see hwtd_queue()),
@@ -198,6 +201,7 @@ struct hwtd_user {
 struct hwtd_file {
 	spinlock_t		lock;	/* the file lock, see above */
 	struct rb_root		ids;
+	struct rb_node		*last;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	struct hwtimer_wheel	*wheel;
@@ -230,7 +234,7 @@ struct hwtd_file {
  *            stops a pending arming and each callback take one away. Zero
  *            means no callback can touch the timeout any more.
  * @need_sync: set when the timeout became %HWTD_DEAD with @inflight not
- *             zero: hwtd_free() must then wait for the callback
+ *             zero: hwtd_free_list() must then wait for the callback
  * @state: see enum hwtd_state
  *
  * Members after @hf are under the file lock, except @id and @cookie, which
@@ -451,13 +455,36 @@ static void hwtd_unqueue(struct hwtd_file *hf, struct hwtd_timeout *t)
 }
 
 /*
+ * Put @t, whose id was just taken from @hf->next_id, in @hf->ids. Ids only
+ * grow, so it goes to the right of every live timeout: it is linked below
+ * @hf->last, which has no right child, with no walk down from the root.
+ */
+static void hwtd_id_insert(struct hwtd_file *hf, struct hwtd_timeout *t)
+{
+	struct rb_node *last = hf->last;
+
+	hwtd_lockdep_assert(hf);
+	rb_link_node(&t->rb, last, last ? &last->rb_right : &hf->ids.rb_node);
+	rb_insert_color(&t->rb, &hf->ids);
+	hf->last = &t->rb;
+}
+
+static void hwtd_id_erase(struct hwtd_file *hf, struct hwtd_timeout *t)
+{
+	hwtd_lockdep_assert(hf);
+	if (hf->last == &t->rb)
+		hf->last = rb_prev(&t->rb);
+	rb_erase(&t->rb, &hf->ids);
+}
+
+/*
  * Take a timeout that is not on the ready list out of the id table. The
- * caller frees it with hwtd_free() after dropping the lock.
+ * caller frees it with hwtd_free_list() after dropping the lock.
  */
 static void hwtd_remove(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	hwtd_lockdep_assert(hf);
-	rb_erase(&t->rb, &hf->ids);
+	hwtd_id_erase(hf, t);
 	hf->nlive--;
 	t->state = HWTD_DEAD;
 	t->need_sync = t->inflight != 0;
@@ -508,25 +535,12 @@ static u32 hwtd_unlink(struct hwtd_file *hf, struct hwtd_timeout *t)
 }
 
 /*
- * Free a %HWTD_DEAD timeout. Only if a callback was in flight when it died
- * is there a callback to wait for: hwtimer_cancel_sync() takes the wheel
- * base lock, which read() and cancel thus avoid in the common case.
- * Context: process; no file lock held.
- */
-static void hwtd_free(struct hwtd_timeout *t)
-{
-	struct hwtd_file *hf = t->hf;
-
-	if (t->need_sync)
-		hwtimer_cancel_sync(&t->timer);
-	kmem_cache_free(hwtd_cache, t);
-	hwtd_uncharge(hf);
-}
-
-/*
- * Free the %HWTD_DEAD timeouts of @hf on @dead (linked by @node), as
- * hwtd_free() does, but in bulk: the slab frees and the uncharge are done
- * once per HWTD_FREE_BULK timeouts, not once per timeout.
+ * Free the %HWTD_DEAD timeouts of @hf on @dead (linked by @node), in bulk:
+ * the slab frees and the uncharge are done once per HWTD_FREE_BULK
+ * timeouts, not once per timeout. Only if a callback was in flight when a
+ * timeout died is there a callback to wait for: hwtimer_cancel_sync()
+ * takes the wheel base lock, which read() and cancel thus avoid in the
+ * common case.
  * Context: process; no file lock held.
  */
 #define HWTD_FREE_BULK	16
@@ -564,12 +578,6 @@ static int hwtd_id_cmp(const void *key, const struct rb_node *node)
 	u64 id = *(const u64 *)key, other = rb_entry(node, struct hwtd_timeout, rb)->id;
 
 	return id < other ? -1 : id > other;
-}
-
-static bool hwtd_id_less(struct rb_node *a, const struct rb_node *b)
-{
-	return rb_entry(a, struct hwtd_timeout, rb)->id <
-	       rb_entry(b, struct hwtd_timeout, rb)->id;
 }
 
 /* The live timeout @id names, or NULL (not for %HWTD_NEW ones). */
@@ -700,6 +708,85 @@ static void hwtd_clock_read(const struct hwtd_file *hf, struct hwtd_clock *clk)
 }
 
 /*
+ * Timeout objects an ARM batch allocates, and a CANCEL batch frees, at a
+ * time: kmem_cache_alloc_bulk() takes the slab's fast path once and
+ * charges the memory cgroup once for all of them (6.1; later kernels
+ * charge each from a per-CPU stock), which costs about a third of what
+ * allocating them one by one does.
+ */
+#define HWTD_BULK	HWTD_FREE_BULK
+
+/**
+ * struct hwtd_ctx - what the entries of one batch call share
+ * @clk: the clock, read once for the whole call
+ * @left: entries of the call not yet processed, the current one included
+ * @objs: zeroed objects allocated in bulk and not yet used
+ * @nobjs: how many @objs holds
+ * @dead: %HWTD_DEAD timeouts a cancel took out, to be freed in bulk
+ * @ndead: how many @dead holds
+ *
+ * At most HWTD_BULK - 1 objects are allocated beyond what the call uses,
+ * and at most HWTD_BULK dead timeouts wait to be freed; hwtd_ctx_end()
+ * frees both before the call returns.
+ */
+struct hwtd_ctx {
+	struct hwtd_clock	clk;
+	u32			left;
+	unsigned int		nobjs;
+	void			*objs[HWTD_BULK];
+	struct list_head	dead;
+	unsigned int		ndead;
+};
+
+/*
+ * A zeroed object for a new timeout: from @ctx's bulk allocation, which is
+ * refilled for up to HWTD_BULK of the entries left when it is empty, or,
+ * for the last entry of a call or when the bulk allocation fails, on its
+ * own.
+ */
+static struct hwtd_timeout *hwtd_obj_alloc(struct hwtd_ctx *ctx)
+{
+	if (!ctx->nobjs && ctx->left > 1)
+		ctx->nobjs = kmem_cache_alloc_bulk(hwtd_cache,
+						   GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN,
+						   min_t(u32, ctx->left, HWTD_BULK),
+						   ctx->objs);
+	if (ctx->nobjs)
+		return ctx->objs[--ctx->nobjs];
+	return kmem_cache_zalloc(hwtd_cache, GFP_KERNEL_ACCOUNT);
+}
+
+/* Queue a %HWTD_DEAD timeout on @ctx to be freed in bulk. */
+static void hwtd_free_later(struct hwtd_file *hf, struct hwtd_ctx *ctx,
+			    struct hwtd_timeout *t)
+{
+	list_add_tail(&t->node, &ctx->dead);
+	if (++ctx->ndead == HWTD_BULK) {
+		hwtd_free_list(hf, &ctx->dead);
+		INIT_LIST_HEAD(&ctx->dead);
+		ctx->ndead = 0;
+	}
+}
+
+static void hwtd_ctx_begin(struct hwtd_file *hf, struct hwtd_ctx *ctx, u32 count)
+{
+	hwtd_clock_read(hf, &ctx->clk);
+	ctx->left = count;
+	ctx->nobjs = 0;
+	INIT_LIST_HEAD(&ctx->dead);
+	ctx->ndead = 0;
+}
+
+/* Free what @ctx still holds. Context: process; no file lock held. */
+static void hwtd_ctx_end(struct hwtd_file *hf, struct hwtd_ctx *ctx)
+{
+	if (ctx->nobjs)
+		kmem_cache_free_bulk(hwtd_cache, ctx->nobjs, ctx->objs);
+	if (ctx->ndead)
+		hwtd_free_list(hf, &ctx->dead);
+}
+
+/*
  * Check the timing of an arm or modify entry and compute its absolute host
  * deadline from @clk->now (host time); an absolute @expires is a time of
  * the caller's namespace, whose offset is @clk->offset.
@@ -768,8 +855,9 @@ static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
  * Allocate a timeout and give it an id, within the caps. It is %HWTD_NEW:
  * in @hf->ids, counted, but not armed.
  */
-static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, u64 cookie,
-					     u64 deadline, u64 period, u64 slack)
+static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, struct hwtd_ctx *ctx,
+					     u64 cookie, u64 deadline, u64 period,
+					     u64 slack)
 {
 	struct hwtd_timeout *t;
 	int ret;
@@ -786,7 +874,7 @@ static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, u64 cookie,
 	if (ret)
 		goto out_unlive;
 
-	t = kmem_cache_zalloc(hwtd_cache, GFP_KERNEL_ACCOUNT);
+	t = hwtd_obj_alloc(ctx);
 	if (!t) {
 		ret = -ENOMEM;
 		goto out_uncharge;
@@ -802,7 +890,7 @@ static struct hwtd_timeout *hwtd_timeout_new(struct hwtd_file *hf, u64 cookie,
 	/* A 64-bit counter does not wrap: ids are never reused. */
 	spin_lock_irq(&hf->lock);
 	t->id = hf->next_id++;
-	rb_add(&t->rb, &hf->ids, hwtd_id_less);
+	hwtd_id_insert(hf, t);
 	spin_unlock_irq(&hf->lock);
 	return t;
 
@@ -819,7 +907,7 @@ out_unlive:
 static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	spin_lock_irq(&hf->lock);
-	rb_erase(&t->rb, &hf->ids);
+	hwtd_id_erase(hf, t);
 	hf->nlive--;
 	spin_unlock_irq(&hf->lock);
 	kmem_cache_free(hwtd_cache, t);
@@ -838,9 +926,28 @@ static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
  * between that test and the final write-back can a cancel or modify act
  * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
-static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
-			const struct hwtd_clock *clk, int *result)
+/* An arm entry's outputs, @result, @id and @deadline_ns, are adjacent. */
+static_assert(offsetof(struct hwtimer_arm_entry, id) ==
+	      offsetofend(struct hwtimer_arm_entry, result));
+static_assert(offsetof(struct hwtimer_arm_entry, deadline_ns) ==
+	      offsetofend(struct hwtimer_arm_entry, id));
+
+/* Write @ent's outputs back to @uent in one copy. */
+static int hwtd_arm_put(struct hwtimer_arm_entry __user *uent,
+			const struct hwtimer_arm_entry *ent)
 {
+	size_t off = offsetof(struct hwtimer_arm_entry, result);
+	size_t len = offsetofend(struct hwtimer_arm_entry, deadline_ns) - off;
+
+	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
+			struct hwtd_ctx *ctx, int *result)
+{
+	const struct hwtd_clock *clk = &ctx->clk;
 	struct hwtimer_arm_entry __user *uent = uptr;
 	struct hwtimer_arm_entry ent;
 	struct hwtd_timeout *t;
@@ -858,7 +965,8 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 	if (ret)
 		goto out_failed;
 
-	t = hwtd_timeout_new(hf, ent.cookie, deadline, ent.period_ns, ent.slack_ns);
+	t = hwtd_timeout_new(hf, ctx, ent.cookie, deadline, ent.period_ns,
+			     ent.slack_ns);
 	if (IS_ERR(t)) {
 		ret = PTR_ERR(t);
 		goto out_failed;
@@ -869,9 +977,10 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 	 * read its record before this ioctl returns. Failing here leaves
 	 * nothing armed.
 	 */
-	if (put_user(t->id, &uent->id) ||
-	    put_user(hwtd_time_from_host(deadline, clk->offset), &uent->deadline_ns) ||
-	    put_user(0, &uent->result)) {
+	ent.result = 0;
+	ent.id = t->id;
+	ent.deadline_ns = hwtd_time_from_host(deadline, clk->offset);
+	if (hwtd_arm_put(uent, &ent)) {
 		hwtd_timeout_discard(hf, t);
 		return -EFAULT;
 	}
@@ -890,15 +999,17 @@ static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 	return 0;
 
 out_failed:
-	if (put_user(ret, &uent->result) || put_user(0ULL, &uent->id) ||
-	    put_user(0ULL, &uent->deadline_ns))
+	ent.result = ret;
+	ent.id = 0;
+	ent.deadline_ns = 0;
+	if (hwtd_arm_put(uent, &ent))
 		return -EFAULT;
 	*result = ret;
 	return 0;
 }
 
 static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
-			   const struct hwtd_clock *clk, int *result)
+			   struct hwtd_ctx *ctx, int *result)
 {
 	struct hwtimer_cancel_entry __user *uent = uptr;
 	struct hwtimer_cancel_entry ent;
@@ -922,7 +1033,7 @@ static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
 			ret = -ENOENT;
 		spin_unlock_irq(&hf->lock);
 		if (t)
-			hwtd_free(t);
+			hwtd_free_later(hf, ctx, t);
 	}
 	if (put_user(ret, &uent->result) || put_user(status, &uent->status))
 		return -EFAULT;
@@ -931,8 +1042,9 @@ static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
 }
 
 static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
-			   const struct hwtd_clock *clk, int *result)
+			   struct hwtd_ctx *ctx, int *result)
 {
+	const struct hwtd_clock *clk = &ctx->clk;
 	struct hwtimer_modify_entry __user *uent = uptr;
 	struct hwtimer_modify_entry ent;
 	struct hwtd_timeout *t;
@@ -986,8 +1098,9 @@ out:
  * the clock itself, under the lock, for its @remaining_ns.
  */
 static int hwtd_get_one(struct hwtd_file *hf, void __user *uptr,
-			const struct hwtd_clock *clk, int *result)
+			struct hwtd_ctx *ctx, int *result)
 {
+	const struct hwtd_clock *clk = &ctx->clk;
 	struct hwtimer_get_entry __user *uent = uptr;
 	struct hwtimer_get_entry ent;
 	struct hwtd_timeout *t;
@@ -1046,10 +1159,10 @@ static int hwtd_get_one(struct hwtd_file *hf, void __user *uptr,
 static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
 		       size_t entry_size,
 		       int (*one)(struct hwtd_file *hf, void __user *uptr,
-				  const struct hwtd_clock *clk, int *result))
+				  struct hwtd_ctx *ctx, int *result))
 {
 	struct hwtimer_batch batch;
-	struct hwtd_clock clk;
+	struct hwtd_ctx ctx;
 	char __user *uent;
 	u32 done, failed = 0;
 	int ret = 0, result;
@@ -1071,9 +1184,9 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 	spin_lock_irq(&hf->lock);
 	hf->nbusy++;
 	spin_unlock_irq(&hf->lock);
-	hwtd_clock_read(hf, &clk);
-	for (done = 0; done < batch.count; done++) {
-		ret = one(hf, uent + (size_t)done * entry_size, &clk, &result);
+	hwtd_ctx_begin(hf, &ctx, batch.count);
+	for (done = 0; done < batch.count; done++, ctx.left--) {
+		ret = one(hf, uent + (size_t)done * entry_size, &ctx, &result);
 		if (ret)
 			break;
 		if (result) {
@@ -1086,6 +1199,7 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 		}
 		cond_resched();
 	}
+	hwtd_ctx_end(hf, &ctx);
 	spin_lock_irq(&hf->lock);
 	hf->nbusy--;
 	spin_unlock_irq(&hf->lock);

@@ -677,6 +677,78 @@ TEST_F(hwt, cancel_batch_mixed)
 	ASSERT_EQ(-ENOENT, c[3].result);
 }
 
+/*
+ * The id table after the newest timeout goes: a batch of 40 (objects come
+ * in bulk, 16 at a time, and two invalid entries leave spares), the newest
+ * and a middle one cancelled, three more armed; every live id still finds
+ * its own timeout, no id is handed out twice, and one batch cancels the
+ * rest.
+ */
+TEST_F(hwt, ids_after_newest_cancelled)
+{
+	struct hwtimer_arm_entry a[40];
+	struct hwtimer_cancel_entry c[43] = { 0 };
+	struct hwtimer_get_entry g;
+	uint64_t id[43], cookie[43], gone[2];
+	uint32_t done, failed, i, j, n = 0;
+	struct hwtimer_info info;
+
+	HWT_NEED_DEV();
+	for (i = 0; i < 40; i++)
+		ht_arm_entry(&a[i], 1000 + i, 10000 * MS, 0, i == 5 || i == 20 ? 0x80 : 0);
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, a, 40, HWTIMER_BATCH_CONTINUE,
+			       &done, &failed));
+	ASSERT_EQ(40, done);
+	ASSERT_EQ(2, failed);
+	for (i = 0; i < 40; i++) {
+		if (i == 5 || i == 20) {
+			ASSERT_EQ(-EINVAL, a[i].result) TH_LOG("entry %u", i);
+			continue;
+		}
+		ASSERT_EQ(0, a[i].result) TH_LOG("entry %u", i);
+		for (j = 0; j < n; j++)
+			ASSERT_NE(id[j], a[i].id) TH_LOG("id handed out twice");
+		id[n] = a[i].id;
+		cookie[n++] = a[i].cookie;
+	}
+	/* The newest and one in the middle. */
+	c[0].id = gone[0] = id[n - 1];
+	c[1].id = gone[1] = id[10];
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, 2, 0, &done, &failed));
+	ASSERT_EQ(0, failed);
+	ASSERT_EQ(-ENOENT, ht_get(self->fd, id[n - 1], &g));
+	ASSERT_EQ(-ENOENT, ht_get(self->fd, id[10], &g));
+	memmove(&id[10], &id[11], (n - 11) * sizeof(id[0]));
+	memmove(&cookie[10], &cookie[11], (n - 11) * sizeof(cookie[0]));
+	n -= 2;
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ht_arm(self->fd, 2000 + i, 10000 * MS, 0, 0, &id[n]));
+		ASSERT_NE(gone[0], id[n]) TH_LOG("the cancelled newest id handed out again");
+		ASSERT_NE(gone[1], id[n]) TH_LOG("a cancelled id handed out again");
+		for (j = 0; j < n; j++)
+			ASSERT_NE(id[j], id[n]) TH_LOG("id handed out twice");
+		cookie[n++] = 2000 + i;
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, ht_get(self->fd, id[i], &g)) TH_LOG("id %llu (%u of %u) lost",
+								 (unsigned long long)id[i], i, n);
+		ASSERT_EQ(cookie[i], g.cookie) TH_LOG("id %llu found another timeout",
+						      (unsigned long long)id[i]);
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, g.status);
+	}
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(n, info.pending);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < n; i++)
+		c[i].id = id[n - 1 - i];
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, n, 0, &done, &failed));
+	ASSERT_EQ(n, done);
+	ASSERT_EQ(0, failed);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending) TH_LOG("%llu left after cancelling all",
+					  (unsigned long long)info.pending);
+}
+
 /* Across files ids mean nothing: a file cannot touch another's timeouts. */
 TEST_F(hwt, ids_per_file)
 {

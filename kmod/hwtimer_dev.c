@@ -926,49 +926,22 @@ static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
  * between that test and the final write-back can a cancel or modify act
  * and still fail with -EFAULT (hwtimer(4), BUGS).
  */
-/*
- * The output members of an arm, cancel and modify entry are adjacent: from
- * @result to @deadline_ns, to @status, and to @status. Each entry writes
- * them back with one copy_to_user() of that range of its kernel copy.
- */
+/* An arm entry's outputs, @result, @id and @deadline_ns, are adjacent. */
 static_assert(offsetof(struct hwtimer_arm_entry, id) ==
 	      offsetofend(struct hwtimer_arm_entry, result));
 static_assert(offsetof(struct hwtimer_arm_entry, deadline_ns) ==
 	      offsetofend(struct hwtimer_arm_entry, id));
-static_assert(offsetof(struct hwtimer_cancel_entry, status) ==
-	      offsetofend(struct hwtimer_cancel_entry, result));
-static_assert(offsetof(struct hwtimer_modify_entry, deadline_ns) ==
-	      offsetofend(struct hwtimer_modify_entry, result));
-static_assert(offsetof(struct hwtimer_modify_entry, status) ==
-	      offsetofend(struct hwtimer_modify_entry, deadline_ns));
 
-/* Copy bytes @off to @end of the kernel copy @ent of an entry to @uent. */
-static int hwtd_put_range(void __user *uent, const void *ent, size_t off, size_t end)
-{
-	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, end - off))
-		return -EFAULT;
-	return 0;
-}
-
+/* Write @ent's outputs back to @uent in one copy. */
 static int hwtd_arm_put(struct hwtimer_arm_entry __user *uent,
 			const struct hwtimer_arm_entry *ent)
 {
-	return hwtd_put_range(uent, ent, offsetof(struct hwtimer_arm_entry, result),
-			      offsetofend(struct hwtimer_arm_entry, deadline_ns));
-}
+	size_t off = offsetof(struct hwtimer_arm_entry, result);
+	size_t len = offsetofend(struct hwtimer_arm_entry, deadline_ns) - off;
 
-static int hwtd_cancel_put(struct hwtimer_cancel_entry __user *uent,
-			   const struct hwtimer_cancel_entry *ent)
-{
-	return hwtd_put_range(uent, ent, offsetof(struct hwtimer_cancel_entry, result),
-			      offsetofend(struct hwtimer_cancel_entry, status));
-}
-
-static int hwtd_modify_put(struct hwtimer_modify_entry __user *uent,
-			   const struct hwtimer_modify_entry *ent)
-{
-	return hwtd_put_range(uent, ent, offsetof(struct hwtimer_modify_entry, result),
-			      offsetofend(struct hwtimer_modify_entry, status));
+	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, len))
+		return -EFAULT;
+	return 0;
 }
 
 static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
@@ -1047,9 +1020,7 @@ static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
 	/* Make sure the results can be written before cancelling anything. */
-	ent.result = 0;
-	ent.status = 0;
-	if (hwtd_cancel_put(uent, &ent))
+	if (put_user(0, &uent->result) || put_user(0U, &uent->status))
 		return -EFAULT;
 	if (ent.flags || ent.reserved) {
 		ret = -EINVAL;
@@ -1064,9 +1035,7 @@ static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
 		if (t)
 			hwtd_free_later(hf, ctx, t);
 	}
-	ent.result = ret;
-	ent.status = status;
-	if (hwtd_cancel_put(uent, &ent))
+	if (put_user(ret, &uent->result) || put_user(status, &uent->status))
 		return -EFAULT;
 	*result = ret;
 	return 0;
@@ -1087,10 +1056,8 @@ static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
 	/* Make sure the results can be written before modifying anything. */
-	ent.result = 0;
-	ent.deadline_ns = 0;
-	ent.status = 0;
-	if (hwtd_modify_put(uent, &ent))
+	if (put_user(0, &uent->result) || put_user(0ULL, &uent->deadline_ns) ||
+	    put_user(0U, &uent->status))
 		return -EFAULT;
 	if (ent.reserved)
 		ret = -EINVAL;
@@ -1117,10 +1084,8 @@ static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
 		hwtd_wake(hf);
 out:
 	deadline = ret ? 0 : hwtd_time_from_host(deadline, clk->offset);
-	ent.result = ret;
-	ent.deadline_ns = deadline;
-	ent.status = status;
-	if (hwtd_modify_put(uent, &ent))
+	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
+	    put_user(status, &uent->status))
 		return -EFAULT;
 	*result = ret;
 	return 0;

@@ -914,18 +914,6 @@ static void hwtd_timeout_discard(struct hwtd_file *hf, struct hwtd_timeout *t)
 	hwtd_uncharge(hf);
 }
 
-/*
- * The hwtd_*_one() functions process one entry of a batch. They return 0
- * when the entry was processed and its result written back (*@result is
- * that result), or -EFAULT when the entry could not be read or written:
- * then it changed nothing. To keep that promise, each writes every output
- * field of its entry before it acts (arm its final values, cancel and
- * modify zeroes: output fields are ignored on input), so that a part of
- * the entry that cannot be written is found before the action, not after.
- * Only if another thread makes the entry unwritable (munmap(), mprotect())
- * between that test and the final write-back can a cancel or modify act
- * and still fail with -EFAULT (hwtimer(4), BUGS).
- */
 /* An arm entry's outputs, @result, @id and @deadline_ns, are adjacent. */
 static_assert(offsetof(struct hwtimer_arm_entry, id) ==
 	      offsetofend(struct hwtimer_arm_entry, result));
@@ -944,6 +932,18 @@ static int hwtd_arm_put(struct hwtimer_arm_entry __user *uent,
 	return 0;
 }
 
+/*
+ * The hwtd_*_one() functions process one entry of a batch. They return 0
+ * when the entry was processed and its result written back (*@result is
+ * that result), or -EFAULT when the entry could not be read or written:
+ * then it changed nothing. To keep that promise, each writes every output
+ * field of its entry before it acts (arm its final values, cancel and
+ * modify zeroes: output fields are ignored on input), so that a part of
+ * the entry that cannot be written is found before the action, not after.
+ * Only if another thread makes the entry unwritable (munmap(), mprotect())
+ * between that test and the final write-back can a cancel or modify act
+ * and still fail with -EFAULT (hwtimer(4), BUGS).
+ */
 static int hwtd_arm_one(struct hwtd_file *hf, void __user *uptr,
 			struct hwtd_ctx *ctx, int *result)
 {

@@ -15,12 +15,12 @@
 #
 # KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
 #
-# See docs/benchmarks.md and bench/bench.sh.
+# See docs/benchmarks.md and bench/lib.sh.
 
 .PHONY: bench bench-plot bench-smoke bench-user
 
 # The user-space benchmark, static (the VM has no libraries): what
-# bench/bench.sh and scripts/runner.sh put into the guest.
+# scripts/runner.sh puts into the guest.
 BENCH_BIN := $(HWT_OUT)/bench/bin
 
 bench-user: $(BENCH_BIN)/hwtbench-user
@@ -30,10 +30,10 @@ $(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(wildcard include/uapi/linux/*.h tools
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 
 bench:
-	bench/bench.sh full
+	scripts/runner.sh bench full
 
 bench-smoke:
-	bench/bench.sh smoke
+	scripts/runner.sh bench smoke
 
 bench-plot:
 	@test -f build/bench/nsop.dat -a -f build/bench/lateness.dat || { echo "bench-plot: no results: run make bench first" >&2; exit 1; }

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# What the host-side drivers of the test VM share: scripts/runner.sh (make
-# check, runner-test, run, shell), stress/stress.sh (make stress) and
-# bench/bench.sh (make bench). Sourced after `set -euo pipefail` from the
-# top of the tree, with `prog` set to the name that prefixes messages.
+# What the host side of every VM target shares: scripts/runner.sh (make
+# check, runner-test, run, shell), its stress runs (stress/lib.sh: make
+# stress, soak...) and its bench runs (bench/lib.sh: make bench). Sourced, after `set -euo pipefail` and with
+# `prog` set to the name that prefixes messages, as
+# `. "$(dirname "$0")/../scripts/lib.sh"`: it sets `top` and moves there.
 #
 #   say MSG                 progress, on stderr, with the seconds so far
 #   pass, fail MSG          count a check; fail prints "FAIL MSG"
@@ -18,10 +19,19 @@
 #                           hwtimer.ko and DIRs as one external-module tree
 #   built_modules TREE      the modules a tree built
 #   stage_modules TREE ROOT copy them into ROOT/hwt/
+#   own_boot FLAVOUR USER DIR...
+#                           the build and staging of a stress or bench run
 #   boot_vm KDIR ROOT MODE LOG
 #                           boot the VM (scripts/vm-boot.sh) and wait
 #   check_boot LOG KERNEL   say which kernel the log comes from, check it
 #   judge LOG SEG NEED_DONE scripts/parse-log.awk on a part of a log
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top" || exit 1
+# Called from make: its flags (-j with a jobserver, -n, -s) are not for
+# the builds here, which pick their own. Variables given as `make check
+# SMP=4` are in the environment too, and stay.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 passed=0 failed=0 skipped=0
 lib_t0=$SECONDS
@@ -132,6 +142,33 @@ stage_modules() {
 		mkdir -p "$root/hwt/$(dirname "$f")"
 		cp "$tree/$f" "$root/hwt/$f"
 	done
+}
+
+# The build and staging of a run with a boot of its own (stress_run,
+# bench_run) on `kernel`: packages, the cached FLAVOUR test kernel (sets
+# kdir), hwtimer.ko and DIRs in one tree $vm/kbuild (with PATCHES applied:
+# then a throw-away $vm/kbuild-patched), the user-space programs of make
+# target USER, all staged into a new $vm/rootfs (sets root).
+own_boot() {
+	# shellcheck disable=SC2154 # vm and kernel are the caller's
+	local flavour=$1 user=$2 kb=$vm/kbuild ksrc
+	shift 2
+	scripts/deps.sh
+	kdir=$(scripts/kernel.sh "$flavour" "$kernel") || abort "no $flavour $kernel kernel"
+	say "$flavour $kernel kernel $kdir"
+	if [ -n "${PATCHES:-}" ]; then
+		kb=$vm/kbuild-patched
+		rm -rf "$kb"
+	fi
+	kbuild_tree "modules (W=1)" "$kdir" "$kb" "$@" || abort "module build failed"
+	# kselftest.h and the harness: 6.1's on every kernel, as runner.sh
+	# builds the tests (static programs, kernel independent).
+	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1"
+	make -s "$user" KSRC="$ksrc" || abort "$user: build failed"
+	say "modules and $user built"
+	root=$vm/rootfs
+	rm -rf "$root"
+	stage_modules "$kb" "$root"
 }
 
 # Boot the VM on ROOT (an initramfs tree, /init is scripts/guest-init.sh)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The hwtimer test runner: everything behind `make check|runner-test|run|shell`.
+# The hwtimer test runner: everything behind `make check`, `runner-test`,
+# `run`, `shell`, and the stress and bench targets.
 #
 #   scripts/runner.sh check        on each test kernel of KERNELS, in one VM
 #                                  boot: every test, the runner's self-tests,
@@ -11,16 +12,20 @@
 #                                  must fail each deliberately broken fixture
 #   scripts/runner.sh run          boot KERNEL with hwtimer.ko loaded, run the demo
 #   scripts/runner.sh shell        boot KERNEL with hwtimer.ko loaded, interactive shell
+#   scripts/runner.sh stress MODE  a stress run on KERNEL, in a boot of its
+#                                  own (stress_run in stress/lib.sh)
+#   scripts/runner.sh bench MODE   a benchmark run on KERNEL, in a boot of
+#                                  its own (bench_run in bench/lib.sh)
 #
 # Kernels are named as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt):
 # KERNELS is the list check runs (default "6.1 6.12-rt"), KERNEL the one
 # the other modes boot (default 6.1).
 #
-# Steps: install missing packages; once per run, build the modules against
-# Debian's stock headers (check) and the static user-space programs; then,
+# Steps of check: install missing packages; once per run, build the modules
+# against Debian's stock headers and the static user-space programs; then,
 # per kernel, get the cached debug kernel, build the modules against it
-# (hwtimer, KUnit, samples, and for check the stress and benchmark modules
-# and the self-test fixtures), stage them into an initramfs, boot QEMU
+# (hwtimer, KUnit, samples, the stress and benchmark modules and the
+# self-test fixtures), stage them into an initramfs, boot QEMU
 # (scripts/vm-boot.sh; the guest's /init is scripts/guest-init.sh, which
 # sources stress/guest.sh and bench/guest.sh) and judge the log: parse-log
 # for everything, the fixtures one by one, the stress steps' expected
@@ -33,11 +38,12 @@
 # Environment: KERNELS, KERNEL, STRESS_SMOKE=0 and BENCH_SMOKE=0 (leave
 # those parts out of check), SMP, MEM, VM_TIMEOUT (default 1800 for check,
 # 1200 otherwise), UT_TIMEOUT, APPEND, QEMU_EXTRA, QUIET (see
-# scripts/vm-boot.sh); STRESS_STEPS, STRESS_CONF (stress/lib.sh),
-# BENCH_ONLY, BENCH_KPARAMS, BENCH_UPARAMS (bench/lib.sh).
+# scripts/vm-boot.sh); STRESS_STEPS, STRESS_CONF, STRESS_PATCHES
+# (stress/lib.sh), BENCH_ONLY, BENCH_KPARAMS, BENCH_UPARAMS, BENCH_KERNEL
+# (bench/lib.sh).
 set -euo pipefail
 
-mode=${1:?usage: runner.sh check|runner-test|run|shell}
+mode=${1:?usage: runner.sh check|runner-test|run|shell|stress MODE|bench MODE}
 kernel=${KERNEL:-6.1}
 if [ "$mode" = one ]; then
 	# Internal: one kernel's part of check or runner-test. The caller holds
@@ -45,14 +51,9 @@ if [ "$mode" = one ]; then
 	mode=${2:?} kernel=${3:?}
 	one=1
 fi
-# Called from make: its flags (-j with a jobserver, -n, -s) are not for the
-# builds below, which pick their own. Variables given as `make check SMP=4`
-# are in the environment too, and stay.
-unset MAKEFLAGS MFLAGS MAKELEVEL
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
 prog=runner
-. scripts/lib.sh
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 . stress/lib.sh
 . bench/lib.sh
 
@@ -335,8 +336,14 @@ list_failures() {
 
 case "$mode" in
 check | runner-test | run | shell) ;;
+stress | bench)
+	# A run of its own, under build/stress or build/bench: no lock.
+	prog=$mode
+	"${mode}_run" "${2:-}"
+	exit
+	;;
 *)
-	echo "usage: runner.sh check|runner-test|run|shell" >&2
+	echo "usage: runner.sh check|runner-test|run|shell|stress MODE|bench MODE" >&2
 	exit 2
 	;;
 esac

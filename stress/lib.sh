@@ -1,12 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The host's side of the stress steps (stress/guest.sh), for stress/stress.sh
-# (make stress, stress-smoke, check-kcsan) and for the stress smoke that
-# scripts/runner.sh runs in the boot of `make check`. Sourced after
-# scripts/lib.sh, from the top of the tree.
+# The stress runs and the host's side of the stress steps (stress/guest.sh):
+# `scripts/runner.sh stress MODE` (make stress, soak, stress-smoke,
+# check-kcsan; see stress/stress.mk), and the stress smoke that `make
+# check` runs in its one boot. Sourced by scripts/runner.sh after
+# scripts/lib.sh.
 #
-#   stress_conf MODE        the guest's settings for full, soak, smoke or kcsan
+#   stress_run MODE         a run of its own boot, MODE one of
+#                           full   every stress item at length (about 10
+#                                  minutes)
+#                           soak   the same, repeated until 10M ledger
+#                                  operations in the kernel and in user
+#                                  space each, 1M fuzzer calls and 50
+#                                  hotplug cycles (about 30 minutes)
+#                           smoke  a short version of each item (1 to 2
+#                                  minutes), what `make check` runs
+#                           kcsan  the KUnit suites and the smoke on the
+#                                  KCSAN kernel (scripts/kcsan.config)
+#   stress_conf MODE        the guest's settings for one of those modes
 #   stress_stage ROOT MODE  the stress programs, stress/guest.sh and its
 #                           settings into ROOT/hwt/stress (the modules come
 #                           with stage_modules)
@@ -14,9 +26,25 @@
 #                           warning, and the totals of the log's ledgers,
 #                           fault points, fuzzer calls and hotplug cycles
 #
-# Environment: STRESS_STEPS (run only these guest steps, e.g. "kacct
-# faults"; the default is all), STRESS_CONF (shell assignments that
-# override the guest's settings, e.g. 'KACCT="duration_ms=60000"').
+# stress_run: the cached test kernel (debug, or kcsan), hwtimer.ko and the
+# stress modules in one tree with W=1, the static user-space stress
+# programs (64-bit and -m32), an initramfs whose /init
+# (scripts/guest-init.sh, hwt.mode=stress) runs the steps of
+# stress/guest.sh, QEMU (TCG); then the log is judged: parse-log.awk on
+# everything but the expected-warning segments (every result and guest
+# check; any WARNING, BUG, lockdep, KASAN, KCSAN or kmemleak report fails),
+# and the stress:leak-* segments must each hold the one warning hwtimer.ko
+# gives for a wheel a client never destroyed, and nothing else. It prints
+# the ledger totals, fault points, fuzzer calls and hotplug cycles and ends
+# with "N passed, N failed, N skipped"; results in
+# build/stress/MODE-KERNEL/.
+#
+# Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), STRESS_STEPS
+# (run only these guest steps, e.g. "kacct faults"; the default is all),
+# STRESS_CONF (shell assignments that override the guest's settings, e.g.
+# 'KACCT="duration_ms=60000"'), STRESS_PATCHES (patch files applied to a
+# copy of the sources first, to try a proposed fix), SMP (vCPUs; default 3
+# for full, 2 otherwise), MEM (default 1G), VM_TIMEOUT (seconds).
 
 stress_all_steps="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn leakpending leakinit"
 
@@ -177,4 +205,76 @@ stress_judge() {
 			if (vms != "") printf "VM uptime after the steps: %.0f s\n", vms
 		}
 	' "$log"
+}
+
+# shellcheck disable=SC2154 # top, kernel, kdir, root: runner.sh, own_boot
+stress_run() {
+	local smode=${1:-smoke} flavour smp timeout dirs=(stress) judged_log
+
+	case "$smode" in
+	full) flavour=debug smp=3 timeout=1500 ;;
+	soak) flavour=debug smp=2 timeout=3600 ;;
+	smoke) flavour=debug smp=2 timeout=600 ;;
+	kcsan) flavour=kcsan smp=2 timeout=600 ;;
+	*)
+		echo "usage: runner.sh stress full|soak|smoke|kcsan" >&2
+		exit 2
+		;;
+	esac
+	out=$top/build/stress/$smode-$kernel
+	vm=$out/vm
+	log=$out/stress.log
+	mkdir -p "$vm"
+
+	# The stress modules (and, for kcsan, the KUnit module); STRESS_PATCHES
+	# are applied to a throw-away copy.
+	[ "$smode" = kcsan ] && dirs+=(kunit)
+	PATCHES=${STRESS_PATCHES:-} own_boot "$flavour" stress-user "${dirs[@]}"
+	stress_stage "$root" "$smode"
+
+	# slub_nomerge: the device's timeout cache keeps its own slab statistics.
+	# Progress: steps, failures, the summary lines.
+	APPEND="slub_nomerge ${APPEND:-}" SMP=${SMP:-$smp} UT_TIMEOUT=900 \
+		VM_TIMEOUT=${VM_TIMEOUT:-$timeout} PROGRESS='@@STRESS step|@@HWT (fail|done)|^not ok|BUG:|WARNING:' \
+		boot_vm "$kdir" "$root" stress "$log"
+
+	check_boot "$log" "$kernel"
+
+	# KCSAN reports only count when they involve hwtimer code: data races
+	# the instrumented core kernel reports among its own functions are
+	# listed, not failed (they are not ours to fix).
+	judged_log=$log
+	if [ "$smode" = kcsan ]; then
+		judged_log=$out/stress.filtered.log
+		awk -v foreign="$out/kcsan-foreign.txt" '
+			function flush(  i, ours) {
+				ours = 0
+				for (i = 1; i <= n; i++)
+					if (buf[i] ~ /hwt|hwtimer|\[hwtimer/)
+						ours = 1
+				for (i = 1; i <= n; i++) {
+					if (ours)
+						print buf[i]
+					else if (i == 2)
+						print "KCSAN report outside hwtimer: " buf[i] > foreign
+				}
+				n = 0
+			}
+			/====================/ && n == 0 { inrep = 1 }
+			inrep { buf[++n] = $0; if (n > 1 && $0 ~ /====================/) { flush(); inrep = 0 }; next }
+			{ print }
+			END { if (n) flush() }
+		' "$log" >"$judged_log"
+		: >>"$out/kcsan-foreign.txt"
+		if [ -s "$out/kcsan-foreign.txt" ]; then
+			echo "stress: KCSAN reports in code that is not hwtimer's (not failed):"
+			sed 's/\[ *[0-9.]*\] //' "$out/kcsan-foreign.txt" | sort | uniq -c | sed 's/^/    /'
+		fi
+	fi
+
+	judge "$judged_log" main 1 || true
+	stress_judge "$log"
+	echo "full log: $log"
+	say "done"
+	summary
 }

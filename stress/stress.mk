@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Stress, fault-injection, fuzzing and data-race targets, included by the
-# top-level Makefile (see stress/stress.sh and docs/security.md):
+# top-level Makefile (see stress/lib.sh and docs/security.md):
 #
 #   make stress         every stress item at length in the debug VM (about
 #                       10 minutes): kernel and user accounting ledgers,
@@ -46,13 +46,13 @@ $(STRESS_BIN)/%: stress/%.c $(STRESS_DEPS)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 
 stress:
-	stress/stress.sh full
+	scripts/runner.sh stress full
 
 soak:
-	stress/stress.sh soak
+	scripts/runner.sh stress soak
 
 stress-smoke:
-	stress/stress.sh smoke
+	scripts/runner.sh stress smoke
 
 check-kcsan:
-	stress/stress.sh kcsan
+	scripts/runner.sh stress kcsan

@@ -66,7 +66,6 @@
 #include "hwtimer_user.h"
 #include "uwheel.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_REPS	32
 #define READ_RECS	4096
 #define EPOLL_EVENTS	4096

@@ -24,7 +24,7 @@
 #include <dirent.h>
 #include <poll.h>
 
-#include "hwts_user.h"
+#include "hwtimer_user.h"
 
 static int nth_fd = -1;
 static unsigned long points, injected;

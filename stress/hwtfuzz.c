@@ -65,7 +65,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#include "hwts_user.h"
+#include "hwtimer_user.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME	0x00000080
@@ -1331,13 +1331,9 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	end = t0 + (uint64_t)secs * SEC;
 	for (w = 0; w < nw; w++) {
-		pids[w] = fork();
-		if (pids[w] < 0) {
-			perror("fork");
+		pids[w] = fork_child(worker(w, end));
+		if (pids[w] < 0)
 			return 2;
-		}
-		if (!pids[w])
-			_exit(worker(w, end));
 	}
 	for (w = 0; w < NSHARED; w++)
 		close(fds[w]);

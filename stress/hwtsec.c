@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "hwts_user.h"
+#include "hwtimer_user.h"
 
 #define NOBODY		65534
 #define OTHER		65533

@@ -44,7 +44,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "hwts_user.h"
+#include "hwtimer_user.h"
 
 #define NENT_MAX	(1u << 21)
 #define COOKIE_MAGIC	0x5754530000000000ULL
@@ -265,6 +265,25 @@ static uint64_t pick_id(struct thr *t, struct hfd *h, uint32_t *idxp)
 	return atomic_load(&e->id);
 }
 
+/*
+ * An entry of a CANCEL or MODIFY batch: true if it acted on a live timeout
+ * (pending, or expired with its record unread). ENOENT (resolved meanwhile
+ * by another thread) and anything else are counted, not acted on.
+ */
+static bool entry_acted(const char *what, int32_t result, uint32_t status)
+{
+	if (result == -ENOENT) {
+		inc(enoent);
+		return false;
+	}
+	if (result || (status != HWTIMER_STATUS_PENDING && status != HWTIMER_STATUS_EXPIRED)) {
+		printf("# %s entry: result %d status %u\n", what, result, status);
+		inc(errors);
+		return false;
+	}
+	return true;
+}
+
 static void do_cancel(struct thr *t, struct hfd *h)
 {
 	struct hwtimer_cancel_entry c[BATCH_MAX / 2];
@@ -290,16 +309,8 @@ static void do_cancel(struct thr *t, struct hfd *h)
 		struct ent *e = &shm->ents[idx[i]];
 		uint32_t st = E_ARMED;
 
-		if (c[i].result == -ENOENT) {
-			inc(enoent);
+		if (!entry_acted("cancel", c[i].result, c[i].status))
 			continue;
-		}
-		if (c[i].result || (c[i].status != HWTIMER_STATUS_PENDING &&
-				    c[i].status != HWTIMER_STATUS_EXPIRED)) {
-			printf("# cancel entry: result %d status %u\n", c[i].result, c[i].status);
-			inc(errors);
-			continue;
-		}
 		if (atomic_compare_exchange_strong(&e->state, &st, E_CANCELLED)) {
 			inc(cancelled);
 		} else {
@@ -347,16 +358,8 @@ static void do_modify(struct thr *t, struct hfd *h)
 	for (i = 0; i < n; i++) {
 		struct ent *e = &shm->ents[idx[i]];
 
-		if (m[i].result == -ENOENT) {
-			inc(enoent);
+		if (!entry_acted("modify", m[i].result, m[i].status))
 			continue;
-		}
-		if (m[i].result || (m[i].status != HWTIMER_STATUS_PENDING &&
-				    m[i].status != HWTIMER_STATUS_EXPIRED)) {
-			printf("# modify entry: result %d status %u\n", m[i].result, m[i].status);
-			inc(errors);
-			continue;
-		}
 		atomic_store(&e->far, 0);
 		atomic_store(&e->deadline, m[i].deadline_ns);
 		inc(modified);
@@ -787,13 +790,9 @@ int main(int argc, char **argv)
 	t_end = now_ns() + (uint64_t)secs * SEC;
 	pids = calloc(nproc, sizeof(*pids));
 	for (i = 0; i < nproc; i++) {
-		pids[i] = fork();
-		if (pids[i] < 0) {
-			perror("fork");
+		pids[i] = fork_child(child(i, global, nthreads));
+		if (pids[i] < 0)
 			return 2;
-		}
-		if (!pids[i])
-			_exit(child(i, global, nthreads));
 	}
 	while (now_ns() < t_end) {
 		long m = memcg_slab();

@@ -21,7 +21,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 
-#include "hwts_user.h"
+#include "hwtimer_user.h"
 
 #define TRACING		"/sys/kernel/tracing/"
 

@@ -32,7 +32,7 @@
 STRESS_BIN := $(HWT_OUT)/stress/bin
 STRESS_PROGS := hwtstress-user hwtfault hwtfuzz hwtsec hwtwake
 STRESS_PROGS32 := hwtfuzz hwtfault
-STRESS_DEPS := stress/hwts_user.h $(wildcard include/uapi/linux/*.h tools/include/*.h)
+STRESS_DEPS := $(wildcard include/uapi/linux/*.h tools/include/*.h)
 
 stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(addsuffix -32,$(STRESS_PROGS32))) \
 	$(HWT_OUT)/ut/dev_smoke_test $(HWT_OUT)/ut/dev_ioctl_test

@@ -6,8 +6,9 @@
  * unchanged with the current module: INFO, ARM, CANCEL, MODIFY, read() and
  * poll() with the version 1 structures and ioctl numbers, 64-bit and -m32.
  *
- * Self-contained on purpose: it uses nothing but the frozen header, not
- * hwtimer_test.h, whose helpers follow the live ABI.
+ * It shares the other tests' helpers (hwtimer_test.h and
+ * tools/include/hwtimer_user.h), which compile against the frozen header
+ * as they are, without their version 2 calls (GET, CONFIG).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,62 +24,11 @@
 #include <linux/hwtimer.h>
 
 #include "kselftest_harness.h"
+#include "hwtimer_test.h"
 
 #if HWTIMER_ABI_VERSION != 1
 #error "abi_v1_test must be built against userspace-test/abi-v1/linux/hwtimer.h"
 #endif
-
-#pragma GCC diagnostic ignored "-Wsign-compare"
-
-#define V1_MS		1000000ULL
-#define V1_WAIT_MS	5000
-
-static uint64_t v1_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int v1_batch(int fd, unsigned long cmd, void *entries, uint32_t count,
-		    uint32_t flags, uint32_t *done, uint32_t *failed)
-{
-	struct hwtimer_batch b = {
-		.entries = (uintptr_t)entries,
-		.count = count,
-		.flags = flags,
-		.done = 0xdeadbeef,
-		.failed = 0xdeadbeef,
-	};
-	int ret = ioctl(fd, cmd, &b) ? -errno : 0;
-
-	if (done)
-		*done = b.done;
-	if (failed)
-		*failed = b.failed;
-	return ret;
-}
-
-/*
- * Sleep with the time64 call on i386: a kernel without
- * CONFIG_COMPAT_32BIT_TIME has no 32-bit nanosleep (as hwtimer_test.h).
- */
-static void v1_sleep_ns(uint64_t ns)
-{
-#ifdef __i386__
-	struct { int64_t sec, nsec; } ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
-	while (syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, &ts, &ts) &&
-	       errno == EINTR)
-		;
-#else
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
-#endif
-}
 
 /* Wait for one record (poll), then read it. */
 static int v1_read_one(int fd, struct hwtimer_expiry *r)
@@ -86,7 +36,7 @@ static int v1_read_one(int fd, struct hwtimer_expiry *r)
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDNORM };
 	ssize_t n;
 
-	if (poll(&p, 1, V1_WAIT_MS) != 1)
+	if (poll(&p, 1, HWT_WAIT_MS) != 1)
 		return -ETIMEDOUT;
 	if (p.revents != (POLLIN | POLLRDNORM))
 		return -EPROTO;
@@ -95,33 +45,6 @@ static int v1_read_one(int fd, struct hwtimer_expiry *r)
 		return -errno;
 	return n == sizeof(*r) ? 0 : -EPROTO;
 }
-
-FIXTURE(v1) {
-	int fd;
-	struct hwtimer_info info;
-};
-
-FIXTURE_SETUP(v1)
-{
-	self->fd = open("/dev/hwtimer", O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && (errno == ENOENT || errno == ENODEV || errno == ENXIO))
-		SKIP(return, "/dev/hwtimer: %s (hwtimer.ko not loaded)", strerror(errno));
-	ASSERT_LE(0, self->fd);
-	memset(&self->info, 0xa5, sizeof(self->info));
-	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_INFO, &self->info));
-}
-
-FIXTURE_TEARDOWN(v1)
-{
-	if (self->fd >= 0)
-		close(self->fd);
-}
-
-#define V1_NEED_DEV()							\
-	do {								\
-		if (self->fd < 0)					\
-			SKIP(return, "/dev/hwtimer is absent");		\
-	} while (0)
 
 /* The version 1 layout and ioctl numbers, pinned. */
 TEST(layout)
@@ -143,11 +66,11 @@ TEST(layout)
  * reports a newer abi_version; the reserved fields are written as zero for
  * a file that uses none of the later features (and this program cannot).
  */
-TEST_F(v1, info)
+TEST_F(hwt, info)
 {
 	struct hwtimer_info *i = &self->info;
 
-	V1_NEED_DEV();
+	HWT_NEED_DEV();
 	ASSERT_LE(1, i->abi_version);
 	ASSERT_EQ(HWTIMER_BATCH_MAX, i->batch_max);
 	ASSERT_EQ(sizeof(struct hwtimer_expiry), i->record_size);
@@ -166,26 +89,26 @@ TEST_F(v1, info)
 }
 
 /* ARM one relative timeout, wait for it with poll(), read its record. */
-TEST_F(v1, arm_poll_read)
+TEST_F(hwt, arm_poll_read)
 {
-	struct hwtimer_arm_entry e = { .cookie = 0xc0ffee, .expires_ns = 2 * V1_MS };
+	struct hwtimer_arm_entry e = { .cookie = 0xc0ffee, .expires_ns = 2 * MS };
 	struct hwtimer_cancel_entry c = { 0 };
 	struct hwtimer_expiry r;
 	struct hwtimer_info info;
 	uint64_t before, after;
 	uint32_t done, failed;
 
-	V1_NEED_DEV();
+	HWT_NEED_DEV();
 	e.result = 1;
-	before = v1_now();
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, &done, &failed));
-	after = v1_now();
+	before = now_ns();
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, &done, &failed));
+	after = now_ns();
 	ASSERT_EQ(1, done);
 	ASSERT_EQ(0, failed);
 	ASSERT_EQ(0, e.result);
 	ASSERT_NE(0, e.id);
-	ASSERT_LE(before + 2 * V1_MS, e.deadline_ns);
-	ASSERT_GE(after + 2 * V1_MS, e.deadline_ns);
+	ASSERT_LE(before + 2 * MS, e.deadline_ns);
+	ASSERT_GE(after + 2 * MS, e.deadline_ns);
 	ASSERT_EQ(0, e.reserved[0]);
 	ASSERT_EQ(0, e.reserved[1]);
 
@@ -197,20 +120,20 @@ TEST_F(v1, arm_poll_read)
 	ASSERT_EQ(0xc0ffee, r.cookie);
 	ASSERT_EQ(e.deadline_ns, r.deadline_ns);
 	ASSERT_LE(r.deadline_ns, r.expired_ns);
-	ASSERT_GE(v1_now(), r.expired_ns);
+	ASSERT_GE(now_ns(), r.expired_ns);
 	ASSERT_EQ(0, r.overrun);
 	ASSERT_EQ(0, r.flags);
 	ASSERT_EQ(0, r.error);
 
 	/* Read: the id is dead. */
 	c.id = e.id;
-	ASSERT_EQ(-ENOENT, v1_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL));
+	ASSERT_EQ(-ENOENT, ht_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL));
 	ASSERT_EQ(-ENOENT, c.result);
 	ASSERT_EQ(0, c.status);
 }
 
 /* A periodic absolute timeout: records carry REARMED and count overruns. */
-TEST_F(v1, periodic_absolute)
+TEST_F(hwt, periodic_absolute)
 {
 	uint64_t period = 5 * self->info.tick_ns;
 	struct hwtimer_arm_entry e = { .cookie = 9, .period_ns = 0,
@@ -218,12 +141,12 @@ TEST_F(v1, periodic_absolute)
 	struct hwtimer_cancel_entry c = { 0 };
 	struct hwtimer_expiry r;
 
-	V1_NEED_DEV();
-	if (period < 5 * V1_MS)
-		period = 5 * V1_MS;
-	e.expires_ns = v1_now() + period;
+	HWT_NEED_DEV();
+	if (period < 5 * MS)
+		period = 5 * MS;
+	e.expires_ns = now_ns() + period;
 	e.period_ns = period;
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
 	ASSERT_EQ(e.expires_ns, e.deadline_ns);
 
 	ASSERT_EQ(0, v1_read_one(self->fd, &r));
@@ -232,23 +155,23 @@ TEST_F(v1, periodic_absolute)
 	ASSERT_EQ(HWTIMER_EXPIRY_REARMED, r.flags);
 	ASSERT_EQ(0, r.error);
 	/* Let three more periods pass unread: one record, with overruns. */
-	v1_sleep_ns(4 * period);
+	sleep_ns(4 * period);
 	ASSERT_EQ(0, v1_read_one(self->fd, &r));
 	ASSERT_EQ(HWTIMER_EXPIRY_REARMED, r.flags);
 	ASSERT_LE(1, r.overrun);
 	ASSERT_EQ(0, (r.deadline_ns - e.deadline_ns) % period);
 
 	c.id = e.id;
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL));
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, NULL, NULL));
 	ASSERT_EQ(0, c.result);
 	ASSERT_NE(0, c.status);
 }
 
 /* CANCEL of a pending and of an expired-but-unread timeout. */
-TEST_F(v1, cancel)
+TEST_F(hwt, cancel)
 {
 	struct hwtimer_arm_entry e[2] = {
-		{ .cookie = 1, .expires_ns = 10000 * V1_MS },
+		{ .cookie = 1, .expires_ns = 10000 * MS },
 		{ .cookie = 2, .expires_ns = 0 },
 	};
 	struct hwtimer_cancel_entry c[2] = { 0 };
@@ -256,12 +179,12 @@ TEST_F(v1, cancel)
 	struct hwtimer_info info;
 	uint32_t done, failed;
 
-	V1_NEED_DEV();
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, e, 2, 0, NULL, NULL));
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 2, 0, NULL, NULL));
 	c[0].id = e[0].id;
 	c[1].id = e[1].id;
 	c[0].result = c[1].result = 1;
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_CANCEL, c, 2, 0, &done, &failed));
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, 2, 0, &done, &failed));
 	ASSERT_EQ(2, done);
 	ASSERT_EQ(0, failed);
 	ASSERT_EQ(0, c[0].result);
@@ -276,28 +199,28 @@ TEST_F(v1, cancel)
 	ASSERT_EQ(EAGAIN, errno);
 	/* Reserved fields of version 1 entries are still checked. */
 	c[0].reserved = 1;
-	ASSERT_EQ(-EINVAL, v1_batch(self->fd, HWTIMER_IOC_CANCEL, c, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_CANCEL, c, 1, 0, NULL, NULL));
 	ASSERT_EQ(-EINVAL, c[0].result);
 }
 
 /* MODIFY a pending timeout, then one whose record is queued. */
-TEST_F(v1, modify)
+TEST_F(hwt, modify)
 {
-	struct hwtimer_arm_entry e = { .cookie = 5, .expires_ns = 10000 * V1_MS };
+	struct hwtimer_arm_entry e = { .cookie = 5, .expires_ns = 10000 * MS };
 	struct hwtimer_modify_entry m = { 0 };
 	struct hwtimer_expiry r;
 	uint64_t before;
 
-	V1_NEED_DEV();
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
 	m.id = e.id;
-	m.expires_ns = 3 * V1_MS;
+	m.expires_ns = 3 * MS;
 	m.result = 1;
-	before = v1_now();
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
+	before = now_ns();
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
 	ASSERT_EQ(0, m.result);
 	ASSERT_EQ(HWTIMER_STATUS_PENDING, m.status);
-	ASSERT_LE(before + 3 * V1_MS, m.deadline_ns);
+	ASSERT_LE(before + 3 * MS, m.deadline_ns);
 	ASSERT_EQ(0, v1_read_one(self->fd, &r));
 	ASSERT_EQ(e.id, r.id);
 	ASSERT_EQ(5, r.cookie);
@@ -305,12 +228,12 @@ TEST_F(v1, modify)
 	ASSERT_LE(r.deadline_ns, r.expired_ns);
 
 	/* Expired and queued: a modify drops the record and re-arms. */
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
 	e.expires_ns = 0;
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
 	m.id = e.id;
-	m.expires_ns = 10000 * V1_MS;
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
+	m.expires_ns = 10000 * MS;
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
 	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, m.status);
 	fcntl(self->fd, F_SETFL, O_NONBLOCK);
 	ASSERT_EQ(-1, read(self->fd, &r, sizeof(r)));
@@ -318,28 +241,28 @@ TEST_F(v1, modify)
 
 	/* An unknown id. */
 	m.id = e.id + 1000;
-	ASSERT_EQ(-ENOENT, v1_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
+	ASSERT_EQ(-ENOENT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
 	ASSERT_EQ(-ENOENT, m.result);
 	ASSERT_EQ(0, m.status);
 }
 
 /* Batch rules: CONTINUE, done/failed, header errors, reserved[1]. */
-TEST_F(v1, batch_rules)
+TEST_F(hwt, batch_rules)
 {
 	struct hwtimer_arm_entry e[3] = {
-		{ .cookie = 1, .expires_ns = 10000 * V1_MS },
-		{ .cookie = 2, .expires_ns = 10000 * V1_MS, .flags = 1U << 7 },
-		{ .cookie = 3, .expires_ns = 10000 * V1_MS },
+		{ .cookie = 1, .expires_ns = 10000 * MS },
+		{ .cookie = 2, .expires_ns = 10000 * MS, .flags = 1U << 7 },
+		{ .cookie = 3, .expires_ns = 10000 * MS },
 	};
 	struct hwtimer_info info;
 	uint32_t done, failed;
 
-	V1_NEED_DEV();
-	ASSERT_EQ(-EINVAL, v1_batch(self->fd, HWTIMER_IOC_ARM, e, 3, 0, &done, &failed));
+	HWT_NEED_DEV();
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 3, 0, &done, &failed));
 	ASSERT_EQ(2, done);
 	ASSERT_EQ(1, failed);
 	ASSERT_EQ(-EINVAL, e[1].result);
-	ASSERT_EQ(0, v1_batch(self->fd, HWTIMER_IOC_ARM, e, 3,
+	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 3,
 			      HWTIMER_BATCH_CONTINUE, &done, &failed));
 	ASSERT_EQ(3, done);
 	ASSERT_EQ(1, failed);
@@ -347,25 +270,25 @@ TEST_F(v1, batch_rules)
 	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_INFO, &info));
 	ASSERT_EQ(3, info.pending);
 
-	ASSERT_EQ(-EINVAL, v1_batch(self->fd, HWTIMER_IOC_ARM, e, 0, 0, NULL, NULL));
-	ASSERT_EQ(-E2BIG, v1_batch(self->fd, HWTIMER_IOC_ARM, e,
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 0, 0, NULL, NULL));
+	ASSERT_EQ(-E2BIG, ht_batch(self->fd, HWTIMER_IOC_ARM, e,
 				   HWTIMER_BATCH_MAX + 1, 0, NULL, NULL));
 	e[0].flags = 0;
 	e[0].reserved[1] = 1;
-	ASSERT_EQ(-EINVAL, v1_batch(self->fd, HWTIMER_IOC_ARM, e, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 1, 0, NULL, NULL));
 	ASSERT_EQ(-EINVAL, e[0].result);
 	/* Periods shorter than a tick are refused. */
 	e[0].reserved[1] = 0;
 	e[0].period_ns = self->info.tick_ns - 1;
-	ASSERT_EQ(-EINVAL, v1_batch(self->fd, HWTIMER_IOC_ARM, e, 1, 0, NULL, NULL));
+	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 1, 0, NULL, NULL));
 }
 
 /* read(): a short buffer, non-blocking mode. */
-TEST_F(v1, read_rules)
+TEST_F(hwt, read_rules)
 {
 	struct hwtimer_expiry r;
 
-	V1_NEED_DEV();
+	HWT_NEED_DEV();
 	ASSERT_EQ(-1, read(self->fd, &r, sizeof(r) - 1));
 	ASSERT_EQ(EINVAL, errno);
 	fcntl(self->fd, F_SETFL, O_NONBLOCK);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The user-space helpers every test, stress and bench program of this tree
- * shares: the device's path, the clock, opening the device, its INFO and
- * batch ioctls, and reading and writing sysfs, procfs and cgroup files.
+ * shares: the device's path, the clock, sleeping, opening the device, its
+ * INFO and batch ioctls, reading and writing sysfs, procfs and cgroup
+ * files, the device's slab statistics, forking workers, and TAP through
+ * kselftest.h for the programs that do not use the kselftest harness.
  * Static inline only; builds 64-bit and -m32 with -Werror. Not installed,
  * not part of the ABI (that is include/uapi/linux/hwtimer.h);
  * tools/hwtimer-demo.c, the example for readers, does not use it.
@@ -15,16 +17,22 @@
 #define HWTIMER_USER_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/futex.h>
 #include <linux/hwtimer.h>
+
+#include "kselftest.h"
 
 #define HWT_DEV		"/dev/hwtimer"
 #define HWT_PARAMS	"/sys/module/hwtimer/parameters/"
@@ -39,6 +47,51 @@ static inline uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
+
+/*
+ * i386 glibc makes the 32-bit time_t system calls whenever the values fit,
+ * and a kernel without CONFIG_COMPAT_32BIT_TIME has none of them (nor the
+ * futex call that threads contending for a lock need). Sleep with the
+ * time64 call, which every compat kernel has, and let the tests that need
+ * threads or select() check for the others.
+ */
+#ifdef __i386__
+static inline void sleep_ns(uint64_t ns)
+{
+	struct { int64_t sec, nsec; } ts = {
+		.sec = ns / 1000000000ULL,
+		.nsec = ns % 1000000000ULL,
+	};
+
+	while (syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, &ts, &ts) &&
+	       errno == EINTR)
+		;
+}
+
+static inline bool have_time32_syscalls(void)
+{
+	int word = 0;
+
+	return syscall(SYS_futex, &word, FUTEX_WAKE, 1, NULL, NULL, 0) >= 0 ||
+	       errno != ENOSYS;
+}
+#else
+static inline void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ULL,
+		.tv_nsec = ns % 1000000000ULL,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+static inline bool have_time32_syscalls(void)
+{
+	return true;
+}
+#endif
 
 /* open() the device read-write, close-on-exec, with extra @flags. */
 static inline int ht_open(int flags)
@@ -147,6 +200,87 @@ static inline long long read_key(const char *path, const char *key)
 			v = strtoll(line + len, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+#define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))
+
+/*
+ * TAP through kselftest.h: a plan, one result a check, comments. stdout is
+ * made line-buffered first, so that a program that forks does not hand a
+ * half-written buffer to its children (which would print it again).
+ */
+static inline void tap_plan(unsigned int n)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ksft_print_header();
+	ksft_set_plan(n);
+}
+
+/*
+ * Format a message and hand it, with a newline, to one of kselftest's
+ * printers: a result (tap(): ok or not ok as @pass says, and @pass is its
+ * value; tap_skip()) or a comment (diag()).
+ */
+static inline __printf(2, 3)
+void tap_print(void (*print)(const char *, ...), const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	print("%s\n", msg);
+}
+
+#define tap(pass, ...) ({						\
+	bool __pass = (pass);						\
+	tap_print(__pass ? ksft_test_result_pass : ksft_test_result_fail,	\
+		  __VA_ARGS__);						\
+	__pass;								\
+})
+#define tap_skip(...)	tap_print(ksft_test_result_skip, __VA_ARGS__)
+#define diag(...)	tap_print(ksft_print_msg, __VA_ARGS__)
+
+/* Fork a child that exits with the value of @expr: its pid, or -1, said. */
+#define fork_child(expr) ({						\
+	pid_t __pid = fork();						\
+	if (__pid < 0)							\
+		perror("fork");						\
+	else if (!__pid)						\
+		_exit(expr);						\
+	__pid;								\
+})
+
+/* The exit status: 1 if any check failed, else 0. */
+static inline int tap_status(void)
+{
+	return ksft_get_fail_cnt() ? 1 : 0;
+}
+
+/*
+ * Objects of the device's timeout cache in use, exact: the cache's per-CPU
+ * slabs are flushed first (the guest boots with slub_nomerge, so the cache
+ * is hwtimer's alone). -1 if the kernel does not say.
+ */
+static inline long ht_slab_objects(void)
+{
+	char line[512];
+	long active = -1;
+	FILE *f;
+
+	write_file("/sys/kernel/slab/hwt_timeout/shrink", "1");
+	f = fopen("/proc/slabinfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "hwt_timeout ", 12)) {
+			active = strtol(line + 12, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return active;
 }
 
 #endif /* HWTIMER_USER_H */

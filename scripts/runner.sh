@@ -159,22 +159,28 @@ stage() {
 	return 0
 }
 
+# Whether a parser run (status RC, output RES) judged as WANT says: a
+# failure naming WANT, or a pass for an empty WANT.
+verdict() {
+	if [ -z "$3" ]; then
+		[ "$1" = 0 ]
+	else
+		[ "$1" != 0 ] && grep -q "^FAIL.*$3" <<<"$2"
+	fi
+}
+
 # One self-test: the parser, run on a fixture's segment only, must fail it
 # and name the expected problem ("" for the clean fixture: must pass).
 # Each assertion that holds counts as one passed test.
 expect() {
 	local label=$1 seg=$2 want=$3 file=${4:-$log} res rc=0
 	res=$(awk -v seg="$seg" -v need_done="${need_done:-0}" -f scripts/parse-log.awk "$file") || rc=$?
-	if [ -z "$want" ] && [ $rc = 0 ]; then
-		echo "runner-test $label: ok, passes ($(grep '^RESULT' <<<"$res"))"
-	elif [ -n "$want" ] && [ $rc != 0 ] && grep -q "^FAIL.*$want" <<<"$res"; then
-		echo "runner-test $label: ok, fails on:"
-		grep -m1 "^FAIL.*$want" <<<"$res" | sed 's/^/    /'
-	else
+	if ! verdict $rc "$res" "$want"; then
 		fail "runner-test $label: expected ${want:-a pass}, the parser said (status $rc):"
 		sed 's/^/    /' <<<"$res"
 		return
 	fi
+	echo "runner-test $label: ok, $(grep -m1 "^FAIL.*$want" <<<"$res" || grep '^RESULT' <<<"$res")"
 	pass
 }
 
@@ -228,18 +234,13 @@ parser_fixtures() {
 		want=$(sed -n 2p "${f%.log}.want")
 		rc=0 n=$((n + 1))
 		res=$(awk -v need_done=1 -f scripts/parse-log.awk "$f") || rc=$?
-		if ! grep -qx "$result" <<<"$res"; then
-			fail "parse-log $name: wanted $result, got:"
-		elif [ -z "$want" ] && [ $rc != 0 ]; then
-			fail "parse-log $name: a clean log failed (status $rc):"
-		elif [ -n "$want" ] && { [ $rc = 0 ] || ! grep -q "^FAIL.*$want" <<<"$res"; }; then
-			fail "parse-log $name: wanted a failure on \"$want\" (status $rc):"
-		else
+		if grep -qx "$result" <<<"$res" && verdict $rc "$res" "$want"; then
 			pass
 			ok=$((ok + 1))
-			continue
+		else
+			fail "parse-log $name: wanted $result and ${want:+a failure on \"$want\"}${want:-a pass}, got (status $rc):"
+			sed 's/^/    /' <<<"$res"
 		fi
-		sed 's/^/    /' <<<"$res"
 	done
 	echo "parse-log fixtures: $ok of $n judged as expected"
 }

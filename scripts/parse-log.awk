@@ -13,7 +13,11 @@
 # It counts:
 #   - KUnit test cases from the KTAP in the kernel log ("[  1.2]     ok 3
 #     name"): a suite's cases are indented one level; deeper levels are the
-#     parameters of a parameterised case, which count through their case;
+#     parameters of a parameterised case, which count through their case,
+#     but in the suites of check_suites, whose parameterised cases are the
+#     checks of a run (stress/hwtimer_stress.c: one parameter per check),
+#     where each parameter is one result and its case none (a failing
+#     parameter is the failure; a case with no parameters counts nothing);
 #     a case skipped as "not selected" (a load of stress/hwtimer_stress.ko
 #     runs only the cases its run= parameter names) is not counted at all;
 #     a suite that fails before its cases (its suite_init) is one failure;
@@ -40,6 +44,9 @@ BEGIN {
 	ctxbudget = 200		# cap on all context lines printed
 	open_suites = 0
 	ut = ""			# the user-space program running, if any
+	# Suites whose parameters count one by one (see above).
+	check_suites = " hwtimer_stress "
+	pcase = ""		# their parameterised case running, if any
 }
 
 function report(lineno, text) {
@@ -188,10 +195,48 @@ kernel && body ~ /^# Subtest: / && depth == 1 {
 	suite = substr(body, 12)
 	suite_fail = 0
 	kbuf_n = 0
+	pcase = ""
+	next
+}
+# A parameterised case of a suite whose parameters count: its header.
+kernel && body ~ /^# Subtest: / && depth == 2 && open_suites > 0 &&
+    index(check_suites, " " suite " ") > 0 {
+	pcase = substr(body, 12)
+	pcase_fail = 0
+	kbuf_n = 0
+	next
+}
+kernel && tapline && depth == 2 && pcase != "" {
+	if (body ~ /^not ok/) {
+		nfail++
+		suite_fail++
+		pcase_fail++
+		report(NR, "KUnit " suite ": " pcase ": " body)
+		flush_context(kbuf_n, kbuf)
+	} else if (is_skip(body)) {
+		nskip++
+	} else {
+		npass++
+	}
+	kbuf_n = 0
+	next
+}
+# Its case's own result: counted through its parameters, unless it failed
+# with none of them failing.
+kernel && tapline && depth == 1 && pcase != "" {
+	if (body ~ /^not ok/ && pcase_fail == 0) {
+		nfail++
+		suite_fail++
+		report(NR, "KUnit " suite ": " body)
+		flush_context(kbuf_n, kbuf)
+	}
+	pcase = ""
+	kbuf_n = 0
 	next
 }
 kernel && tapline && depth == 0 && open_suites > 0 {
 	open_suites--
+	pcase = ""
 	if (body ~ /^not ok/ && suite_fail == 0 && !is_skip(body)) {
 		nfail++
 		report(NR, "KUnit suite failed outside its cases: " body)

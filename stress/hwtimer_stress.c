@@ -5,7 +5,8 @@
  * Not part of the product: `make stress`, `make stress-smoke` and the stress
  * smoke of `make check` load it in the debug VM (stress/guest.sh), once per
  * run. It is a KUnit suite, hwtimer_stress, with one case per run: acct,
- * drace and faults. KUnit runs the suite while the module loads and prints
+ * drace and faults, each followed by the parameterised case of its checks
+ * (acct_checks...). KUnit runs the suite while the module loads and prints
  * its KTAP to the kernel log, which the host parses (scripts/parse-log.awk):
  *
  *   insmod hwtimer_stress.ko run=acct acct=duration_ms=5000,extra=2
@@ -14,10 +15,10 @@
  *   rmmod hwtimer_stress
  *
  * Module parameters:
- *   run           the cases to run, comma-separated (default: all three).
- *                 The others are skipped as "not selected", which
+ *   run           the runs, comma-separated (default: all three). The
+ *                 others are skipped as "not selected", which
  *                 scripts/parse-log.awk counts as neither passed nor
- *                 skipped.
+ *                 skipped, and their checks cases have no parameters.
  *   acct          acct's settings, key=value separated by commas: duration_ms
  *                 (at most 240000: KUnit gives a case 300 s), extra (threads
  *                 beyond one per CPU), priv, shared, chaos (timers per
@@ -27,9 +28,13 @@
  *                 callbacks that re-arm), far (% of far-future delays).
  *   drace_cycles  drace's N (default 200).
  *
- * Bad parameters fail the suite's init. Each check of a run is a KUnit
- * expectation whose message names what failed, with its values; a case
- * also logs its counts ("# acct: ..."), and last its summary line
+ * Bad parameters fail the suite's init. A run's case does the run and
+ * records its checks; the case after it, <run>_checks, has one parameter
+ * per check, named by the check's message with its values, and each is
+ * one KUnit result: an expectation that fails with that message when the
+ * check failed. The run's own case fails when the run could not be done
+ * (setup, a fault the create did not handle). A run's case also logs its
+ * counts ("# acct: ..."), and last its summary line
  * ("# acct: ledger armed=... ops=...", "# faults: faults wheel_create
  * points=... injected=..."), which stress/guest.sh reads back from dmesg for
  * the run's totals.
@@ -273,12 +278,55 @@ struct hwts_run {
 	wait_queue_head_t	ackwq;
 };
 
-/*
- * One check of a run: a KUnit expectation, whose message says what was
- * checked and with which values when it fails.
+/* The checks a run records: acct has 22. */
+#define HWTS_MAX_CHECKS		32
+
+/**
+ * struct hwts_check - one check of a run, reported as one KUnit result
+ * @pass: it held
+ * @msg: what was checked, with its values: the name of its result (no
+ *       '#' in it, which would start a KTAP directive)
  */
-#define hwts_check(test, pass, fmt, ...) \
-	KUNIT_EXPECT_TRUE_MSG(test, pass, fmt, ##__VA_ARGS__)
+struct hwts_check {
+	bool	pass;
+	char	msg[KUNIT_PARAM_DESC_SIZE];
+};
+
+/*
+ * The checks of one run: recorded by the run's case, reported one by one,
+ * each as one parameter, by the case "<run>_checks" that follows it.
+ */
+struct hwts_checks {
+	unsigned int		n;
+	struct hwts_check	c[HWTS_MAX_CHECKS];
+};
+
+static struct hwts_checks hwts_acct_checks;
+static struct hwts_checks hwts_drace_checks;
+static struct hwts_checks hwts_faults_checks;
+
+/*
+ * One check of a run (the run's case has its struct hwts_checks in
+ * test->priv): recorded here, judged as a KUnit expectation of its own
+ * in the checks case, whose message says what was checked and with which
+ * values when it fails.
+ */
+static __printf(3, 4) void hwts_check(struct kunit *test, bool pass, const char *fmt, ...)
+{
+	struct hwts_checks *cs = test->priv;
+	struct hwts_check *c;
+	va_list args;
+
+	if (cs->n == HWTS_MAX_CHECKS) {
+		KUNIT_FAIL(test, "more than %u checks", HWTS_MAX_CHECKS);
+		return;
+	}
+	c = &cs->c[cs->n++];
+	c->pass = pass;
+	va_start(args, fmt);
+	vscnprintf(c->msg, sizeof(c->msg), fmt, args);
+	va_end(args);
+}
 
 static void hwts_max(atomic64_t *max, u64 v)
 {
@@ -1485,14 +1533,19 @@ static int hwts_suite_init(struct kunit_suite *suite)
 	}
 	for (s = hwts_next_name(hwts_run_param, &len); len;
 	     s = hwts_next_name(s + len, &len)) {
+		/* A run's case; its checks case is not one to name. */
 		for (c = suite->test_cases; c->run_case; c++)
-			if (len == strlen(c->name) && !strncmp(s, c->name, len))
+			if (!c->generate_params && len == strlen(c->name) &&
+			    !strncmp(s, c->name, len))
 				break;
 		if (!c->run_case) {
 			pr_err("run=%s: no case %.*s\n", hwts_run_param, (int)len, s);
 			return -EINVAL;
 		}
 	}
+	hwts_acct_checks.n = 0;
+	hwts_drace_checks.n = 0;
+	hwts_faults_checks.n = 0;
 	hwts_acct_params = (struct hwts_params) {
 		.duration_ms = 2000, .extra = 2, .priv = 4, .shared = 16,
 		.chaos = 16, .doomed_ms = 200, .cap = 16, .rearm = 30,
@@ -1521,6 +1574,7 @@ static void hwts_acct_case(struct kunit *test)
 	int ret;
 
 	hwts_select(test);
+	test->priv = &hwts_acct_checks;
 	ret = hwts_acct(test, &hwts_acct_params);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
 }
@@ -1530,6 +1584,7 @@ static void hwts_drace_case(struct kunit *test)
 	int ret;
 
 	hwts_select(test);
+	test->priv = &hwts_drace_checks;
 	ret = hwts_drace(test, hwts_drace_cycles);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
 }
@@ -1537,14 +1592,63 @@ static void hwts_drace_case(struct kunit *test)
 static void hwts_faults_case(struct kunit *test)
 {
 	hwts_select(test);
+	test->priv = &hwts_faults_checks;
 	hwts_faults(test);
 }
 
-/* Named as the run parameter names them. */
+/*
+ * The parameters of a checks case: the checks its run recorded, in their
+ * order, each named by its message. None when the run was not selected,
+ * was skipped or stopped before its checks.
+ */
+static const void *hwts_next_check(const struct hwts_checks *cs, const void *prev,
+				   char *desc)
+{
+	const struct hwts_check *c = prev ? (const struct hwts_check *)prev + 1 : cs->c;
+
+	if (c >= cs->c + cs->n)
+		return NULL;
+	strscpy(desc, c->msg, KUNIT_PARAM_DESC_SIZE);
+	return c;
+}
+
+static const void *hwts_acct_check_params(const void *prev, char *desc)
+{
+	return hwts_next_check(&hwts_acct_checks, prev, desc);
+}
+
+static const void *hwts_drace_check_params(const void *prev, char *desc)
+{
+	return hwts_next_check(&hwts_drace_checks, prev, desc);
+}
+
+static const void *hwts_faults_check_params(const void *prev, char *desc)
+{
+	return hwts_next_check(&hwts_faults_checks, prev, desc);
+}
+
+/* One check of a run, one result: it fails with its message and values. */
+static void hwts_check_case(struct kunit *test)
+{
+	const struct hwts_check *c = test->param_value;
+
+	KUNIT_EXPECT_TRUE_MSG(test, c->pass, "%s", c->msg);
+}
+
+/*
+ * Each run's case, named as the run parameter names them, then the case
+ * of its checks.
+ */
 static struct kunit_case hwts_cases[] = {
 	{ .run_case = hwts_acct_case, .name = "acct" },
+	{ .run_case = hwts_check_case, .name = "acct_checks",
+	  .generate_params = hwts_acct_check_params },
 	{ .run_case = hwts_drace_case, .name = "drace" },
+	{ .run_case = hwts_check_case, .name = "drace_checks",
+	  .generate_params = hwts_drace_check_params },
 	{ .run_case = hwts_faults_case, .name = "faults" },
+	{ .run_case = hwts_check_case, .name = "faults_checks",
+	  .generate_params = hwts_faults_check_params },
 	{}
 };
 

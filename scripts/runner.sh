@@ -221,8 +221,8 @@ fixture_asserts() {
 # kunit_tool_test.py's test_data/: real segments of test-VM logs (a failing
 # KUnit case, a WARN, a failing and a crashing user-space test, a leak, a
 # debugobjects report, a clean suite, a stress load whose unselected
-# cases are skipped, a suite whose init failed, a guest that never
-# finished) and written ones (lockdep, KASAN, debugobjects running out of
+# cases are skipped, the stress module's checks passing and one failing,
+# a suite whose init failed, a guest that never finished) and written ones (lockdep, KASAN, debugobjects running out of
 # memory, a short TAP plan). Each NAME.log must give the RESULT line of
 # NAME.want exactly and, if NAME.want has a second line, fail on it. On the
 # host, once per run: no VM needed.

@@ -323,70 +323,58 @@ static int ledger_pick(struct ledger *l, unsigned int *seed)
 	return __atomic_load_n(&l->published[s], __ATOMIC_ACQUIRE) ? (int)s : -1;
 }
 
-static void *ledger_canceller(void *arg)
+/*
+ * The canceller (@cancel) or the modifier: batches of up to @batch random
+ * published timeouts (picked from @tries slots) until the armers are done,
+ * then 50 rounds more. Only a cancel settles a timeout, so only cancels
+ * are counted; a modify pushes one to 0 to 3 ms from now.
+ */
+struct batcher_arg {
+	struct ledger *l;
+	bool cancel;
+	unsigned int seed, tries, batch;
+};
+
+static void *ledger_batcher(void *arg)
 {
-	struct ledger *l = arg;
-	struct hwtimer_cancel_entry c[16];
-	unsigned int seed = 1, k, n, rounds = 0;
-	int slot[16];
+	struct batcher_arg *b = arg;
+	struct ledger *l = b->l;
+	union {
+		struct hwtimer_cancel_entry c[16];
+		struct hwtimer_modify_entry m[16];
+	} e;
+	unsigned int seed = b->seed, k, n, rounds = 0;
+	int slot[16], result;
 
 	while (__atomic_load_n(&l->armers_done, __ATOMIC_ACQUIRE) < LEDGER_ARMERS ||
 	       rounds++ < 50) {
-		for (n = 0, k = 0; k < 64 && n < 16; k++) {
+		memset(&e, 0, sizeof(e));
+		for (n = 0, k = 0; k < b->tries && n < b->batch; k++) {
 			slot[n] = ledger_pick(l, &seed);
 			if (slot[n] < 0)
 				continue;
-			memset(&c[n], 0, sizeof(c[n]));
-			c[n].id = l->ids[slot[n]];
+			if (b->cancel) {
+				e.c[n].id = l->ids[slot[n]];
+			} else {
+				e.m[n].id = l->ids[slot[n]];
+				e.m[n].expires_ns = (rand_r(&seed) % 4) * MS;
+			}
 			n++;
 		}
 		if (!n)
 			continue;
-		if (ht_batch(l->fd, HWTIMER_IOC_CANCEL, c, n, HWTIMER_BATCH_CONTINUE,
-			     NULL, NULL)) {
+		if (ht_batch(l->fd, b->cancel ? HWTIMER_IOC_CANCEL : HWTIMER_IOC_MODIFY, &e, n,
+			     HWTIMER_BATCH_CONTINUE, NULL, NULL)) {
 			__atomic_add_fetch(&l->bad, 1, __ATOMIC_RELAXED);
 			break;
 		}
 		for (k = 0; k < n; k++) {
-			if (!c[k].result)
+			result = b->cancel ? e.c[k].result : e.m[k].result;
+			if (!result && b->cancel)
 				__atomic_add_fetch(&l->cancels[slot[k]], 1, __ATOMIC_RELAXED);
-			else if (c[k].result != -ENOENT)
+			else if (result && result != -ENOENT)
 				__atomic_add_fetch(&l->bad, 1, __ATOMIC_RELAXED);
 		}
-		sleep_ns(MS / 4);
-	}
-	return NULL;
-}
-
-/* Pushes timeouts around; a modify never settles one, so it is not counted. */
-static void *ledger_modifier(void *arg)
-{
-	struct ledger *l = arg;
-	struct hwtimer_modify_entry m[8];
-	unsigned int seed = 2, k, n, rounds = 0;
-
-	while (__atomic_load_n(&l->armers_done, __ATOMIC_ACQUIRE) < LEDGER_ARMERS ||
-	       rounds++ < 50) {
-		for (n = 0, k = 0; k < 32 && n < 8; k++) {
-			int s = ledger_pick(l, &seed);
-
-			if (s < 0)
-				continue;
-			memset(&m[n], 0, sizeof(m[n]));
-			m[n].id = l->ids[s];
-			m[n].expires_ns = (rand_r(&seed) % 4) * MS;
-			n++;
-		}
-		if (!n)
-			continue;
-		if (ht_batch(l->fd, HWTIMER_IOC_MODIFY, m, n, HWTIMER_BATCH_CONTINUE,
-			     NULL, NULL)) {
-			__atomic_add_fetch(&l->bad, 1, __ATOMIC_RELAXED);
-			break;
-		}
-		for (k = 0; k < n; k++)
-			if (m[k].result && m[k].result != -ENOENT)
-				__atomic_add_fetch(&l->bad, 1, __ATOMIC_RELAXED);
 		sleep_ns(MS / 4);
 	}
 	return NULL;
@@ -426,6 +414,7 @@ TEST_F_TIMEOUT(hwt, threads_ledger, 300)
 {
 	pthread_t armers[LEDGER_ARMERS], readers[LEDGER_READERS], canceller, modifier;
 	struct armer_arg aa[LEDGER_ARMERS];
+	struct batcher_arg ca, ma;
 	unsigned int k, nread = 0, ncancel = 0;
 	struct hwtimer_info info;
 	struct ledger *l;
@@ -439,8 +428,10 @@ TEST_F_TIMEOUT(hwt, threads_ledger, 300)
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	for (k = 0; k < LEDGER_READERS; k++)
 		ASSERT_EQ(0, pthread_create(&readers[k], NULL, ledger_reader, l));
-	ASSERT_EQ(0, pthread_create(&canceller, NULL, ledger_canceller, l));
-	ASSERT_EQ(0, pthread_create(&modifier, NULL, ledger_modifier, l));
+	ca = (struct batcher_arg){ l, true, 1, 64, 16 };
+	ma = (struct batcher_arg){ l, false, 2, 32, 8 };
+	ASSERT_EQ(0, pthread_create(&canceller, NULL, ledger_batcher, &ca));
+	ASSERT_EQ(0, pthread_create(&modifier, NULL, ledger_batcher, &ma));
 	for (k = 0; k < LEDGER_ARMERS; k++) {
 		aa[k] = (struct armer_arg){ l, k * LEDGER_N / LEDGER_ARMERS,
 					    (k + 1) * LEDGER_N / LEDGER_ARMERS };

@@ -129,15 +129,17 @@ load_unload() {
 # kmemleak reports an unreferenced object at a scan only if it is older
 # than 5 s and its contents (checksum) did not change since the previous
 # scan: a leak shows up at the second scan after it, at the earliest. A scan
-# costs about 12 s of TCG time per GB of guest memory (it walks every struct
-# page), so one boot makes as few as it can, shared by everything it runs,
-# and runs them in the background where it can:
+# costs about 9 to 12 s of TCG time per GB of guest memory (it walks every
+# struct page), so one boot makes as few as it can, shared by everything it
+# runs, and runs them in the background where it can:
 #
-#   check:    [main] tests, benchmarks, stress steps, unload; scan 1 in
-#             the background while the fixtures run; [leak] load+unload
-#             the leaky module; scan 2; [main] report: main's leaks were
-#             seen by scans 1 and 2, the fixture's leak only by 2, not
-#             reported yet; [leak] scan 3, report (now with the leak).
+#   check:    [main] tests, benchmarks, stress steps, unload; [leak]
+#             load+unload the leaky module; scan 1 in the background while
+#             the other fixtures run; scan 2; [main] report, but the
+#             fixture's leak; [leak] report of the fixture's leak alone:
+#             the objects the leaky module's insmod allocated (kmemleak
+#             names the task, "pid N"). Every other object goes to main's
+#             report, whatever it looks like.
 #   runner-test: [leak] load+unload; scan 1 in the background while the other
 #             fixtures run; [leak] scan 2, report.
 #   stress, bench: everything, unload; scans 1 and 2; report.
@@ -164,6 +166,30 @@ scan_wait() {
 kmemleak_report() {
 	if [ -r $kmemleak ]; then
 		cat $kmemleak
+		ok "kmemleak scan"
+	else
+		fail kmemleak "$kmemleak is missing (kernel without CONFIG_DEBUG_KMEMLEAK?)"
+	fi
+}
+
+# kmemleak's report split by the task that allocated each object, from
+# the line after its "unreferenced object" one ('  comm "insmod", pid 123,
+# jiffies ...'): WANT=1 prints the objects of task PID, WANT=0 all others,
+# an object whose task line says no "pid PID," among them.
+kmemleak_report_pid() {
+	local pid=$1 want=$2
+	if [ -r $kmemleak ]; then
+		awk -v pid="pid $pid," -v want="$want" '
+			/^unreferenced object/ { head = $0; state = 1; next }
+			state == 1 {
+				show = (index($0, pid) > 0) == want
+				if (show)
+					print head "\n" $0
+				state = 2
+				next
+			}
+			state == 2 && show
+		' $kmemleak
 		ok "kmemleak scan"
 	else
 		fail kmemleak "$kmemleak is missing (kernel without CONFIG_DEBUG_KMEMLEAK?)"
@@ -211,6 +237,19 @@ fixture() {
 
 leak_start() {
 	load_unload /hwt/runner-test/hwt_st_leak.ko
+	t_leak=$(uptime_s)
+}
+
+# leak_start, with the pid of the insmod whose module leaks in leak_pid.
+leak_start_pid() {
+	insmod /hwt/runner-test/hwt_st_leak.ko &
+	leak_pid=$!
+	if wait $leak_pid; then
+		ok "insmod hwt_st_leak.ko"
+		unload /hwt/runner-test/hwt_st_leak.ko
+	else
+		fail "insmod hwt_st_leak.ko" "exit status $?"
+	fi
 	t_leak=$(uptime_s)
 }
 
@@ -291,15 +330,14 @@ check)
 	# loading what it needs and unloading it when done.
 	[ $have_bench = 1 ] && bench_run
 	[ $have_stress = 1 ] && stress_run
-	t_main=$(uptime_s)
+	fixture leak leak_start_pid
 	scan_start
 	runner_tests
 	scan_wait
-	fixture leak leak_start
-	scan_start "$t_main"
+	scan_start "$t_leak"
 	scan_wait
-	kmemleak_report
-	fixture leak leak_finish
+	kmemleak_report_pid "$leak_pid" 0
+	fixture leak kmemleak_report_pid "$leak_pid" 1
 	;;
 runner-test)
 	fixture leak leak_start

@@ -99,9 +99,8 @@ unload() {
 # timeout_<program>=N (the -32 build reads its 64-bit twin's), else
 # timeout=N, else hwt.timeout. A program still running then is killed
 # (status 137), which fails it.
-run_ut() {
-	local name=$1 rc prog=$2 base settings limit=
-	shift
+ut_limit() {
+	local prog=$1 base settings limit=
 	base=$(basename "$prog")
 	base=${base%-32}
 	settings=$(dirname "$prog")/settings
@@ -110,13 +109,53 @@ run_ut() {
 		[ -n "$limit" ] ||
 			limit=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$settings" | tail -n 1)
 	fi
-	limit=${limit:-$ut_timeout}
+	echo "${limit:-$ut_timeout}"
+}
+
+run_ut() {
+	local name=$1 rc prog=$2 limit
+	shift
+	limit=$(ut_limit "$prog")
 	mark ut-begin "$name"
 	timeout -s KILL "$limit" "$@" 2>&1
 	rc=$?
 	[ $rc = 137 ] && echo "# $name: killed: still running after its time limit of $limit s"
 	mark ut-end "$name" "$rc" "t=$(now)"
 	return $rc
+}
+
+# run_ut PROG in the background, its output kept: ut_bg_start PROG starts
+# it, ut_bg_finish NAME waits for it and prints it as run_ut would have.
+ut_bg_start() {
+	timeout -s KILL "$(ut_limit "$1")" "$@" >/tmp/ut-bg.out 2>&1 &
+	ut_bg_pid=$!
+	ut_bg_limit=$(ut_limit "$1")
+}
+
+ut_bg_finish() {
+	local name=$1 rc
+	wait $ut_bg_pid
+	rc=$?
+	mark ut-begin "$name"
+	cat /tmp/ut-bg.out
+	[ $rc = 137 ] && echo "# $name: killed: still running after its time limit of $ut_bg_limit s"
+	mark ut-end "$name" "$rc" "t=$(now)"
+	return $rc
+}
+
+# dev_suspend_test and its -32 twin share one suspend of the VM (see
+# userspace-test/dev_suspend_test.c), a third of this boot's user-space
+# test time otherwise: the -32 one arms its timeouts, says so with a file
+# and waits for the system to have been suspended, in the background;
+# the 64-bit one waits for the file and suspends it. Then the -32 one's
+# output follows the 64-bit one's, each between its own markers.
+run_suspend_pair() {
+	local p=$1 armed=/tmp/hwt-suspend-armed
+	rm -f $armed
+	HWT_SUSPEND_BY_OTHER=$armed ut_bg_start "$p-32"
+	HWT_SUSPEND_ARMED=$armed run_ut "$(basename "$p")" "$p"
+	ut_bg_finish "$(basename "$p")-32"
+	rm -f $armed
 }
 
 # KUnit runs a module's suites while it loads and prints KTAP to the kernel
@@ -129,15 +168,17 @@ load_unload() {
 # kmemleak reports an unreferenced object at a scan only if it is older
 # than 5 s and its contents (checksum) did not change since the previous
 # scan: a leak shows up at the second scan after it, at the earliest. A scan
-# costs about 12 s of TCG time per GB of guest memory (it walks every struct
-# page), so one boot makes as few as it can, shared by everything it runs,
-# and runs them in the background where it can:
+# costs about 9 to 12 s of TCG time per GB of guest memory (it walks every
+# struct page), so one boot makes as few as it can, shared by everything it
+# runs, and runs them in the background where it can:
 #
-#   check:    [main] tests, benchmarks, stress steps, unload; scan 1 in
-#             the background while the fixtures run; [leak] load+unload
-#             the leaky module; scan 2; [main] report: main's leaks were
-#             seen by scans 1 and 2, the fixture's leak only by 2, not
-#             reported yet; [leak] scan 3, report (now with the leak).
+#   check:    [main] tests, benchmarks, stress steps, unload; [leak]
+#             load+unload the leaky module; scan 1 in the background while
+#             the other fixtures run; scan 2; [main] report, but the
+#             fixture's leak; [leak] report of the fixture's leak alone:
+#             the objects the leaky module's insmod allocated (kmemleak
+#             names the task, "pid N"). Every other object goes to main's
+#             report, whatever it looks like.
 #   runner-test: [leak] load+unload; scan 1 in the background while the other
 #             fixtures run; [leak] scan 2, report.
 #   stress, bench: everything, unload; scans 1 and 2; report.
@@ -170,6 +211,30 @@ kmemleak_report() {
 	fi
 }
 
+# kmemleak's report split by the task that allocated each object, from
+# the line after its "unreferenced object" one ('  comm "insmod", pid 123,
+# jiffies ...'): WANT=1 prints the objects of task PID, WANT=0 all others,
+# an object whose task line says no "pid PID," among them.
+kmemleak_report_pid() {
+	local pid=$1 want=$2
+	if [ -r $kmemleak ]; then
+		awk -v pid="pid $pid," -v want="$want" '
+			/^unreferenced object/ { head = $0; state = 1; next }
+			state == 1 {
+				show = (index($0, pid) > 0) == want
+				if (show)
+					print head "\n" $0
+				state = 2
+				next
+			}
+			state == 2 && show
+		' $kmemleak
+		ok "kmemleak scan"
+	else
+		fail kmemleak "$kmemleak is missing (kernel without CONFIG_DEBUG_KMEMLEAK?)"
+	fi
+}
+
 # The two scans and the report, when the kernel has kmemleak at all (the
 # benchmark kernel has not; the debug kernels of check and runner-test must).
 kmemleak_final() {
@@ -189,6 +254,14 @@ main_tests() {
 		[ -e "$m" ] && load_unload "$m"
 	done
 	for p in /hwt/ut/*; do
+		case "$p" in
+		*/dev_suspend_test)
+			[ -x "$p-32" ] && { run_suspend_pair "$p"; continue; }
+			;;
+		*/dev_suspend_test-32)
+			[ -x "${p%-32}" ] && continue
+			;;
+		esac
 		[ -x "$p" ] && run_ut "$(basename "$p")" "$p"
 	done
 	for m in /hwt/samples/*.ko; do
@@ -211,6 +284,19 @@ fixture() {
 
 leak_start() {
 	load_unload /hwt/runner-test/hwt_st_leak.ko
+	t_leak=$(uptime_s)
+}
+
+# leak_start, with the pid of the insmod whose module leaks in leak_pid.
+leak_start_pid() {
+	insmod /hwt/runner-test/hwt_st_leak.ko &
+	leak_pid=$!
+	if wait $leak_pid; then
+		ok "insmod hwt_st_leak.ko"
+		unload /hwt/runner-test/hwt_st_leak.ko
+	else
+		fail "insmod hwt_st_leak.ko" "exit status $?"
+	fi
 	t_leak=$(uptime_s)
 }
 
@@ -291,15 +377,14 @@ check)
 	# loading what it needs and unloading it when done.
 	[ $have_bench = 1 ] && bench_run
 	[ $have_stress = 1 ] && stress_run
-	t_main=$(uptime_s)
+	fixture leak leak_start_pid
 	scan_start
 	runner_tests
 	scan_wait
-	fixture leak leak_start
-	scan_start "$t_main"
+	scan_start "$t_leak"
 	scan_wait
-	kmemleak_report
-	fixture leak leak_finish
+	kmemleak_report_pid "$leak_pid" 0
+	fixture leak kmemleak_report_pid "$leak_pid" 1
 	;;
 runner-test)
 	fixture leak leak_start

@@ -253,6 +253,17 @@ no_hrtimer() {
 	if [ "$n" = 0 ]; then ok "$1"; else fail "$1" "$n hrtimers armed"; fi
 }
 
+# Wait until process PID has a hwtimer file open with N timeouts pending
+# (its fdinfo says "pending: N"), at most 20 s; non-zero if it never did.
+holds_pending() {
+	local i=0
+	while ! grep -qs "^pending:[[:space:]]*$2\$" /proc/"$1"/fdinfo/*; do
+		[ $i -ge 200 ] && return 1
+		usleep 100000
+		i=$((i + 1))
+	done
+}
+
 # insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client module's timers
 # pending in between; rmmod refused while an fd is open or a client is
 # loaded.
@@ -274,16 +285,20 @@ step_lifecycle() {
 	note lifecycle cycles=$LIFECYCLE_N
 
 	insmod /hwt/kmod/hwtimer.ko
-	# An open fd pins the module.
-	$B/hwtstress-user -H 3 &
+	# An open fd pins the module: rmmod fails once the holder has its
+	# file open with its 4 timeouts armed, and the file closes when the
+	# holder is killed (it would hold it for a minute).
+	$B/hwtstress-user -H 60 &
 	fd_pid=$!
-	sleep 1
+	holds_pending $fd_pid 4 ||
+		fail "lifecycle: the fd holder" "no file of it with 4 timeouts pending after 20 s"
 	if rmmod hwtimer 2>/dev/null; then
 		fail "lifecycle: rmmod with an fd open" "it was unloaded"
 		insmod /hwt/kmod/hwtimer.ko
 	else
 		ok "lifecycle: rmmod refused while an fd is open"
 	fi
+	kill $fd_pid
 	wait $fd_pid
 	no_hrtimer "lifecycle: no hrtimer armed once the fd is closed (tickless)"
 	check "lifecycle: rmmod once the fd is closed" rmmod hwtimer

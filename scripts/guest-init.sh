@@ -3,9 +3,8 @@
 # shellcheck shell=dash
 #
 # /init of the hwtimer test VM (busybox initramfs built by scripts/vm-boot.sh),
-# for every use of it: make check, runner-test, run and shell
-# (scripts/runner.sh), make stress (stress/stress.sh) and make bench
-# (bench/bench.sh).
+# for every use of it: make check, runner-test, run, shell, stress and
+# bench (scripts/runner.sh).
 #
 # It loads the modules, runs the tests and prints everything to the serial
 # console, which the host saves and parses with scripts/parse-log.awk.

@@ -308,7 +308,7 @@ step_lifecycle() {
 # The leak steps: a fresh hwtimer.ko, a client that misbehaves (LEAK_BODY,
 # a function), then hwtimer's unload, all inside the segment stress:NAME.
 # The warnings are expected: the host judges each such segment on its own
-# (stress/stress.sh), and the rest of the log must stay clean. Nothing of
+# (stress/lib.sh), and the rest of the log must stay clean. Nothing of
 # the forgotten wheel may stay behind: hwtimer loads again afterwards.
 leak_segment() {
 	local name=$1 body=$2

@@ -58,7 +58,7 @@ cmdline+=" workqueue.watchdog_thresh=60 printk.devkmsg=on nokaslr"
 cmdline+=" ${APPEND:-}"
 
 # 1G, not more: every kmemleak scan walks all struct pages and costs about
-# 12 s of TCG time per GB, and a check makes three of them.
+# 12 s of TCG time per GB, and a check makes two of them.
 # No NIC: the guest has no network, and its boot ROM costs a second.
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "${SMP:-2}" -m "${MEM:-1G}"
 	-nographic -no-reboot -nic none -kernel "$bzimage" -initrd "$initrd"

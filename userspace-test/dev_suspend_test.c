@@ -116,7 +116,8 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 600)
 {
 	struct hwtimer_arm_entry ab, am;
 	struct hwtimer_get_entry gm, gb;
-	uint64_t m0, b0, m1, b1, slept, mfire, bfire;
+	uint64_t m0, b0, m1, b1, mfire, bfire;
+	int64_t slept;
 	struct hwtimer_expiry r;
 	const char *armed = getenv("HWT_SUSPEND_ARMED");
 	const char *by_other = getenv("HWT_SUSPEND_BY_OTHER");
@@ -185,11 +186,15 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 600)
 	if (ret)
 		SKIP(return, "suspend (%s) failed: %s", deep ? "mem" : "freeze", strerror(-ret));
 resumed:
-	/* CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time spent suspended. */
-	slept = (b1 - b0) - (m1 - m0);
+	/*
+	 * CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time spent suspended.
+	 * Signed: with no suspend, the gaps between the two clocks' reads may
+	 * make it a few ns negative, which must read as "not suspended".
+	 */
+	slept = (int64_t)((b1 - b0) - (m1 - m0));
 	TH_LOG("suspend: monotonic +%.3f s, boottime +%.3f s: %.3f s suspended",
 	       (m1 - m0) / 1e9, (b1 - b0) / 1e9, slept / 1e9);
-	if (slept < SEC)
+	if (slept < (int64_t)SEC)
 		SKIP(return, "the system did not stay suspended (%.3f s counted as suspended; wanted ~%d s)",
 		     slept / 1e9, SLEEP_S);
 	/*

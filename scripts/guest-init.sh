@@ -98,8 +98,9 @@ unload() {
 # timeout_<program>=N (the -32 build reads its 64-bit twin's), else
 # timeout=N, else hwt.timeout. A program still running then is killed
 # (status 137), which fails it.
-ut_limit() {
-	local prog=$1 base settings limit=
+run_ut() {
+	local name=$1 rc prog=$2 base settings limit=
+	shift
 	base=$(basename "$prog")
 	base=${base%-32}
 	settings=$(dirname "$prog")/settings
@@ -108,53 +109,13 @@ ut_limit() {
 		[ -n "$limit" ] ||
 			limit=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$settings" | tail -n 1)
 	fi
-	echo "${limit:-$ut_timeout}"
-}
-
-run_ut() {
-	local name=$1 rc prog=$2 limit
-	shift
-	limit=$(ut_limit "$prog")
+	limit=${limit:-$ut_timeout}
 	mark ut-begin "$name"
 	timeout -s KILL "$limit" "$@" 2>&1
 	rc=$?
 	[ $rc = 137 ] && echo "# $name: killed: still running after its time limit of $limit s"
 	mark ut-end "$name" "$rc" "t=$(now)"
 	return $rc
-}
-
-# run_ut PROG in the background, its output kept: ut_bg_start PROG starts
-# it, ut_bg_finish NAME waits for it and prints it as run_ut would have.
-ut_bg_start() {
-	timeout -s KILL "$(ut_limit "$1")" "$@" >/tmp/ut-bg.out 2>&1 &
-	ut_bg_pid=$!
-	ut_bg_limit=$(ut_limit "$1")
-}
-
-ut_bg_finish() {
-	local name=$1 rc
-	wait $ut_bg_pid
-	rc=$?
-	mark ut-begin "$name"
-	cat /tmp/ut-bg.out
-	[ $rc = 137 ] && echo "# $name: killed: still running after its time limit of $ut_bg_limit s"
-	mark ut-end "$name" "$rc" "t=$(now)"
-	return $rc
-}
-
-# dev_suspend_test and its -32 twin share one suspend of the VM (see
-# userspace-test/dev_suspend_test.c), a third of this boot's user-space
-# test time otherwise: the -32 one arms its timeouts, says so with a file
-# and waits for the system to have been suspended, in the background;
-# the 64-bit one waits for the file and suspends it. Then the -32 one's
-# output follows the 64-bit one's, each between its own markers.
-run_suspend_pair() {
-	local p=$1 armed=/tmp/hwt-suspend-armed
-	rm -f $armed
-	HWT_SUSPEND_BY_OTHER=$armed ut_bg_start "$p-32"
-	HWT_SUSPEND_ARMED=$armed run_ut "$(basename "$p")" "$p"
-	ut_bg_finish "$(basename "$p")-32"
-	rm -f $armed
 }
 
 # KUnit runs a module's suites while it loads and prints KTAP to the kernel
@@ -253,14 +214,6 @@ main_tests() {
 		[ -e "$m" ] && load_unload "$m"
 	done
 	for p in /hwt/ut/*; do
-		case "$p" in
-		*/dev_suspend_test)
-			[ -x "$p-32" ] && { run_suspend_pair "$p"; continue; }
-			;;
-		*/dev_suspend_test-32)
-			[ -x "${p%-32}" ] && continue
-			;;
-		esac
 		[ -x "$p" ] && run_ut "$(basename "$p")" "$p"
 	done
 	for m in /hwt/samples/*.ko; do

@@ -21,14 +21,6 @@
  * which is missing, without them, and when HWT_NO_SUSPEND is set in its
  * environment (the runner's hwt.nosuspend=1, for a test kernel whose
  * resume stalls under TCG). The VM runs it as root.
- *
- * Two runs may share one suspend (the VM's /init runs the 64-bit test and
- * its -32 twin so, scripts/guest-init.sh), each with its own timeouts and
- * checks: the run with HWT_SUSPEND_BY_OTHER=PATH in its environment arms
- * its timeouts, creates PATH and waits (at most SHARE_WAIT_S) for the
- * system to have been suspended, instead of suspending it; the run with
- * HWT_SUSPEND_ARMED=PATH waits (at most SHARE_WAIT_S) for PATH to exist
- * before it suspends the system.
  */
 #include "kselftest_harness.h"
 #include "hwtimer_test.h"
@@ -43,9 +35,6 @@
 /* Seconds the RTC lets the system sleep, and the timeouts' delay. */
 #define SLEEP_S		4
 #define DELAY_NS	(12 * SEC)
-
-/* How long a run sharing a suspend waits for the other one. */
-#define SHARE_WAIT_S	60
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -73,41 +62,6 @@ static bool file_has(const char *path, const char *word)
 	return strstr(buf, word) != NULL;
 }
 
-/* Wait until @path exists, at most SHARE_WAIT_S; whether it does. */
-static bool wait_for_file(const char *path)
-{
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-
-	while (access(path, F_OK)) {
-		if (clock_ns(CLOCK_MONOTONIC) - t0 > SHARE_WAIT_S * SEC)
-			return false;
-		sleep_ns(SEC / 50);
-	}
-	return true;
-}
-
-/*
- * Wait until CLOCK_BOOTTIME ran ahead of CLOCK_MONOTONIC by more than a
- * tenth of a second since (@m0, @b0): the system was suspended, by
- * another process, and has resumed (tasks thaw after the clocks caught
- * up). At most SHARE_WAIT_S of monotonic time; whether it was.
- */
-static bool wait_for_suspend(uint64_t m0, uint64_t b0)
-{
-	uint64_t m, b;
-
-	for (;;) {
-		m = clock_ns(CLOCK_MONOTONIC);
-		b = clock_ns(CLOCK_BOOTTIME);
-		/* Signed: read second, BOOTTIME may lag by a few ns. */
-		if ((int64_t)((b - b0) - (m - m0)) > (int64_t)(SEC / 10))
-			return true;
-		if (m - m0 > SHARE_WAIT_S * SEC)
-			return false;
-		sleep_ns(SEC / 50);
-	}
-}
-
 /*
  * The harness's 30 s default is too short: on the 6.12-rt VM, bringing the
  * second vCPU back after S3 has taken from 25 to 72 s.
@@ -119,8 +73,6 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 600)
 	uint64_t m0, b0, m1, b1, mfire, bfire;
 	int64_t slept;
 	struct hwtimer_expiry r;
-	const char *armed = getenv("HWT_SUSPEND_ARMED");
-	const char *by_other = getenv("HWT_SUSPEND_BY_OTHER");
 	char alarm[32];
 	int fb, fm, ret;
 	bool deep;
@@ -152,23 +104,6 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 600)
 	ASSERT_EQ(0, ht_batch(fb, HWTIMER_IOC_ARM, &ab, 1, 0, NULL, NULL));
 	ASSERT_EQ(0, ht_batch(fm, HWTIMER_IOC_ARM, &am, 1, 0, NULL, NULL));
 
-	if (by_other) {
-		/* Another run suspends the system once it sees @by_other. */
-		ret = open(by_other, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		ASSERT_LE(0, ret) TH_LOG("%s: %s", by_other, strerror(errno));
-		close(ret);
-		ret = wait_for_suspend(m0, b0) ? 0 : -ETIMEDOUT;
-		m1 = clock_ns(CLOCK_MONOTONIC);
-		b1 = clock_ns(CLOCK_BOOTTIME);
-		if (ret)
-			SKIP(return, "HWT_SUSPEND_BY_OTHER: no suspend within %d s", SHARE_WAIT_S);
-		goto resumed;
-	}
-	/* The other run sharing the suspend has armed its timeouts. */
-	if (armed && !wait_for_file(armed))
-		TH_LOG("HWT_SUSPEND_ARMED: no %s after %d s: suspending without the other run",
-		       armed, SHARE_WAIT_S);
-
 	/* Suspend to idle until the RTC wakes us SLEEP_S seconds from now. */
 	ASSERT_EQ(0, write_file(WAKEALARM, "0"));
 	snprintf(alarm, sizeof(alarm), "+%d", SLEEP_S);
@@ -185,7 +120,6 @@ TEST_F_TIMEOUT(hwt, boottime_counts_suspend, 600)
 	write_file(WAKEALARM, "0");
 	if (ret)
 		SKIP(return, "suspend (%s) failed: %s", deep ? "mem" : "freeze", strerror(-ret));
-resumed:
 	/*
 	 * CLOCK_BOOTTIME - CLOCK_MONOTONIC grows by the time spent suspended.
 	 * Signed: with no suspend, the gaps between the two clocks' reads may

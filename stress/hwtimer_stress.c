@@ -1569,24 +1569,32 @@ static void hwts_select(struct kunit *test)
 		kunit_skip(test, "not selected (run=%s)", hwts_run_param);
 }
 
+/*
+ * A run that stopped on an error fails its case; one that ended without
+ * one must have recorded its checks, or its checks case would report
+ * nothing and pass unseen.
+ */
+static void hwts_run_done(struct kunit *test, int ret)
+{
+	const struct hwts_checks *cs = test->priv;
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
+	if (!ret)
+		KUNIT_EXPECT_GT_MSG(test, cs->n, 0U, "the run recorded no checks");
+}
+
 static void hwts_acct_case(struct kunit *test)
 {
-	int ret;
-
 	hwts_select(test);
 	test->priv = &hwts_acct_checks;
-	ret = hwts_acct(test, &hwts_acct_params);
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
+	hwts_run_done(test, hwts_acct(test, &hwts_acct_params));
 }
 
 static void hwts_drace_case(struct kunit *test)
 {
-	int ret;
-
 	hwts_select(test);
 	test->priv = &hwts_drace_checks;
-	ret = hwts_drace(test, hwts_drace_cycles);
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "the run stopped on error %d", ret);
+	hwts_run_done(test, hwts_drace(test, hwts_drace_cycles));
 }
 
 static void hwts_faults_case(struct kunit *test)
@@ -1594,6 +1602,7 @@ static void hwts_faults_case(struct kunit *test)
 	hwts_select(test);
 	test->priv = &hwts_faults_checks;
 	hwts_faults(test);
+	hwts_run_done(test, 0);
 }
 
 /*

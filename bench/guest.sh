@@ -49,15 +49,9 @@ bench_kernel() {
 
 BENCH_CG=/sys/fs/cgroup/bench
 
-# cgroup2 on /sys/fs/cgroup (unless it is there), the memory controller for
-# the root's children, and the benchmark's cgroup.
+# The benchmark's cgroup (memcg_mount: scripts/guest-init.sh).
 bench_memcg() {
-	if ! grep -q '^[^ ]* /sys/fs/cgroup cgroup2 ' /proc/mounts; then
-		mkdir -p /sys/fs/cgroup &&
-			mount -t cgroup2 cgroup2 /sys/fs/cgroup || return 1
-	fi
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
-	mkdir -p "$BENCH_CG" && [ -f "$BENCH_CG/memory.current" ]
+	memcg_mount && mkdir -p "$BENCH_CG" && [ -f "$BENCH_CG/memory.current" ]
 }
 
 bench_user() {

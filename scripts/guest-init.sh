@@ -213,8 +213,31 @@ kmemleak_final() {
 	kmemleak_report
 }
 
+# cgroup2 on /sys/fs/cgroup (unless it is there) with the memory controller
+# for the root's children: what the tests, the stress steps and the
+# benchmarks need before they make a memory cgroup.
+memcg_mount() {
+	if ! grep -q '^[^ ]* /sys/fs/cgroup cgroup2 ' /proc/mounts; then
+		mkdir -p /sys/fs/cgroup &&
+			mount -t cgroup2 cgroup2 /sys/fs/cgroup || return 1
+	fi
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+}
+
+# The tests run in a non-root memory cgroup, as a service does under systemd
+# or in a container: only then does 6.1 charge GFP_KERNEL_ACCOUNT
+# allocations, so the device's accounting paths run as in production. This
+# shell moves into it, and every program it starts from now on is charged
+# there.
+TESTS_CG=/sys/fs/cgroup/tests
+tests_memcg() {
+	memcg_mount && mkdir -p $TESTS_CG && [ -f $TESTS_CG/memory.current ] &&
+		echo $$ >$TESTS_CG/cgroup.procs
+}
+
 main_tests() {
 	local m p
+	check "tests in memory cgroup $TESTS_CG" tests_memcg
 	for m in /hwt/kunit/*.ko; do
 		[ -e "$m" ] && load_unload "$m"
 	done

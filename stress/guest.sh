@@ -387,9 +387,7 @@ stress_run() {
 	local s t0
 	echo "@@STRESS steps $STEPS"
 	t0=$(now)
-	mkdir -p /sys/fs/cgroup
-	mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
-		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	memcg_mount
 	fault_setup
 	# Stress programs run as nobody too and need their files readable.
 	chmod 755 /hwt /hwt/stress $B 2>/dev/null

@@ -108,7 +108,6 @@ static uint64_t tick_ns = MS;
 static unsigned int max_poll_ms = 4;
 static unsigned int max_batch = 8;
 static const char *cgroup;
-static bool verbose;
 
 #define inc(ctr)	atomic_fetch_add(&shm->ctr, 1)
 
@@ -715,47 +714,25 @@ int main(int argc, char **argv)
 	unsigned int nproc = 2, nthreads = 2, i;
 	long g0, s0, m0 = -1, g1, s1, m1 = -1, peak = -1;
 	struct hwtimer_info info;
-	int secs = 5, opt, status, bad = 0;
+	int secs = 5, hold_secs = 0, status, bad = 0;
+	const struct ht_opt opts[] = {
+		HT_OPT_NUM('t', secs, "seconds", 1, 1000000),
+		HT_OPT_NUM('p', nproc, "processes", 1, (MAX_SHARED - 2) / 2),
+		HT_OPT_NUM('T', nthreads, "threads", 1, 64),
+		HT_OPT_STR('c', cgroup, "cgroup"),
+		HT_OPT_NUM('w', max_poll_ms, "max_poll_ms", 1, 1000),
+		HT_OPT_NUM('b', max_batch, "max_batch", 2, BATCH_MAX),
+		HT_OPT_NUM('H', hold_secs, "hold_seconds", 1, 1000000),
+		{ 0 }
+	};
 	struct hfd global[2];
 	size_t size;
 	pid_t *pids;
 
-	while ((opt = getopt(argc, argv, "t:p:T:c:H:vw:b:")) != -1) {
-		switch (opt) {
-		case 't':
-			secs = atoi(optarg);
-			break;
-		case 'p':
-			nproc = atoi(optarg);
-			break;
-		case 'T':
-			nthreads = atoi(optarg);
-			break;
-		case 'c':
-			cgroup = optarg;
-			break;
-		case 'H':
-			return hold(atoi(optarg));
-		case 'v':
-			verbose = true;
-			break;
-		case 'w':
-			max_poll_ms = atoi(optarg);
-			break;
-		case 'b':
-			max_batch = atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-t s] [-p procs] [-T threads] [-c cgroup] [-w ms] [-b n]\n"
-				"       %s -H s\n", argv[0], argv[0]);
-			return 2;
-		}
-	}
-	if (nproc < 1 || nproc > (MAX_SHARED - 2) / 2 || nthreads < 1 || nthreads > 64 ||
-	    max_poll_ms < 1 || max_poll_ms > 1000 || max_batch < 2 || max_batch > BATCH_MAX) {
-		fprintf(stderr, "bad process or thread count, poll time or batch size\n");
+	if (ht_getopt(argc, argv, opts))
 		return 2;
-	}
+	if (hold_secs)
+		return hold(hold_secs);
 	/* Children leave with _exit(): nothing may wait in a buffer. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tap_plan(8);

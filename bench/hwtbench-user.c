@@ -1194,33 +1194,16 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	unsigned int r;
 	__s64 *lat;
-	int opt;
+	const struct ht_opt opts[] = {
+		HT_OPT_NUM('n', n, "timeouts", 1, 10000000),
+		HT_OPT_NUM('r', reps, "reps", 1, MAX_REPS),
+		HT_OPT_NUM('s', spread_ms, "spread_ms", 0, 3600000),
+		HT_OPT_STR('c', cgroup, "cgroup"),
+		{ 0 }
+	};
 
-	while ((opt = getopt(argc, argv, "n:r:s:c:")) != -1) {
-		switch (opt) {
-		case 'n':
-			n = strtoul(optarg, NULL, 0);
-			break;
-		case 'r':
-			reps = strtoul(optarg, NULL, 0);
-			break;
-		case 's':
-			spread_ms = strtoul(optarg, NULL, 0);
-			break;
-		case 'c':
-			cgroup = optarg;
-			break;
-		default:
-			fprintf(stderr,
-				"usage: %s [-n timeouts] [-r reps] [-s spread_ms] [-c cgroup]\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	if (!n || !reps || reps > MAX_REPS) {
-		fprintf(stderr, "need 1 <= reps <= %d and n > 0\n", MAX_REPS);
+	if (ht_getopt(argc, argv, opts))
 		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (cgroup)
 		join_cgroup();

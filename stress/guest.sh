@@ -28,6 +28,7 @@ STEPS="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn leakpen
 KACCT="duration_ms=3000"
 DRACE_N=250
 UACCT="-t 3"
+UACCT32="-t 2"
 HOTPLUG_S=4
 FUZZ_S=5
 LIFECYCLE_N=5
@@ -144,8 +145,10 @@ step_drace() {
 	ktap_run drace "drace_cycles=$DRACE_N"
 }
 
+# The user-space ledger, 64-bit (repeated in a soak), then one -m32 run.
 step_uacct() {
 	soak_repeat uledger ops "$UACCT_MIN" utap_run hwtstress-user $B/hwtstress-user $UACCT
+	utap_run hwtstress-user-32 $B/hwtstress-user-32 $UACCT32
 }
 
 # Toggle CPUs 1.. offline and online while both stress loads run.

@@ -1275,34 +1275,23 @@ int main(int argc, char **argv)
 {
 	struct wstats sum = { 0 };
 	unsigned long ns_recs = 0, ns_wb = 0;
-	int opt, secs = 10, nw = 3, w, status, crashed = 0, nns = 0, nons = 0;
+	int secs = 10, nw = 3, w, status, crashed = 0, nns = 0, nons = 0;
 	uint64_t seed = 0, t0, end, elapsed;
 	pid_t pids[MAX_WORKERS];
+	bool sanity_only = false;
+	const struct ht_opt opts[] = {
+		HT_OPT_NUM('t', secs, "seconds", 1, 1000000),
+		HT_OPT_NUM('s', seed, "seed", 0, UINT64_MAX),
+		HT_OPT_NUM('j', nw, "workers", 1, MAX_WORKERS),
+		HT_OPT_FLAG('S', sanity_only),
+		{ 0 }
+	};
 	unsigned int e;
 
-	while ((opt = getopt(argc, argv, "t:s:j:S")) != -1) {
-		switch (opt) {
-		case 't':
-			secs = atoi(optarg);
-			break;
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'j':
-			nw = atoi(optarg);
-			break;
-		case 'S':
-			return sanity();
-		default:
-			fprintf(stderr, "usage: %s [-t seconds] [-s seed] [-j workers] | -S\n",
-				argv[0]);
-			return 2;
-		}
-	}
-	if (nw < 1 || nw > MAX_WORKERS) {
-		fprintf(stderr, "%s: 1 to %d workers\n", argv[0], MAX_WORKERS);
+	if (ht_getopt(argc, argv, opts))
 		return 2;
-	}
+	if (sanity_only)
+		return sanity();
 	if (access(HWT_DEV, F_OK)) {
 		printf("1..0 # SKIP no %s\n", HWT_DEV);
 		return 0;

@@ -389,6 +389,22 @@ static void hwts_resolve_newest(struct hwts_obj *o, atomic64_t *counter,
 	atomic64_inc(counter);
 }
 
+/*
+ * @o's pending timer was resolved, and @counter says how: cancelled,
+ * replaced or handed back. A %HWTS_LEDGER timer's newest start goes (under
+ * its lock); a %HWTS_CHAOS timer has one start fewer out.
+ */
+static void hwts_resolve_pending(struct hwts_obj *o, atomic64_t *counter)
+{
+	if (o->kind != HWTS_CHAOS) {
+		hwts_resolve_newest(o, counter, 0);
+		return;
+	}
+	if (atomic_dec_return(&o->out) < 0)
+		atomic64_inc(&o->ws->l.dup);
+	atomic64_inc(counter);
+}
+
 static void hwts_count_error(struct hwts_wheel *ws, int ret)
 {
 	switch (ret) {
@@ -519,13 +535,7 @@ static void hwts_unprocessed(struct hwtimer *timer, void *arg)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&o->lock, flags);
-	if (o->kind == HWTS_CHAOS) {
-		if (atomic_dec_return(&o->out) < 0)
-			atomic64_inc(&ws->l.dup);
-		atomic64_inc(&ws->l.handed);
-	} else {
-		hwts_resolve_newest(o, &ws->l.handed, 0);
-	}
+	hwts_resolve_pending(o, &ws->l.handed);
 	raw_spin_unlock_irqrestore(&o->lock, flags);
 
 	if (o->kind == HWTS_SENTINEL && READ_ONCE(run->cycling)) {
@@ -593,7 +603,7 @@ static int hwts_ledger_op(struct hwts_worker *wk, struct hwts_obj *o)
 	} else if (op < 85) {
 		raw_spin_lock_irqsave(&o->lock, flags);
 		if (hwtimer_cancel(&o->timer) == 1)
-			hwts_resolve_newest(o, &ws->l.cancelled, 0);
+			hwts_resolve_pending(o, &ws->l.cancelled);
 		raw_spin_unlock_irqrestore(&o->lock, flags);
 	} else if (op < 95) {
 		ret = hwtimer_cancel_sync(&o->timer);
@@ -641,19 +651,13 @@ static int hwts_chaos_op(struct hwts_worker *wk, struct hwts_obj *o)
 			return ret;
 		}
 		atomic64_inc(&ws->l.armed);
-		if (ret == 1) {
-			if (atomic_dec_return(&o->out) < 0)
-				atomic64_inc(&ws->l.dup);
-			atomic64_inc(&ws->l.replaced);
-		}
+		if (ret == 1)
+			hwts_resolve_pending(o, &ws->l.replaced);
 		return 0;
 	}
 	if (op < 95) {
-		if (hwtimer_cancel(&o->timer) == 1) {
-			if (atomic_dec_return(&o->out) < 0)
-				atomic64_inc(&ws->l.dup);
-			atomic64_inc(&ws->l.cancelled);
-		}
+		if (hwtimer_cancel(&o->timer) == 1)
+			hwts_resolve_pending(o, &ws->l.cancelled);
 		return 0;
 	}
 	if (hwtimer_state(&o->timer) > HWTIMER_RUNNING)
@@ -849,7 +853,12 @@ static int hwts_wheel_init(struct hwts_run *run, unsigned int wi)
 	return 0;
 }
 
-/* Every timer of @ws must be idle with its ledger settled. */
+/*
+ * Settle the ledgers of @ws's timers once the threads are gone. Destroy has
+ * handed back the pending timers of a wheel of ours; the default wheel is
+ * not ours to destroy, so each of its timers is shut down here, which
+ * cancels it if pending. Then no start may be left outstanding.
+ */
 static void hwts_settle(struct hwts_wheel *ws)
 {
 	unsigned int i;
@@ -857,9 +866,13 @@ static void hwts_settle(struct hwts_wheel *ws)
 	for (i = 0; i < ws->nobjs; i++) {
 		struct hwts_obj *o = &ws->objs[i];
 		unsigned long flags;
-		int out;
+		int ret = 0, out;
 
+		if (!ws->owned)
+			ret = hwtimer_shutdown_sync(&o->timer);
 		raw_spin_lock_irqsave(&o->lock, flags);
+		if (ret == 1)
+			hwts_resolve_pending(o, &ws->l.cancelled);
 		if (o->qlen) {
 			pr_err("%s: timer %u: %u starts never resolved\n",
 			       ws->name, i, o->qlen);
@@ -875,6 +888,9 @@ static void hwts_settle(struct hwts_wheel *ws)
 			atomic64_add(-out, &ws->l.dup);
 		}
 		raw_spin_unlock_irqrestore(&o->lock, flags);
+		if (!ws->owned && (hwtimer_start(&o->timer, 0) != -EIDRM ||
+				   hwtimer_state(&o->timer) != HWTIMER_SHUTDOWN))
+			atomic64_inc(&ws->l.errors);
 	}
 }
 
@@ -929,37 +945,11 @@ static int hwts_doomed_cycle(struct hwts_wheel *ws)
 	return ret;
 }
 
-/* Shut down every timer of the default wheel; settle their ledgers. */
+/* The end of the default wheel's timers: shut down and settled. */
 static void hwts_shutdown_default(struct hwts_wheel *ws)
 {
-	unsigned int i;
-
-	for (i = 0; i < ws->nobjs; i++) {
-		struct hwts_obj *o = &ws->objs[i];
-		unsigned long flags;
-		int ret;
-
-		ret = hwtimer_shutdown_sync(&o->timer);
-		raw_spin_lock_irqsave(&o->lock, flags);
-		if (o->kind == HWTS_CHAOS) {
-			if (ret == 1) {
-				if (atomic_dec_return(&o->out) < 0)
-					atomic64_inc(&ws->l.dup);
-				atomic64_inc(&ws->l.cancelled);
-			}
-		} else {
-			if (ret == 1 && !o->qlen)
-				atomic64_inc(&ws->l.dup);
-			atomic64_add(o->qlen, &ws->l.cancelled);
-			o->qlen = 0;
-		}
-		raw_spin_unlock_irqrestore(&o->lock, flags);
-		if (hwtimer_start(&o->timer, 0) != -EIDRM ||
-		    hwtimer_state(&o->timer) != HWTIMER_SHUTDOWN)
-			atomic64_inc(&ws->l.errors);
-	}
-	hwts_read_early(ws);
 	hwts_settle(ws);
+	hwts_read_early(ws);
 }
 
 static void hwts_wheel_free(struct hwts_wheel *ws)

@@ -947,19 +947,16 @@ static void check_memcg(void)
 int main(int argc, char **argv)
 {
 	bool memcg = false;
+	const struct ht_opt opts[] = {
+		HT_OPT_FLAG('m', memcg),
+		HT_OPT_NUM('u', many_users, "users", 1, 1000000),
+		{ 0 }
+	};
 	struct stat st;
 	int ret;
 
-	while ((ret = getopt(argc, argv, "mu:")) != -1) {
-		if (ret == 'm') {
-			memcg = true;
-		} else if (ret == 'u') {
-			many_users = strtoul(optarg, NULL, 0);
-		} else {
-			fprintf(stderr, "usage: hwtsec [-m] [-u USERS]\n");
-			return 2;
-		}
-	}
+	if (ht_getopt(argc, argv, opts))
+		return 2;
 
 	if (access(HWT_DEV, F_OK)) {
 		printf("1..0 # SKIP no %s\n", HWT_DEV);

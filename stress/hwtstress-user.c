@@ -6,6 +6,9 @@
  *                  [-w max_poll_ms] [-b max_batch]
  *   hwtstress-user -H seconds        hold an fd with timeouts open, then exit
  *
+ * It is built 64-bit and -m32 (hwtstress-user-32: the compat ioctl path
+ * under many threads and processes); the stress steps run both.
+ *
  * The parent opens two "global" files and forks @processes children, which
  * share them; each child opens two files of its own, shared by its
  * @threads threads; each thread has two private files, which it closes and
@@ -21,10 +24,13 @@
  * count their records and are resolved by cancel or close. At the end
  * each file is drained before it is closed: every one-shot timeout due by
  * then must have been read (else it is lost); only far-future ones may be
- * dropped by close. No record may be early (read before its deadline).
- * Afterwards the device's global count, the objects of its slab cache and
- * (with -c) the memory cgroup's slab figure must be back at their
- * baseline.
+ * dropped by close, and just before the close the file's pending and
+ * queued counts (HWTIMER_IOC_INFO) must add up to the timeouts the ledger
+ * holds armed on it. No record may be early (read before its deadline),
+ * each must carry the id its arm returned, and no two timeouts of a file
+ * may get the same id. Afterwards the device's global count, the objects
+ * of its slab cache and (with -c) the memory cgroup's slab figure must be
+ * back at their baseline.
  *
  * Every thread's read polls first for up to @max_poll_ms - 1 ms (default 4;
  * 1 never sleeps), and its ARM batches have up to @max_batch entries, its
@@ -56,13 +62,23 @@
 #define MAX_SHARED	64
 #define BATCH_MAX	64
 
+/*
+ * The ledger's 64-bit fields, shared by the processes and updated with
+ * atomic operations, aligned to 8 bytes in the -m32 build too: there a
+ * plain 64-bit field is aligned to 4, and an atomic access to one that
+ * straddles a cache line is a split lock. GCC aligns _Atomic ones to 8
+ * since version 11; this says so for any compiler (and spares the note).
+ */
+typedef _Atomic uint64_t __attribute__((aligned(8))) atomic_u64;
+
 enum { E_FREE, E_ARMING, E_ARMED, E_READ, E_CANCELLED, E_DROPPED, E_FAILED };
 
 struct ent {
 	_Atomic uint32_t state;
 	uint32_t inst;			/* the file it was armed on */
-	_Atomic uint64_t id;
-	_Atomic uint64_t deadline;
+	atomic_u64 id;
+	atomic_u64 rid;			/* the id of a record read before its arm returned */
+	atomic_u64 deadline;
 	_Atomic uint32_t reads;
 	_Atomic uint8_t far;
 	uint8_t periodic;
@@ -76,10 +92,9 @@ struct ring {
 struct shm {
 	_Atomic uint32_t next;		/* next ledger entry */
 	_Atomic uint32_t next_inst;	/* next file instance */
-	_Atomic uint64_t armed, read, cancelled, dropped, failed, lost, dup,
-			 early, periodic_reads, modified, enoent, errors, overdue,
-			 arm_nospace, ops, eops;
-	_Atomic int64_t memcg_peak;
+	atomic_u64 armed, read, cancelled, dropped, failed, lost, dup, early,
+		   periodic_reads, modified, enoent, errors, overdue, arm_nospace,
+		   ops, eops, badid, miscount, files;
 	struct ring rings[MAX_SHARED];
 	struct ent ents[];
 };
@@ -108,7 +123,6 @@ static uint64_t tick_ns = MS;
 static unsigned int max_poll_ms = 4;
 static unsigned int max_batch = 8;
 static const char *cgroup;
-static bool verbose;
 
 #define inc(ctr)	atomic_fetch_add(&shm->ctr, 1)
 
@@ -227,11 +241,19 @@ static void do_arm(struct thr *t, struct hfd *h)
 			atomic_store(&e->id, a[i].id);
 			atomic_store(&e->deadline, a[i].deadline_ns);
 			inc(armed);
-			/* A reader may have resolved it already: then it stays. */
-			if (!atomic_compare_exchange_strong(&e->state, &st, E_ARMED) &&
-			    (st != E_READ || e->periodic)) {
+			/*
+			 * A reader may have resolved it already: then it stays,
+			 * and the record it read must carry this id.
+			 */
+			if (atomic_compare_exchange_strong(&e->state, &st, E_ARMED))
+				continue;
+			if (st != E_READ || e->periodic) {
 				complain("armed entry resolved oddly", idx[i], e, st);
 				inc(dup);
+			} else if (atomic_load(&e->rid) != a[i].id) {
+				complain("record read before its arm returned has another id",
+					 idx[i], e, st);
+				inc(badid);
 			}
 			continue;
 		}
@@ -394,6 +416,11 @@ static void got_record(const struct hwtimer_expiry *r, uint64_t t_read)
 			complain("re-armed record of a one-shot", idx, e, atomic_load(&e->state));
 			inc(errors);
 		}
+		st = atomic_load(&e->state);
+		if (st != E_ARMING && r->id != atomic_load(&e->id)) {
+			complain("periodic record with another id than its arm's", idx, e, st);
+			inc(badid);
+		}
 		atomic_fetch_add(&e->reads, 1);
 		inc(periodic_reads);
 		return;
@@ -406,11 +433,17 @@ static void got_record(const struct hwtimer_expiry *r, uint64_t t_read)
 	/*
 	 * ARMING (read before its arm returned) or ARMED; the arm may move it
 	 * from one to the other between two tries, so retry until it is
-	 * resolved by someone.
+	 * resolved by someone. The record's id must be the one the arm
+	 * returned: do_arm() checks it if the arm has not returned yet.
 	 */
+	atomic_store(&e->rid, r->id);
 	st = atomic_load(&e->state);
 	while (st == E_ARMING || st == E_ARMED) {
 		if (atomic_compare_exchange_weak(&e->state, &st, E_READ)) {
+			if (st == E_ARMED && r->id != atomic_load(&e->id)) {
+				complain("record with another id than its arm's", idx, e, st);
+				inc(badid);
+			}
 			inc(read);
 			return;
 		}
@@ -513,6 +546,32 @@ static void probe_overdue(struct hfd *h, const uint32_t *idx, size_t n, uint64_t
 }
 
 /*
+ * Before a file is closed, when no other thread uses it: what the kernel
+ * counts on it (pending and queued) must be what the ledger holds armed on
+ * it. @idx lists the entries to look at (all entries when NULL).
+ */
+static void check_count(struct hfd *h, const uint32_t *idx, size_t n)
+{
+	struct hwtimer_info info;
+	uint64_t armed = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		struct ent *e = &shm->ents[idx ? idx[k] : k];
+
+		if (e->inst == h->inst && atomic_load(&e->state) == E_ARMED)
+			armed++;
+	}
+	inc(files);
+	if (ht_info(h->fd, &info) || info.pending + info.queued != armed) {
+		printf("# file %u: %llu pending + %llu queued, the ledger holds %llu armed\n",
+		       h->inst, (unsigned long long)info.pending,
+		       (unsigned long long)info.queued, (unsigned long long)armed);
+		inc(miscount);
+	}
+}
+
+/*
  * The end of a file: cancel its periodic timeouts, read until every
  * one-shot timeout that is not far in the future has been read (or the
  * slack is over: then it is lost), close it and drop the rest. @idx lists
@@ -566,6 +625,7 @@ static void finish(struct hfd *h, const uint32_t *idx, size_t n, bool at_end)
 			break;
 		do_read(NULL, h, 100);
 	}
+	check_count(h, idx, n);
 	close(h->fd);
 	now = now_ns();
 	for (k = 0; k < n; k++) {
@@ -587,6 +647,61 @@ static void finish(struct hfd *h, const uint32_t *idx, size_t n, bool at_end)
 	}
 	h->fd = -1;
 	h->nlist = 0;
+}
+
+struct file_id {
+	uint32_t inst;
+	uint64_t id;
+};
+
+static int file_id_cmp(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->inst != y->inst)
+		return x->inst < y->inst ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * At the end: every id an arm returned is non-zero, and no two timeouts of
+ * one file got the same.
+ */
+static void check_ids(void)
+{
+	uint32_t total = atomic_load(&shm->next), i, n = 0;
+	struct file_id *v;
+
+	if (total > NENT_MAX)
+		total = NENT_MAX;
+	v = malloc(total * sizeof(*v));
+	if (!v) {
+		perror("malloc");
+		exit(2);
+	}
+	for (i = 1; i < total; i++) {
+		struct ent *e = &shm->ents[i];
+		uint32_t st = atomic_load(&e->state);
+
+		if (st == E_FREE || st == E_FAILED)
+			continue;
+		v[n].inst = e->inst;
+		v[n].id = atomic_load(&e->id);
+		if (!v[n].id) {
+			complain("id 0", i, e, st);
+			inc(badid);
+		}
+		n++;
+	}
+	qsort(v, n, sizeof(*v), file_id_cmp);
+	for (i = 1; i < n; i++) {
+		if (!file_id_cmp(&v[i - 1], &v[i])) {
+			printf("# file %u: id %#llx given to two timeouts\n", v[i].inst,
+			       (unsigned long long)v[i].id);
+			inc(badid);
+		}
+	}
+	free(v);
 }
 
 static void *thread_fn(void *arg)
@@ -715,50 +830,32 @@ int main(int argc, char **argv)
 	unsigned int nproc = 2, nthreads = 2, i;
 	long g0, s0, m0 = -1, g1, s1, m1 = -1, peak = -1;
 	struct hwtimer_info info;
-	int secs = 5, opt, status, bad = 0;
+	int secs = 5, hold_secs = 0, status, bad = 0;
+	const struct ht_opt opts[] = {
+		HT_OPT_NUM('t', secs, "seconds", 1, 1000000),
+		HT_OPT_NUM('p', nproc, "processes", 1, (MAX_SHARED - 2) / 2),
+		HT_OPT_NUM('T', nthreads, "threads", 1, 64),
+		HT_OPT_STR('c', cgroup, "cgroup"),
+		HT_OPT_NUM('w', max_poll_ms, "max_poll_ms", 1, 1000),
+		HT_OPT_NUM('b', max_batch, "max_batch", 2, BATCH_MAX),
+		HT_OPT_NUM('H', hold_secs, "hold_seconds", 1, 1000000),
+		{ 0 }
+	};
 	struct hfd global[2];
 	size_t size;
 	pid_t *pids;
 
-	while ((opt = getopt(argc, argv, "t:p:T:c:H:vw:b:")) != -1) {
-		switch (opt) {
-		case 't':
-			secs = atoi(optarg);
-			break;
-		case 'p':
-			nproc = atoi(optarg);
-			break;
-		case 'T':
-			nthreads = atoi(optarg);
-			break;
-		case 'c':
-			cgroup = optarg;
-			break;
-		case 'H':
-			return hold(atoi(optarg));
-		case 'v':
-			verbose = true;
-			break;
-		case 'w':
-			max_poll_ms = atoi(optarg);
-			break;
-		case 'b':
-			max_batch = atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-t s] [-p procs] [-T threads] [-c cgroup] [-w ms] [-b n]\n"
-				"       %s -H s\n", argv[0], argv[0]);
-			return 2;
-		}
-	}
-	if (nproc < 1 || nproc > (MAX_SHARED - 2) / 2 || nthreads < 1 || nthreads > 64 ||
-	    max_poll_ms < 1 || max_poll_ms > 1000 || max_batch < 2 || max_batch > BATCH_MAX) {
-		fprintf(stderr, "bad process or thread count, poll time or batch size\n");
+	if (ht_getopt(argc, argv, opts))
 		return 2;
+	if (hold_secs)
+		return hold(hold_secs);
+	if (!have_time32_syscalls()) {
+		printf("1..0 # SKIP -m32 on a kernel without CONFIG_COMPAT_32BIT_TIME: no futex()\n");
+		return 0;
 	}
 	/* Children leave with _exit(): nothing may wait in a buffer. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	tap_plan(8);
+	tap_plan(10);
 	size = sizeof(*shm) + (size_t)NENT_MAX * sizeof(struct ent);
 	shm = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -810,6 +907,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < 2; i++)
 		finish(&global[i], NULL, 0, true);
+	check_ids();
 
 	/* Everything is closed: back to the baseline. */
 	g1 = ht_global_count();
@@ -853,6 +951,12 @@ int main(int argc, char **argv)
 	tap(!shm->lost && !shm->dup, "nothing lost (%llu), nothing duplicated (%llu)",
 	    (unsigned long long)shm->lost, (unsigned long long)shm->dup);
 	tap(!shm->early, "no record early (%llu)", (unsigned long long)shm->early);
+	tap(!shm->badid,
+	    "every record carried the id its arm returned; ids non-zero, none given twice on a file (%llu wrong)",
+	    (unsigned long long)shm->badid);
+	tap(!shm->miscount && shm->files,
+	    "each file's pending + queued agreed with the ledger when it was closed (%llu files, %llu disagreed)",
+	    (unsigned long long)shm->files, (unsigned long long)shm->miscount);
 	tap(!shm->errors, "no unexpected result (%llu)", (unsigned long long)shm->errors);
 	tap(!shm->overdue, "no one-shot timeout unread %llu s after its deadline (%llu)",
 	    SLACK_NS / SEC, (unsigned long long)shm->overdue);

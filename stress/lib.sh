@@ -55,6 +55,7 @@ stress_conf() {
 		printf '%s\n' \
 			'KACCT="duration_ms=75000 extra=3 priv=4 shared=32 chaos=32 doomed_ms=300"' \
 			'UACCT="-t 75 -p 3 -T 3 -c /sys/fs/cgroup/hwts-user"' \
+			'UACCT32="-t 20 -p 2 -T 3 -c /sys/fs/cgroup/hwts-user"' \
 			'HOTPLUG_S=60' \
 			'KHOTPLUG="extra=0 doomed_ms=500"' \
 			'UHOTPLUG="-p 1 -T 2"' \
@@ -73,6 +74,7 @@ stress_conf() {
 		printf '%s\n' \
 			'KACCT="duration_ms=60000 extra=1 priv=4 shared=32 chaos=32 doomed_ms=300"' \
 			'UACCT="-t 60 -p 2 -T 2 -w 1 -b 64 -c /sys/fs/cgroup/hwts-user"' \
+			'UACCT32="-t 30 -p 2 -T 2 -w 1 -b 64 -c /sys/fs/cgroup/hwts-user"' \
 			'HOTPLUG_S=40' \
 			'KHOTPLUG="extra=0 doomed_ms=500"' \
 			'UHOTPLUG="-p 1 -T 2 -w 1 -b 64"' \
@@ -91,6 +93,7 @@ stress_conf() {
 		printf '%s\n' \
 			'KACCT="duration_ms=4000 extra=1 doomed_ms=250"' \
 			'UACCT="-t 4 -p 2 -T 2 -c /sys/fs/cgroup/hwts-user"' \
+			'UACCT32="-t 2 -p 2 -T 2 -c /sys/fs/cgroup/hwts-user"' \
 			'HOTPLUG_S=6' \
 			'KHOTPLUG="extra=0 doomed_ms=400"' \
 			'UHOTPLUG="-p 1 -T 2"' \

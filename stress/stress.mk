@@ -26,12 +26,13 @@
 
 .PHONY: stress soak stress-smoke check-kcsan stress-user
 
-# The user-space stress programs, static, 64-bit and (the fuzzer and the
-# fault injector, for the compat ioctl path) -m32, into build/stress/bin;
+# The user-space stress programs, static, 64-bit and (the fuzzer, the fault
+# injector and the user-space ledger, for the compat ioctl path) -m32, into
+# build/stress/bin;
 # the stress steps also run two of the device's tests (build/ut).
 STRESS_BIN := $(HWT_OUT)/stress/bin
 STRESS_PROGS := hwtstress-user hwtfault hwtfuzz hwtsec hwtwake
-STRESS_PROGS32 := hwtfuzz hwtfault
+STRESS_PROGS32 := hwtfuzz hwtfault hwtstress-user
 STRESS_DEPS := $(wildcard include/uapi/linux/*.h tools/include/*.h)
 
 stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(addsuffix -32,$(STRESS_PROGS32))) \

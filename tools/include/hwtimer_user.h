@@ -3,8 +3,9 @@
  * The user-space helpers every test, stress and bench program of this tree
  * shares: the device's path, the clock, sleeping, opening the device, its
  * INFO and batch ioctls, reading and writing sysfs, procfs and cgroup
- * files, the device's slab statistics, forking workers, and TAP through
- * kselftest.h for the programs that do not use the kselftest harness.
+ * files, the device's slab statistics, forking workers, command-line
+ * options, and TAP through kselftest.h for the programs that do not use
+ * the kselftest harness.
  * Static inline only; builds 64-bit and -m32 with -Werror. Not installed,
  * not part of the ABI (that is include/uapi/linux/hwtimer.h);
  * tools/hwtimer-demo.c, the example for readers, does not use it.
@@ -256,6 +257,108 @@ void tap_print(void (*print)(const char *, ...), const char *fmt, ...)
 static inline int tap_status(void)
 {
 	return ksft_get_fail_cnt() ? 1 : 0;
+}
+
+/*
+ * Command-line options, as a table that ht_getopt() runs getopt() over:
+ *
+ *	HT_OPT_NUM(letter, variable, name, min, max)	a number from min to max
+ *	HT_OPT_STR(letter, variable, name)		a const char *
+ *	HT_OPT_FLAG(letter, variable)			a bool set by the option
+ *
+ * where name is the argument's name in the usage line. A number's variable
+ * may be an int, an unsigned int, long or long long (uint64_t): its type
+ * says how it is stored, and one of another type does not compile. The
+ * table ends with { 0 }.
+ */
+enum ht_arg_type {
+	HT_ARG_NONE,
+	HT_ARG_STR,
+	HT_ARG_INT,
+	HT_ARG_UINT,
+	HT_ARG_ULONG,
+	HT_ARG_ULLONG,
+};
+
+struct ht_opt {
+	char letter;
+	enum ht_arg_type type;
+	void *var;
+	const char *name;
+	unsigned long long min, max;
+};
+
+#define HT_OPT_NUM(letter, var, name, min, max)				\
+	{ letter, _Generic((var), int: HT_ARG_INT, unsigned int: HT_ARG_UINT,	\
+			   unsigned long: HT_ARG_ULONG,			\
+			   unsigned long long: HT_ARG_ULLONG),		\
+	  &(var), name, min, max }
+#define HT_OPT_STR(letter, var, name)					\
+	{ letter, _Generic((var), const char *: HT_ARG_STR), &(var), name, 0, 0 }
+#define HT_OPT_FLAG(letter, var)					\
+	{ letter, _Generic((var), bool: HT_ARG_NONE), &(var), NULL, 0, 0 }
+
+/*
+ * getopt() over @opts: sets each option's variable, a number only if the
+ * argument is one (decimal, or hex with 0x) within the option's range.
+ * Returns 0, or -1 after saying what was wrong and printing a usage line
+ * made from the table (the caller exits with 2).
+ */
+static inline int ht_getopt(int argc, char **argv, const struct ht_opt *opts)
+{
+	const struct ht_opt *o;
+	unsigned long long v;
+	char optstr[64], *end;
+	size_t len = 0;
+	int c;
+
+	for (o = opts; o->letter && len + 3 < sizeof(optstr); o++) {
+		optstr[len++] = o->letter;
+		if (o->type != HT_ARG_NONE)
+			optstr[len++] = ':';
+	}
+	optstr[len] = '\0';
+	while ((c = getopt(argc, argv, optstr)) != -1) {
+		for (o = opts; o->letter && o->letter != c; o++)
+			;
+		if (!o->letter)
+			goto usage;
+		if (o->type == HT_ARG_NONE) {
+			*(bool *)o->var = true;
+			continue;
+		}
+		if (o->type == HT_ARG_STR) {
+			*(const char **)o->var = optarg;
+			continue;
+		}
+		errno = 0;
+		v = strtoull(optarg, &end, 0);
+		if (errno || end == optarg || *end || *optarg == '-' || v < o->min || v > o->max) {
+			fprintf(stderr, "%s: -%c %s: not a number from %llu to %llu\n",
+				argv[0], c, optarg, o->min, o->max);
+			goto usage;
+		}
+		if (o->type == HT_ARG_INT)
+			*(int *)o->var = v;
+		else if (o->type == HT_ARG_UINT)
+			*(unsigned int *)o->var = v;
+		else if (o->type == HT_ARG_ULONG)
+			*(unsigned long *)o->var = v;
+		else
+			*(unsigned long long *)o->var = v;
+	}
+	if (optind == argc)
+		return 0;
+usage:
+	fprintf(stderr, "usage: %s", argv[0]);
+	for (o = opts; o->letter; o++) {
+		if (o->name)
+			fprintf(stderr, " [-%c %s]", o->letter, o->name);
+		else
+			fprintf(stderr, " [-%c]", o->letter);
+	}
+	fprintf(stderr, "\n");
+	return -1;
 }
 
 /*

@@ -4,7 +4,8 @@
 # top-level Makefile (see stress/lib.sh and docs/security.md):
 #
 #   make stress         every stress item at length in the debug VM (about
-#                       10 minutes): kernel and user accounting ledgers,
+#                       10 minutes): kernel and user accounting ledgers
+#                       (the user one 64 and 32 bit),
 #                       destroy racing modify, CPU hotplug under load,
 #                       fail-nth fault injection, the ioctl fuzzer (64 and
 #                       32 bit), the security checks, module lifecycle;

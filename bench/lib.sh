@@ -1,32 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The benchmark runs and the host's side of the benchmarks (bench/guest.sh):
-# `scripts/runner.sh bench MODE` (make bench, bench-smoke: bench/bench.mk)
-# and the benchmark smoke of `make check`. Sourced by scripts/runner.sh
-# after scripts/lib.sh.
+# The host's side of the benchmarks (bench/guest.sh), sourced by
+# scripts/runner.sh after scripts/lib.sh:
 #
-#   bench_run MODE          a run of its own boot, MODE one of
-#                           full   the non-debug bench kernel, full N (about
-#                                  15 minutes on 2 cores); results in
-#                                  build/bench/, the table also into
-#                                  docs/benchmarks.md
-#                           smoke  tiny N on the debug kernel, so that the
-#                                  benchmark code runs under lockdep, KASAN
-#                                  and kmemleak (1 to 2 minutes); results in
-#                                  build/bench/smoke-KERNEL/
-#   bench_conf MODE         the guest's settings for one of those modes
+#   bench_run MODE          `runner.sh bench MODE`: a boot of its own, MODE
+#                           full (the non-debug bench kernel, full N;
+#                           results in build/bench/, the table also into
+#                           docs/benchmarks.md) or smoke (tiny N on the debug
+#                           kernel; build/bench/smoke-KERNEL/): make bench,
+#                           bench-smoke (bench/bench.mk)
+#   bench_conf MODE         the guest's settings for a mode
 #   bench_stage ROOT MODE   hwtbench-user, bench/guest.sh and its settings
 #                           into ROOT/hwt/bench (the module comes with
-#                           stage_modules)
+#                           stage_modules); check stages the smoke
 #   bench_judge LOG OUT     bench/report.pl on the benchmarks' part of LOG:
 #                           the table, OUT/results.{json,csv}, the targets;
 #                           one check, failed on errors (never on targets)
 #
-# bench_run judges the log as check does, then bench/report.pl's. Its status
-# is 1 on any error, 0 otherwise (missed targets included); the last line is
-# "bench: N of M targets met". docs/benchmarks.md holds 6.1's figures
-# (Debian 12's kernel): a full run on another kernel keeps its results in
+# bench_run judges the log as check does, then with bench/report.pl. Its
+# status is 1 on any error, 0 otherwise (missed targets included); the last
+# line is "bench: N of M targets met". docs/benchmarks.md holds 6.1's
+# figures: a full run on another kernel keeps its results in
 # build/bench/full-KERNEL/ and leaves the documentation alone.
 #
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), BENCH_KERNEL

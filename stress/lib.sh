@@ -1,34 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The stress runs and the host's side of the stress steps (stress/guest.sh):
-# `scripts/runner.sh stress MODE` (make stress, soak, stress-smoke,
-# check-kcsan: stress/stress.mk) and the stress smoke of `make check`.
-# Sourced by scripts/runner.sh after scripts/lib.sh.
+# The host's side of the stress steps (stress/guest.sh), sourced by
+# scripts/runner.sh after scripts/lib.sh:
 #
-#   stress_run MODE         a run of its own boot, MODE one of
-#                           full   every stress item at length (about 10
-#                                  minutes)
-#                           soak   the same, repeated until 10M ledger
-#                                  operations in the kernel and in user
-#                                  space each, 1M fuzzer calls and 50
-#                                  hotplug cycles (about 30 minutes)
-#                           smoke  a short version of each item (1 to 2
-#                                  minutes), what `make check` runs
-#                           kcsan  the KUnit suites and the smoke on the
-#                                  KCSAN kernel (scripts/kcsan.config)
-#   stress_conf MODE        the guest's settings for one of those modes
+#   stress_run MODE         `runner.sh stress MODE`: a boot of its own, MODE
+#                           full, soak, smoke or kcsan (make stress, soak,
+#                           stress-smoke, check-kcsan: see stress/stress.mk)
+#   stress_conf MODE        the guest's settings for a mode
 #   stress_stage ROOT MODE  the stress programs, stress/guest.sh and its
 #                           settings into ROOT/hwt/stress (the modules come
-#                           with stage_modules)
+#                           with stage_modules); check stages the smoke
 #   stress_judge LOG        the segments that must hold exactly the expected
 #                           warning, and the totals of the log's ledgers,
 #                           fault points, fuzzer calls and hotplug cycles
 #
-# stress_run judges the log as check does, but the stress:leak-* segments,
-# which must each hold the one warning hwtimer.ko gives for a wheel its
-# client never destroyed, and nothing else; it prints the totals and ends
-# with "N passed, N failed, N skipped"; results in build/stress/MODE-KERNEL/.
+# stress_run judges the log as check does but for the stress:leak-*
+# segments, prints the totals and ends with "N passed, N failed, N
+# skipped"; results in build/stress/MODE-KERNEL/.
 #
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), STRESS_STEPS
 # (only these guest steps, e.g. "kacct faults"; default all), STRESS_CONF

@@ -39,8 +39,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 cd /tmp || exit 1
 
-mode=check
-ut_timeout=600
+mode=check ut_timeout=600
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case "$arg" in
@@ -131,13 +130,11 @@ segment() {
 # contents did not change since the previous scan: a leak shows at the
 # second scan after it, at the earliest. A scan costs 9 to 12 s of TCG time
 # per GB of guest memory (it walks every struct page), so a boot makes two,
-# shared by everything, in the background where it can:
-#
-#   check, runner-test: [main] everything else, unload; [leak] load+unload
-#             the leaky module; scan 1 in the background while the other
-#             fixtures run; scan 2; [main] report but the fixture's leak;
-#             [leak] the fixture's leak alone (kmemleak_report)
-#   stress, bench: everything, unload; scans 1 and 2; report
+# shared by everything, in the background where it can. check and
+# runner-test: [main] everything else, unload; [leak] load+unload the leaky
+# module; scan 1 in the background while the other fixtures run; scan 2;
+# [main] report but the fixture's leak; [leak] the fixture's leak alone.
+# stress, bench: everything, unload; scans 1 and 2; report.
 kmemleak=/sys/kernel/debug/kmemleak
 scan_pid=
 

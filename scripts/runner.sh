@@ -1,29 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The hwtimer test runner: everything behind `make check`, `runner-test`,
-# `run`, `shell`, and the stress and bench targets.
+# The hwtimer test runner, behind make check, runner-test, run, shell,
+# stress and bench.
 #
-#   scripts/runner.sh check        on each test kernel of KERNELS, in one VM
-#                                  boot: every test, the runner's self-tests,
+#   scripts/runner.sh check        each test kernel of KERNELS, one VM boot
+#                                  each: every test, the runner's self-tests,
 #                                  the stress and benchmark smokes
 #   scripts/runner.sh runner-test  only the self-tests, on KERNEL: the runner
 #                                  must fail each deliberately broken fixture
-#   scripts/runner.sh run          boot KERNEL with hwtimer.ko loaded, run the demo
-#   scripts/runner.sh shell        boot KERNEL with hwtimer.ko loaded, interactive shell
-#   scripts/runner.sh stress MODE  a stress run on KERNEL, in a boot of its
-#                                  own (stress_run in stress/lib.sh)
-#   scripts/runner.sh bench MODE   a benchmark run on KERNEL, in a boot of
-#                                  its own (bench_run in bench/lib.sh)
+#   scripts/runner.sh run|shell    boot KERNEL with hwtimer.ko loaded, run the
+#                                  demo or an interactive shell
+#   scripts/runner.sh stress MODE  stress_run (stress/lib.sh) on KERNEL
+#   scripts/runner.sh bench MODE   bench_run (bench/lib.sh) on KERNEL
 #
-# check: install missing packages; once per run, build the modules against
-# Debian's stock headers and the static user-space programs; per kernel, as
-# its own process (runner.sh one MODE KERNEL, lines prefixed "[KERNEL] ",
-# kept in build/vm-KERNEL/): the cached debug kernel, the modules and the
-# self-test fixtures against it, an initramfs, QEMU (scripts/vm-boot.sh;
-# /init is scripts/guest-init.sh) and the log's judgement. check and
-# runner-test end with one line "N passed, N failed, N skipped" over all
-# kernels and exit non-zero if anything failed.
+# check builds, once per run, the modules against Debian's stock headers and
+# the static user-space programs; then each kernel's part runs as its own
+# process (runner.sh one MODE KERNEL: lines prefixed "[KERNEL] ", kept in
+# build/vm-KERNEL/). check and runner-test end with one line "N passed, N
+# failed, N skipped" over all kernels and fail if anything failed.
 #
 # Environment: KERNELS (default "6.1 6.12-rt"), KERNEL (default 6.1),
 # STRESS_SMOKE=0 and BENCH_SMOKE=0 (leave those parts out of check), SMP,
@@ -61,9 +56,8 @@ check)
 runner-test) fixtures=1 ;;
 esac
 
-# Every module must also build warning-free (W=1, sparse) against every
-# installed Debian kernel's headers (scripts/deps.sh installs 6.1, 6.12,
-# 6.12-rt), which have no KUnit. Once per run.
+# Every module must also build warning-free (W=1, sparse) against the
+# installed Debian headers (6.1, 6.12, 6.12-rt), which have no KUnit.
 build_stock() {
 	local trees tree name
 	trees=$(scripts/kdir.sh --all)
@@ -92,12 +86,11 @@ build_user() {
 	say "user-space programs built"
 }
 
-# The modules against the test kernel, in one tree so that the test modules
-# link against hwtimer's exports (C=2: sparse checks every file each time),
-# and the fixtures, in a tree with a hwtimer.ko of their own (which the
-# debugobjects fixture loads): runner-test needs nothing of the product.
-# Then the guest's /hwt (see scripts/guest-init.sh): only what the current
-# sources build, not stale files of deleted ones.
+# The modules against the test kernel (C=2: sparse checks every file each
+# time), and the fixtures with a hwtimer.ko of their own (which the
+# debugobjects fixture loads: runner-test needs nothing of the product),
+# staged into the guest's /hwt (scripts/guest-init.sh): only what the
+# current sources build, not stale files of deleted ones.
 build_stage() {
 	local root=$vm/rootfs dirs=(kunit samples) f
 	[ $stress = 1 ] && dirs+=(stress)
@@ -192,10 +185,9 @@ fixture_asserts() {
 	need_done=1 expect "guest never finished" main "the guest never finished" "$cut"
 }
 
-# The parser on scripts/parse-log-tests/, as kunit_tool_test.py on its
-# test_data/: real segments of VM logs and written ones. NAME.log must give
-# the RESULT line of NAME.want exactly and, if NAME.want has a second line,
-# fail on it. On the host, once per run.
+# The parser on scripts/parse-log-tests/ (as kunit_tool_test.py on its
+# test_data/): NAME.log must give the RESULT line of NAME.want exactly and,
+# if NAME.want has a second line, fail on it.
 parser_fixtures() {
 	local f result want rc ok=0 n=0
 	for f in scripts/parse-log-tests/*.log; do

@@ -113,8 +113,6 @@ captured() {
 ktap_run() { captured "kstress-$1" kstress "$@"; }
 utap_run() { captured "$1" run_ut "$@"; }
 
-# ---- steps -------------------------------------------------------------------
-
 step_kacct() {
 	# shellcheck disable=SC2086 # KACCT is a list of settings
 	soak_repeat ledger ops "$KACCT_MIN" ktap_run acct "acct=$(commas $KACCT)"

@@ -2,20 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
 #
-# /init of the hwtimer test VM (a busybox initramfs, scripts/vm-boot.sh) for
-# every use of it: make check, runner-test, run, shell, stress and bench.
-# It loads the modules, runs the tests and prints everything to the serial
-# console, which the host judges with scripts/parse-log.awk. Its markers:
+# /init of every hwtimer test VM (scripts/vm-boot.sh): it loads the modules,
+# runs the tests and prints everything to the serial console, which the
+# host judges with scripts/parse-log.awk. Its markers:
 #
 #   @@HWT boot <release> preempt=<model> ...  the kernel that runs
-#   @@HWT ok <name>                      a check that passed
-#   @@HWT fail <name> <why>              a check that failed
-#   @@HWT ut-begin <prog>                a TAP program starts...
-#   @@HWT ut-end <prog> <exit status>    ...and ends
-#   @@HWT begin <segment>                a part of the log judged on its
-#   @@HWT end <segment>                  own: a self-test fixture
-#                                        (runner-test:*), a stress step that
-#                                        must warn (stress:*)
+#   @@HWT ok <name>, @@HWT fail <name> <why>  a check that passed, failed
+#   @@HWT ut-begin <prog>, ut-end <prog> <exit status>
+#                                        a TAP program's start and end
+#   @@HWT begin <segment>, end <segment> a part judged on its own: a
+#                                        self-test fixture (runner-test:*), a
+#                                        stress step that must warn (stress:*)
 #   @@HWT done                           the guest finished; nothing hung
 #
 # Kernel command line: hwt.mode=check|runner-test|run|shell|stress|bench
@@ -24,10 +21,8 @@
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
 # /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/runner-test/{*.ko,ut/*} (with
-# a hwtimer.ko of their own) and, where the host staged them, the stress
-# steps (/hwt/stress/guest.sh, stress.conf, modules, bin/) and benchmarks
-# (/hwt/bench/guest.sh, bench.conf, hwtbench.ko, hwtbench-user), which this
-# script sources.
+# a hwtimer.ko of their own) and, where staged, /hwt/stress/ and /hwt/bench/
+# (guest.sh, which this script sources, its settings, modules, programs).
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
@@ -237,8 +232,8 @@ leak_start() {
 	t_leak=$(uptime_s)
 }
 
-# The self-test fixtures, each deliberately broken but "clean", each in a
-# segment the host judges on its own; and the kmemleak scans (above).
+# The self-test fixtures, all broken but "clean", each in a segment of its
+# own; and the kmemleak scans (above).
 runner_tests() {
 	segment runner-test:leak leak_start
 	scan_start
@@ -281,12 +276,11 @@ load_hwtimer() {
 	ls -l /dev/hwtimer
 }
 
-# The stress steps and benchmarks, where staged, define stress_run and
-# bench_run.
-# shellcheck disable=SC1091 # staged by the host
-[ -f /hwt/stress/guest.sh ] && . /hwt/stress/guest.sh
-# shellcheck disable=SC1091 # staged by the host
-[ -f /hwt/bench/guest.sh ] && . /hwt/bench/guest.sh
+# The stress steps and benchmarks, where staged: stress_run, bench_run.
+for f in /hwt/stress/guest.sh /hwt/bench/guest.sh; do
+	# shellcheck disable=SC1090 # staged by the host
+	[ -f $f ] && . $f
+done
 
 mark "boot $(uname -r) preempt=$(preempt_model) mode=$mode cpus=$(nproc) version=$(uname -v)"
 case "$mode" in

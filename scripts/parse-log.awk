@@ -7,26 +7,23 @@
 #   awk -f parse-log.awk [-v seg=NAME] [-v need_done=1] build/vm-6.1/vm.log
 #
 # seg: "main" (default) is every line outside the "@@HWT begin/end"
-# segments; another NAME is the lines between "@@HWT begin NAME" and
-# "@@HWT end NAME". need_done=1 fails a log without "@@HWT done". Counted:
-#   - KUnit cases of the kernel log's KTAP (a suite's cases one level in).
-#     Deeper levels, parameters, count through their case, except in the
-#     suites of check_suites (stress/hwtimer_stress.c: one parameter per
-#     check), where each parameter counts and its case does not. A case
-#     skipped as "not selected" (a load of hwtimer_stress.ko runs only its
-#     run= case) does not count; a suite failing before its cases is one
-#     failure;
-#   - TAP of user-space programs, between "@@HWT ut-begin" and "@@HWT
-#     ut-end PROG STATUS"; a program that crashes, exits non-zero without a
-#     failing result, or prints fewer results than its plan is one more
-#     failure;
+# segments, another NAME the lines between "@@HWT begin NAME" and "@@HWT end
+# NAME". need_done=1 fails a log without "@@HWT done". Counted:
+#   - KUnit cases (a suite's KTAP results one level in); a parameter counts
+#     through its case, but in check_suites (stress/hwtimer_stress.c: one
+#     parameter per check), where it counts and its case does not; a case
+#     skipped "not selected" (hwtimer_stress.ko runs only its run= case)
+#     does not count; a suite failing before its cases is one failure;
+#   - user-space TAP between "@@HWT ut-begin" and "@@HWT ut-end PROG
+#     STATUS"; a program that crashes, exits non-zero without a failing
+#     result, or prints fewer results than its plan is one more failure;
 #   - the guest's "@@HWT ok/fail" checks;
-#   - the kernel log: any WARNING, BUG, lockdep, KASAN, kmemleak,
-#     debugobjects or list corruption report, oops or panic is one failure
-#     (its lines are printed); a clean log is one pass.
-# Output: "FAIL file:line: text" per failure, with context lines
-# ("  | ..."), and last "RESULT <passed> <failed> <skipped>"; exit status 1
-# if anything failed. POSIX awk (Debian's default is mawk).
+#   - kernel reports (WARNING, BUG, lockdep, KASAN, kmemleak, debugobjects,
+#     list corruption, oops, panic...): one failure in all, their lines
+#     printed; a clean log is one pass.
+# Output: "FAIL file:line: text" per failure with context lines ("  | ..."),
+# last "RESULT <passed> <failed> <skipped>"; exit status 1 if anything
+# failed. POSIX awk (Debian's default is mawk).
 
 BEGIN {
 	if (seg == "")
@@ -173,16 +170,6 @@ kernel && body ~ /^# Subtest: / && depth == 2 && open_suites > 0 &&
 	pcase_fail = kbuf_n = 0
 	next
 }
-kernel && tapline && depth == 2 && pcase != "" {
-	if (body ~ /^not ok/) {
-		pcase_fail++
-		kfail("KUnit " suite ": " pcase ": " body)
-	} else {
-		tally(body)
-	}
-	kbuf_n = 0
-	next
-}
 # The check case's own result: only a failure none of its parameters had.
 kernel && tapline && depth == 1 && pcase != "" {
 	if (body ~ /^not ok/ && pcase_fail == 0)
@@ -206,11 +193,16 @@ kernel && tapline && depth == 0 && body ~ /^not ok/ && !is_skip(body) {
 	context(prev_kline)
 	next
 }
-kernel && tapline && depth == 1 {
-	if (body ~ /^not ok/)
+# A case's result, or a check suite's parameter's.
+kernel && tapline && (depth == 1 || depth == 2 && pcase != "") {
+	if (body ~ /^not ok/ && depth == 2) {
+		pcase_fail++
+		kfail("KUnit " suite ": " pcase ": " body)
+	} else if (body ~ /^not ok/) {
 		kfail("KUnit " suite ": " body)
-	else if (body !~ /#[ \t]*[Ss][Kk][Ii][Pp][ \t]+not selected/)
+	} else if (depth == 2 || body !~ /#[ \t]*[Ss][Kk][Ii][Pp][ \t]+not selected/) {
 		tally(body)
+	}
 	kbuf_n = 0
 	next
 }

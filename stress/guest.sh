@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
 #
-# The stress steps of `make stress`, `stress-smoke`, `check-kcsan` and of
-# the stress smoke in `make check`: sourced by scripts/guest-init.sh, whose
-# helpers it uses (mark, ok, fail, check, load, unload, load_all, run_ut,
-# now, segment), and run by stress_run. It also prints "@@STRESS <key>
-# <value>" lines, which the host sums up (stress/lib.sh), and the segments
-# stress:leak-warn, stress:leak-pending and stress:leak-init, which must
-# each hold exactly the expected warning.
+# The stress steps (make stress, soak, stress-smoke, check-kcsan and the
+# smoke in make check): sourced by scripts/guest-init.sh, whose helpers it
+# uses, and run by stress_run. It also prints "@@STRESS <key> <value>"
+# lines, which the host sums up (stress/lib.sh), and the segments
+# stress:leak-*, which must each hold exactly the expected warning.
 #
 # Steps (STEPS): kacct, drace, uacct, hotplug, faults, fuzz, security,
 # lifecycle, leakwarn, leakpending, leakinit, kunit, and wake (a
@@ -66,8 +64,7 @@ kstress() {
 	return $rc
 }
 
-# The summary lines of runs' outputs, as @@STRESS lines, also kept for
-# soak_total.
+# The summary lines of runs' outputs, as @@STRESS lines, kept for soak_total.
 stats_from() {
 	sed -n 's/^\(ledger\|faults\|fuzz\|uledger\|hotplug\) /@@STRESS \1 /p' "$@" |
 		tee -a /tmp/stress.totals
@@ -245,9 +242,8 @@ holds_pending() {
 	done
 }
 
-# insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client module's timers
-# pending in between; rmmod refused while an fd is open or a client is
-# loaded.
+# insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client's timers pending
+# in between; rmmod refused while an fd is open or a client is loaded.
 step_lifecycle() {
 	local i bad=0 fd_pid
 	mods_down
@@ -286,11 +282,10 @@ step_lifecycle() {
 	mods_up
 }
 
-# The leak steps: a fresh hwtimer.ko, a client that misbehaves (LEAK_BODY,
-# a function), then hwtimer's unload, all in the segment stress:NAME, which
-# the host judges on its own (the warnings are expected; the rest of the log
-# must stay clean). Anything left armed would fire into unloaded code, and
-# hwtimer must load again afterwards.
+# The leak steps: a fresh hwtimer.ko, a client that misbehaves (LEAK_BODY),
+# hwtimer's unload, in the segment stress:NAME (its warnings are expected,
+# the rest of the log must stay clean). Anything left armed would fire into
+# unloaded code, and hwtimer must load again afterwards.
 leak_segment() {
 	mods_down
 	segment "stress:$1" leak_body "$2"

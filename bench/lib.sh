@@ -20,9 +20,8 @@
 #
 # bench_run judges the log as check does, then with bench/report.pl. Its
 # status is 1 on any error, 0 otherwise (missed targets included); the last
-# line is "bench: N of M targets met". docs/benchmarks.md holds 6.1's
-# figures: a full run on another kernel keeps its results in
-# build/bench/full-KERNEL/ and leaves the documentation alone.
+# line is "bench: N of M targets met". A full run on another kernel than
+# 6.1 keeps its results in build/bench/full-KERNEL/, out of the docs.
 #
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), BENCH_KERNEL
 # (kernel flavour, default bench for full, debug for smoke), BENCH_KPARAMS

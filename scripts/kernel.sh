@@ -11,11 +11,10 @@
 # (default 6.1): 6.1 (linux-source-6.1, Debian 12's stock series), 6.12
 # (linux-source-6.12) or 6.12-rt (the same with scripts/rt.config).
 #
-# The kernel is x86_64 tinyconfig plus, a later line winning,
-# scripts/FLAVOUR.config, scripts/linux-VERSION.config if it exists (what
-# that source version needs) and rt.config for -rt, built out of tree under
-# ${XDG_CACHE_HOME:-~/.cache}/hwtimer/ and cached by the hash of that
-# merged fragment and the source package's version.
+# x86_64 tinyconfig plus, a later line winning, scripts/FLAVOUR.config,
+# scripts/linux-VERSION.config if any (what that source version needs) and
+# rt.config for -rt; built under ${XDG_CACHE_HOME:-~/.cache}/hwtimer/,
+# cached by the hash of that merged fragment and the source's version.
 set -euo pipefail
 
 flavour=${1:-debug}

@@ -72,16 +72,14 @@ judge() {
 	return $rc
 }
 
-# hwtimer.ko and other module directories (kunit, samples, bench, stress)
-# as one external-module tree, so that modpost links them against
-# hwtimer's exports; kunit/ only where the kernel has KUnit. kbuild writes
-# objects beside the sources, and the same sources are built against
-# several kernels while the checkout's are the user's: each tree is a copy
-# (tar keeps the mtimes, so unchanged files are not rebuilt). PATCHES (patch
-# files) are applied to the copy; KBUILD_ARGS are more make arguments (C=2:
-# sparse). A warning from the compiler, sparse or modpost is a failed check,
-# and the objects go so that the next run reports it again. Returns 1 only
-# when the build failed.
+# One tree, so that modpost links the modules against hwtimer's exports;
+# kunit/ only where the kernel has KUnit. kbuild writes objects beside the
+# sources, which are built against several kernels and in the checkout by
+# the user: each tree is a copy (tar keeps mtimes: no needless rebuilds).
+# PATCHES (patch files) apply to the copy; KBUILD_ARGS are make arguments
+# (C=2: sparse). A warning from the compiler, sparse or modpost fails a
+# check, and the objects go so that the next run reports it again. Returns
+# 1 only when the build failed.
 kbuild_tree() {
 	local name=$1 kdir=$2 tree=$3 d p
 	shift 3

@@ -43,7 +43,6 @@ SOAK_MAX_RUNS=200
 B=/hwt/stress/bin
 S=/hwt/stress/hwtimer_stress.ko
 C=/hwt/stress/hwtimer_stress_client.ko
-note() { echo "@@STRESS $*"; }
 mods_up() { load /hwt/kmod/hwtimer.ko; }
 mods_down() { unload hwtimer; }
 # acct's settings without spaces: "a=1 b=2" -> "a=1,b=2".
@@ -259,7 +258,7 @@ step_lifecycle() {
 		rmmod hwtimer || bad=$((bad + 1))
 	done
 	if [ $bad = 0 ]; then ok "lifecycle: $LIFECYCLE_N insmod/rmmod cycles with a client's timers pending"; else fail lifecycle "$bad failed steps"; fi
-	note lifecycle cycles=$LIFECYCLE_N
+	echo "@@STRESS lifecycle cycles=$LIFECYCLE_N"
 
 	insmod /hwt/kmod/hwtimer.ko
 	# An open fd pins the module: rmmod fails once the holder has its file

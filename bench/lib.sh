@@ -1,42 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The benchmark runs and the host's side of the benchmarks
-# (bench/guest.sh): `scripts/runner.sh bench MODE` (make bench,
-# bench-smoke; see bench/bench.mk), and the benchmark smoke that `make
-# check` runs in its one boot. Sourced by scripts/runner.sh after
-# scripts/lib.sh.
+# The host's side of the benchmarks (bench/guest.sh), sourced by
+# scripts/runner.sh after scripts/lib.sh:
 #
-#   bench_run MODE          a run of its own boot, MODE one of
-#                           full   the real run: the non-debug bench
-#                                  kernel, full N (about 15 minutes on 2
-#                                  cores); results in build/bench/, the
-#                                  table also into docs/benchmarks.md
-#                           smoke  tiny N on the debug kernel, so that the
-#                                  benchmark code itself runs under
-#                                  lockdep, KASAN and kmemleak (1 to 2
-#                                  minutes); results in
-#                                  build/bench/smoke-KERNEL/; what `make
-#                                  check` runs
-#   bench_conf MODE         the guest's settings for one of those modes
+#   bench_run MODE          `runner.sh bench MODE`: a boot of its own, MODE
+#                           full (the non-debug bench kernel, full N;
+#                           results in build/bench/, the table also into
+#                           docs/benchmarks.md) or smoke (tiny N on the debug
+#                           kernel; build/bench/smoke-KERNEL/): make bench,
+#                           bench-smoke (bench/bench.mk)
+#   bench_conf MODE         the guest's settings for a mode
 #   bench_stage ROOT MODE   hwtbench-user, bench/guest.sh and its settings
 #                           into ROOT/hwt/bench (the module comes with
-#                           stage_modules)
+#                           stage_modules); check stages the smoke
 #   bench_judge LOG OUT     bench/report.pl on the benchmarks' part of LOG:
 #                           the table, OUT/results.{json,csv}, the targets;
 #                           one check, failed on errors (never on targets)
 #
-# bench_run: the cached kernel, hwtimer.ko and hwtbench.ko in one tree with
-# W=1, the static user-space benchmark, an initramfs whose /init
-# (scripts/guest-init.sh, hwt.mode=bench) runs bench/guest.sh, QEMU (TCG);
-# the log is judged as `make check` judges it (any WARNING, BUG, lockdep
-# or KASAN report, leak or failed step is an error), and bench/report.pl
-# makes the table, the JSON and CSV files and the targets from the
-# benchmarks' lines. Its status is 0 when everything ran, missed targets
-# included, and 1 on any error; the last line is "bench: N of M targets
-# met". docs/benchmarks.md holds the 6.1 figures (Debian 12's kernel): a
-# full run on another kernel keeps its results in build/bench/full-KERNEL/
-# and leaves the documentation alone.
+# bench_run judges the log as check does, then with bench/report.pl. Its
+# status is 1 on any error, 0 otherwise (missed targets included); the last
+# line is "bench: N of M targets met". A full run on another kernel than
+# 6.1 keeps its results in build/bench/full-KERNEL/, out of the docs.
 #
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), BENCH_KERNEL
 # (kernel flavour, default bench for full, debug for smoke), BENCH_KPARAMS
@@ -79,14 +64,13 @@ bench_conf() {
 
 # hwtbench-user is built by `make bench-user` (bench/bench.mk).
 bench_stage() {
-	local root=$1 mode=$2
-	mkdir -p "$root/hwt/bench"
-	cp build/bench/bin/hwtbench-user bench/guest.sh "$root/hwt/bench/"
-	bench_conf "$mode" >"$root/hwt/bench/bench.conf"
+	mkdir -p "$1/hwt/bench"
+	cp build/bench/bin/hwtbench-user bench/guest.sh "$1/hwt/bench/"
+	bench_conf "$2" >"$1/hwt/bench/bench.conf"
 }
 
-# The results go to OUT: report.txt (the table and the target lines),
-# results.json, results.csv, table.md and the plot's data files.
+# Into OUT: report.txt (the table and the target lines), results.json,
+# results.csv, table.md and the plot's data files.
 bench_judge() {
 	local log=$1 out=$2 rc=0
 	mkdir -p "$out"
@@ -104,14 +88,13 @@ bench_judge() {
 
 # shellcheck disable=SC2154 # top, kernel, kdir, root: runner.sh, own_boot
 bench_run() {
-	local bmode=${1:-full} flavour timeout
-
+	local bmode=${1:-full} flavour=${BENCH_KERNEL:-debug} timeout=900
 	case "$bmode" in
 	full)
 		flavour=${BENCH_KERNEL:-bench} out=$top/build/bench timeout=2400
 		[ "$kernel" = 6.1 ] || out=$top/build/bench/full-$kernel
 		;;
-	smoke) flavour=${BENCH_KERNEL:-debug} out=$top/build/bench/smoke-$kernel timeout=900 ;;
+	smoke) out=$top/build/bench/smoke-$kernel ;;
 	*)
 		echo "usage: runner.sh bench full|smoke" >&2
 		exit 2
@@ -123,41 +106,32 @@ bench_run() {
 	own_boot "$flavour" bench-user bench
 	bench_stage "$root" "$bmode"
 
-	# Under TCG the guest kernel finds the vCPUs' TSCs "unsynchronized"
-	# and falls back to the HPET, whose every read is an emulated MMIO
-	# access: a clock read then costs a hundred times what it costs on
-	# hardware, where the TSC is the clocksource, and that would distort
-	# every comparison between a facility that reads the clock per
-	# operation (hwtimer, hrtimer) and one that does not (timer_list).
-	# QEMU derives the guest TSC from the host's monotonic clock, so
-	# trusting it is sound. Progress: the start and end of each
-	# benchmark, and failures.
+	# tsc=reliable: under TCG the guest finds the vCPUs' TSCs
+	# "unsynchronized" and falls back to the HPET, an emulated MMIO read a
+	# hundred times a hardware clock read, which would distort every
+	# comparison between a facility that reads the clock per operation
+	# (hwtimer, hrtimer) and one that does not (timer_list). QEMU derives
+	# the guest TSC from the host's monotonic clock: trusting it is sound.
+	# Progress: each benchmark's start and end, and failures.
 	APPEND="tsc=reliable ${APPEND:-}" MEM=${MEM:-2G} VM_TIMEOUT=${VM_TIMEOUT:-$timeout} \
 		PROGRESS='@@BENCH|@@HWT (fail|done)|^E |hwtbench: .*done' \
 		boot_vm "$kdir" "$root" bench "$log"
-
-	# The same judgement as `make check`: kernel problems and failed steps;
-	# then the report.
 	check_boot "$log" "$kernel" >&2
 	judge "$log" main 1 >&2 || true
 	bench_judge "$log" "$out" >&2
 
 	if [ "$bmode" = full ] && [ "$kernel" = 6.1 ] && [ "$failed" = 0 ] && [ -f docs/benchmarks.md ]; then
-		# The latest table goes into the documentation, between its
-		# markers.
+		# The latest table goes into the documentation, between its markers.
 		TABLE=$out/table.md perl -0pi -e '
 			BEGIN { local $/; open(my $f, "<", $ENV{TABLE}) or die "$ENV{TABLE}: $!"; $t = <$f>; }
 			s/(<!-- bench-table-begin -->\n).*?(<!-- bench-table-end -->)/$1$t$2/s
 		' docs/benchmarks.md
 		say "table written into docs/benchmarks.md (make bench-plot draws the plot)"
 	fi
-
+	# The report last, so that the output ends with "bench: N of M targets met".
+	cat "$out/report.txt"
 	if [ "$failed" != 0 ]; then
-		cat "$out/report.txt"
 		echo "bench: FAILED ($(summary || true); errors above; full log: $log)" >&2
 		exit 1
 	fi
-	# Last, so that it ends with the targets and "bench: N of M
-	# targets met".
-	cat "$out/report.txt"
 }

@@ -19,18 +19,12 @@ pkgs=(
 	gnuplot-nox							# benchmark plots
 )
 
+# "install ok installed" is the only state in which the files are there.
 missing=()
 for p in "${pkgs[@]}"; do
-	# "install ok installed" is the only state in which the files are there.
-	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
-		missing+=("$p")
-	fi
+	[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
 done
-
-if [ ${#missing[@]} -eq 0 ]; then
-	exit 0
-fi
-
+[ ${#missing[@]} = 0 ] && exit 0
 echo "deps.sh: installing ${missing[*]}" >&2
 sudo=
 [ "$(id -u)" = 0 ] || sudo=sudo

@@ -7,35 +7,30 @@
 #   scripts/kernel.sh source [KERNEL]       prints the extracted source tree
 #                                           only (no kernel is built)
 #
-# FLAVOUR is debug (default), bench or kcsan: scripts/FLAVOUR.config.
-# KERNEL is one of (default 6.1):
+# FLAVOUR: debug (default), bench or kcsan (scripts/FLAVOUR.config). KERNEL
+# (default 6.1): 6.1 (linux-source-6.1, Debian 12's stock series), 6.12
+# (linux-source-6.12) or 6.12-rt (the same with scripts/rt.config).
 #
-#   6.1       linux-source-6.1, Debian 12's stock series
-#   6.12      linux-source-6.12
-#   6.12-rt   linux-source-6.12 with PREEMPT_RT (scripts/rt.config)
-#
-# The kernel is x86_64 tinyconfig plus, in this order (a later line wins):
-# scripts/FLAVOUR.config, scripts/linux-VERSION.config if it exists (what
-# that source version needs on top) and scripts/rt.config for an -rt
-# kernel. It is built out of tree under ${XDG_CACHE_HOME:-~/.cache}/hwtimer/
-# and cached by the hash of that merged fragment and the source package
-# version: a second run reuses it.
+# x86_64 tinyconfig plus, a later line winning, scripts/FLAVOUR.config,
+# scripts/linux-VERSION.config if any (what that source version needs) and
+# rt.config for -rt; built under ${XDG_CACHE_HOME:-~/.cache}/hwtimer/,
+# cached by the hash of that merged fragment and the source's version.
 set -euo pipefail
 
 flavour=${1:-debug}
 kernel=${2:-${KERNEL:-6.1}}
 top=$(cd "$(dirname "$0")/.." && pwd)
+die() { echo "kernel.sh: $*" >&2; exit 2; }
 
 case "$kernel" in
 6.1 | 6.12 | 6.12-rt) ;;
-*) echo "kernel.sh: unknown KERNEL=$kernel (6.1, 6.12 or 6.12-rt)" >&2; exit 2 ;;
+*) die "unknown KERNEL=$kernel (6.1, 6.12 or 6.12-rt)" ;;
 esac
 srcv=${kernel%-rt}
 pkg=linux-source-$srcv
 tarball=/usr/src/$pkg.tar.xz
-[ -f "$tarball" ] || { echo "kernel.sh: $pkg is not installed (run scripts/deps.sh)" >&2; exit 2; }
+[ -f "$tarball" ] || die "$pkg is not installed (run scripts/deps.sh)"
 srcver=$(dpkg-query -W -f='${Version}' "$pkg")
-
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
 src=$cache/src/$pkg-$srcver
 mkdir -p "$cache"
@@ -56,8 +51,7 @@ extract() {
 	flock -u 7
 }
 
-# The sources alone: the user-space tests take kselftest_harness.h from
-# them, and need no kernel build for it.
+# The user-space tests take kselftest_harness.h from the sources alone.
 if [ "$flavour" = source ]; then
 	extract
 	echo "$src"
@@ -65,12 +59,12 @@ if [ "$flavour" = source ]; then
 fi
 
 frags=("$top/scripts/$flavour.config")
-[ -f "${frags[0]}" ] || { echo "kernel.sh: no fragment ${frags[0]}" >&2; exit 2; }
+[ -f "${frags[0]}" ] || die "no fragment ${frags[0]}"
 [ -f "$top/scripts/linux-$srcv.config" ] && frags+=("$top/scripts/linux-$srcv.config")
 [ "$kernel" = "$srcv" ] || frags+=("$top/scripts/rt.config")
 
-# The effective fragment: every option's last setting, in the order the
-# options first appear. Merged by merge_config.sh the same way.
+# The effective fragment, as merge_config.sh merges it: every option's last
+# setting, in the order the options first appear.
 merged=$(mktemp "$cache/.frag.XXXXXX")
 trap 'rm -f "$merged"' EXIT
 awk '
@@ -79,31 +73,24 @@ awk '
 	opt != "" { if (!(opt in val)) order[n++] = opt; val[opt] = $0; opt = "" }
 	END { for (i = 0; i < n; i++) print val[order[i]] }
 ' "${frags[@]}" >"$merged"
-
 hash=$( (cat "$merged"; echo "$srcver"; echo "$flavour $kernel") | sha256sum | cut -c1-16)
 out=$cache/kernel-$flavour-$kernel-$hash
 
-# External modules are checked against Module.symvers, which only
-# `make modules` writes; this kernel has no modules of its own, so the
-# vmlinux symbols are the whole list. Without it modpost warns and skips the
-# unresolved-symbol check.
-symvers() {
+# modpost checks external modules against Module.symvers, which only `make
+# modules` writes; this kernel has no modules, so vmlinux's symbols are the
+# whole list (without it, modpost skips the unresolved-symbol check).
+done_build() {
 	[ -f "$out/Module.symvers" ] || cp "$out/vmlinux.symvers" "$out/Module.symvers"
-}
-
-# Several checkouts may ask for the same kernel at once; one builds, the
-# others wait for it (a second build would rm -rf the first one's tree).
-exec 9>"$cache/.lock-$flavour-$kernel-$hash"
-flock 9
-
-if [ -f "$out/.hwtimer-built" ]; then
-	symvers
 	echo "$out"
 	exit 0
-fi
+}
 
+# Checkouts asking for the same kernel at once: one builds, the others wait
+# (a second build would rm -rf the first one's tree).
+exec 9>"$cache/.lock-$flavour-$kernel-$hash"
+flock 9
+[ -f "$out/.hwtimer-built" ] && done_build
 extract
-
 echo "kernel.sh: building the $flavour $kernel kernel in $out (5 to 20 minutes)" >&2
 rm -rf "$out"
 mkdir -p "$out"
@@ -114,9 +101,9 @@ cp "$merged" "$out/hwtimer-fragment.config"
 	make -C "$src" O="$out" ARCH=x86_64 olddefconfig
 } >"$out/config.log" 2>&1 || { tail -30 "$out/config.log" >&2; exit 1; }
 
-# Every line of the fragment must have survived olddefconfig: a silently
-# dropped option would hide the bugs it was meant to catch (6.12's
-# tinyconfig, for one, sets SLUB_TINY, which turns KASAN off).
+# Every line of the fragment must survive olddefconfig: a dropped option
+# would hide the bugs it is there to catch (6.12's tinyconfig sets
+# SLUB_TINY, which turns KASAN off).
 missing=0
 while IFS= read -r line; do
 	case "$line" in
@@ -131,6 +118,5 @@ if ! make -C "$src" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules >"$out/bui
 	grep -E "error|Error" "$out/build.log" | head -30 >&2
 	exit 1
 fi
-symvers
 touch "$out/.hwtimer-built"
-echo "$out"
+done_build

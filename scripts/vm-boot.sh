@@ -5,13 +5,11 @@
 #
 #   scripts/vm-boot.sh KERNEL_DIR ROOTFS_DIR MODE [LOG]
 #
-# KERNEL_DIR is a kernel build tree (scripts/kernel.sh prints one), ROOTFS_DIR
-# the guest's files (scripts/runner.sh stages them under build/vm/rootfs),
-# MODE the hwt.mode= that scripts/guest-init.sh acts on. With LOG, the serial
-# console is also saved there and the VM gets a hard time limit; MODE=shell
-# is interactive and has none.
-#
-# The guest's /init is always scripts/guest-init.sh; MODE says what it runs.
+# KERNEL_DIR is a kernel build tree (scripts/kernel.sh), ROOTFS_DIR the
+# guest's files (staged by scripts/runner.sh), MODE the hwt.mode= of the
+# guest's /init, scripts/guest-init.sh. With LOG, the serial console is also
+# saved there and the VM has a time limit; without (MODE=shell), QEMU owns
+# the terminal (Ctrl-A x quits).
 #
 # Environment: SMP (vCPUs, default 2), MEM (default 1G), VM_TIMEOUT
 # (seconds, default 1200), UT_TIMEOUT (per guest program, default 600),
@@ -24,15 +22,13 @@ set -euo pipefail
 
 kdir=$1 rootfs=$2 mode=$3 log=${4:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
-
 bzimage=$kdir/arch/x86/boot/bzImage
 gen_init_cpio=$kdir/usr/gen_init_cpio
 [ -f "$bzimage" ] || { echo "vm-boot.sh: no $bzimage" >&2; exit 2; }
 [ -x "$gen_init_cpio" ] || { echo "vm-boot.sh: no $gen_init_cpio" >&2; exit 2; }
 
-# gen_init_cpio (from the kernel build) writes device nodes and root-owned
-# files without needing root or fakeroot. /dev/console must exist before
-# /init runs, or init starts without stdin/stdout.
+# gen_init_cpio writes device nodes and root-owned files without root.
+# /dev/console must exist before /init runs, or init has no stdin/stdout.
 initrd=$rootfs.cpio.gz
 {
 	echo "dir /dev 0755 0 0"
@@ -45,36 +41,27 @@ initrd=$rootfs.cpio.gz
 } >"$initrd.list"
 "$gen_init_cpio" "$initrd.list" | gzip -1 >"$initrd"
 
-# Debugging options: panic=-1 reboots on a panic, which -no-reboot turns
-# into QEMU exiting, so a panic costs seconds, not the time limit;
-# kasan_multi_shot reports every KASAN bug, not just the first; real pointer
-# values make the reports readable. A TCG vCPU on a loaded 2-core host can
-# be descheduled for seconds, and the lockup detectors then see a stall
-# that never happened: their thresholds go up to 60 s (from 20-30 s).
+# panic=-1 reboots on a panic, which -no-reboot turns into QEMU exiting: a
+# panic costs seconds, not the time limit. kasan_multi_shot: every KASAN
+# report, not the first only. A TCG vCPU on a loaded 2-core host can be
+# descheduled for seconds, and the lockup detectors would see a stall that
+# never happened: their thresholds go up to 60 s.
 cmdline="console=ttyS0 hwt.mode=$mode hwt.timeout=${UT_TIMEOUT:-600}"
 cmdline+=" panic=-1 kasan_multi_shot no_hash_pointers kmemleak=on"
 cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 cmdline+=" workqueue.watchdog_thresh=60 printk.devkmsg=on nokaslr"
 cmdline+=" ${APPEND:-}"
 
-# 1G, not more: every kmemleak scan walks all struct pages and costs about
-# 12 s of TCG time per GB, and a check makes two of them.
-# No NIC: the guest has no network, and its boot ROM costs a second.
+# 1G: a kmemleak scan walks all struct pages, about 12 s of TCG time per
+# GB, and a check makes two. No NIC: no network, and its boot ROM costs a
+# second.
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "${SMP:-2}" -m "${MEM:-1G}"
 	-nographic -no-reboot -nic none -kernel "$bzimage" -initrd "$initrd"
 	-append "$cmdline")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of options
 qemu+=(${QEMU_EXTRA:-})
+[ -n "$log" ] || exec "${qemu[@]}"
 
-if [ -z "$log" ]; then
-	# Interactive: QEMU owns the terminal (Ctrl-A x quits).
-	exec "${qemu[@]}"
-fi
-
-# -k: QEMU gets SIGTERM at the limit and SIGKILL 10 s later. stdin is
-# /dev/null so QEMU never waits on a terminal (CI has none).
-# What to echo live: everything, nothing (QUIET=1) or, for CONSOLE=user,
-# what the guest's programs print, without the firmware and kernel lines.
 echo_console() {
 	if [ "${QUIET:-0}" = 1 ]; then
 		cat >/dev/null
@@ -85,10 +72,11 @@ echo_console() {
 	fi
 }
 
+# -k: SIGKILL 10 s after the SIGTERM (timeout then says 137, not 124).
+# stdin /dev/null: QEMU never waits on a terminal (CI has none).
 set +e
 timeout -k 10 "${VM_TIMEOUT:-1200}" "${qemu[@]}" </dev/null 2>&1 | tee "$log" | echo_console
 rc=${PIPESTATUS[0]}
 set -e
-# timeout says 124 on SIGTERM, 137 when it had to SIGKILL.
 [ "$rc" = 137 ] && rc=124
 exit "$rc"

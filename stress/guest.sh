@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
 #
-# The stress steps of `make stress`, `make stress-smoke`, `make check-kcsan`
-# and of the stress smoke in `make check`: sourced by the test VM's /init
-# (scripts/guest-init.sh), whose helpers it uses (mark, ok, fail, check,
-# load, unload, run_ut, now, settle), and run by stress_run. Besides the
-# /init's markers it prints "@@STRESS <key> <value>" lines that the host
-# sums up (stress/lib.sh), and the segments stress:leak-warn,
-# stress:leak-pending and stress:leak-init, which must each hold exactly the
-# expected warning.
+# The stress steps (make stress, soak, stress-smoke, check-kcsan and the
+# smoke in make check): sourced by scripts/guest-init.sh, whose helpers it
+# uses, and run by stress_run. It also prints "@@STRESS <key> <value>"
+# lines, which the host sums up (stress/lib.sh), and the segments
+# stress:leak-*, which must each hold exactly the expected warning.
 #
 # Steps (STEPS): kacct, drace, uacct, hotplug, faults, fuzz, security,
 # lifecycle, leakwarn, leakpending, leakinit, kunit, and wake (a
@@ -16,12 +13,12 @@
 #
 # Soak (make soak): the *_MIN settings make kacct, uacct, fuzz and hotplug
 # repeat their runs until the log's totals reach them (ledger operations,
-# fuzzer calls, hotplug cycles; the ledgers of the hotplug step count
-# too), at most SOAK_MAX_RUNS runs each. 0 (the default) runs once.
+# fuzzer calls, hotplug cycles; the hotplug step's ledgers count too), at
+# most SOAK_MAX_RUNS runs each. 0 (the default) runs once.
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/stress/*.ko, /hwt/stress/bin/*,
 # /hwt/kunit/*.ko (check-kcsan), /hwt/stress/stress.conf (shell variables:
-# STEPS, the steps to run, and the durations, see stress/lib.sh).
+# STEPS, and the durations, see stress/lib.sh).
 
 # Defaults: the smoke run. stress.conf overrides them.
 STEPS="kacct drace uacct hotplug faults fuzz security lifecycle leakwarn leakpending leakinit"
@@ -46,15 +43,17 @@ SOAK_MAX_RUNS=200
 
 B=/hwt/stress/bin
 S=/hwt/stress/hwtimer_stress.ko
-note() { echo "@@STRESS $*"; }
+C=/hwt/stress/hwtimer_stress_client.ko
+mods_up() { load /hwt/kmod/hwtimer.ko; }
+mods_down() { unload hwtimer; }
+# acct's settings without spaces: "a=1 b=2" -> "a=1,b=2".
+commas() { echo "$*" | tr ' ' ,; }
 
-# One load of the stress module, hwtimer_stress.ko run=RUN [PARAM=VALUE...]
-# (see its source): its KUnit suite hwtimer_stress runs the case RUN while
-# insmod waits and prints KTAP to the kernel log, which the host counts;
-# the cases RUN does not name are skipped as "not selected", which the host
-# does not count. Then the module goes, and the run's summary lines, which
-# the case logs ("# acct: ledger armed=..."), are printed from dmesg for
-# stats_from. Returns non-zero if the module did not load or unload.
+# One load of the stress module, hwtimer_stress.ko run=RUN [PARAM=VALUE...]:
+# its KUnit suite runs the case RUN while insmod waits (the others are
+# skipped as "not selected", which the host does not count). Then the
+# module goes and the run's summary lines ("# acct: ledger armed=...") are
+# printed from dmesg for stats_from. Non-zero if a load or unload failed.
 kstress() {
 	local run=$1 rc=0
 	shift
@@ -65,15 +64,9 @@ kstress() {
 	return $rc
 }
 
-# acct's settings as a list without spaces: "a=1 b=2" -> "a=1,b=2".
-commas() {
-	echo "$*" | tr ' ' ,
-}
-
+# The summary lines of runs' outputs, as @@STRESS lines, kept for soak_total.
 stats_from() {
-	# The "ledger ..." and "faults ..." summary lines of a run's output,
-	# also kept for soak_total.
-	sed -n 's/^\(ledger\|faults\|fuzz\|uledger\|hotplug\) /@@STRESS \1 /p' "$1" |
+	sed -n 's/^\(ledger\|faults\|fuzz\|uledger\|hotplug\) /@@STRESS \1 /p' "$@" |
 		tee -a /tmp/stress.totals
 }
 
@@ -85,8 +78,8 @@ soak_total() {
 	' /tmp/stress.totals 2>/dev/null || echo 0
 }
 
-# Runs "$@" (a step's run) again until the total KEY of KIND reaches MIN,
-# at least once, at most SOAK_MAX_RUNS times.
+# Runs "$@" (a step's run) until the total KEY of KIND reaches MIN, at
+# least once, at most SOAK_MAX_RUNS times.
 soak_repeat() {
 	local kind=$1 key=$2 min=$3 runs=0 rc=0
 	shift 3
@@ -103,35 +96,19 @@ soak_repeat() {
 	return $rc
 }
 
-# A run of the stress module (kstress RUN ...) and its summary lines.
-ktap_run() {
-	local out=/tmp/kstress-$1.out rc=0
-	kstress "$@" >"$out" 2>&1 || rc=1
+# Run "$@" into /tmp/NAME.out, then print it and its summary lines.
+captured() {
+	local out=/tmp/$1.out rc
+	shift
+	"$@" >"$out" 2>&1
+	rc=$?
 	cat "$out"
 	stats_from "$out"
 	return $rc
 }
-
-utap_run() {
-	local name=$1 out=/tmp/$1.out rc
-	shift
-	run_ut "$name" "$@" >$out 2>&1
-	rc=$?
-	cat $out
-	stats_from $out
-	return $rc
-}
-
-# The stress module is loaded by each run of it (kstress).
-mods_up() {
-	load /hwt/kmod/hwtimer.ko
-}
-
-mods_down() {
-	unload hwtimer
-}
-
-# ---- steps -------------------------------------------------------------------
+# A run of the stress module (kstress RUN ...), of a TAP program (run_ut).
+ktap_run() { captured "kstress-$1" kstress "$@"; }
+utap_run() { captured "$1" run_ut "$@"; }
 
 step_kacct() {
 	# shellcheck disable=SC2086 # KACCT is a list of settings
@@ -156,6 +133,7 @@ step_hotplug() {
 	soak_repeat hotplug cycles "$HOTPLUG_MIN" hotplug_run
 }
 
+# shellcheck disable=SC2086 # KHOTPLUG and UHOTPLUG are lists of settings
 hotplug_run() {
 	local cpus cycles=0 end c kpid upid
 	cpus=$(ls -d /sys/devices/system/cpu/cpu[1-9]* 2>/dev/null)
@@ -163,13 +141,12 @@ hotplug_run() {
 		echo "hotplug: only one CPU, skipped"
 		return
 	fi
-	# shellcheck disable=SC2086 # KHOTPLUG is a list of settings
 	kstress acct "acct=$(commas duration_ms=$((HOTPLUG_S * 1000 + 1000)) $KHOTPLUG)" >/tmp/kh.out 2>&1 &
 	kpid=$!
 	run_ut hwtstress-user-hotplug $B/hwtstress-user -t $((HOTPLUG_S + 1)) $UHOTPLUG >/tmp/uh.out 2>&1 &
 	upid=$!
-	end=$(($(cut -d. -f1 /proc/uptime) + HOTPLUG_S))
-	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+	end=$(($(uptime_s) + HOTPLUG_S))
+	while [ "$(uptime_s)" -lt $end ]; do
 		for c in $cpus; do
 			[ -w "$c/online" ] || continue
 			if echo 0 >"$c/online" && sleep 0.1 && echo 1 >"$c/online"; then
@@ -184,14 +161,12 @@ hotplug_run() {
 	wait $kpid
 	wait $upid
 	cat /tmp/kh.out /tmp/uh.out
-	stats_from /tmp/kh.out
-	stats_from /tmp/uh.out
+	stats_from /tmp/kh.out /tmp/uh.out
 	for c in $cpus; do
 		[ "$(cat "$c/online" 2>/dev/null || echo 1)" = 1 ] || fail "hotplug $(basename "$c")" "left offline"
 	done
 	if [ $cycles -gt 0 ]; then ok "hotplug: $cycles offline/online cycles"; else fail hotplug "no cycle"; fi
-	echo "hotplug cycles=$cycles" >/tmp/hp.out
-	stats_from /tmp/hp.out
+	echo "hotplug cycles=$cycles" | stats_from
 }
 
 step_faults() {
@@ -201,24 +176,25 @@ step_faults() {
 }
 
 P=/sys/module/hwtimer/parameters
+set_caps() {
+	echo "$1" >$P/file_cap
+	echo "$2" >$P/global_cap
+	echo "$3" >$P/user_cap
+}
+
+# Low caps: the fuzzer arms thousands of timeouts per call, and the caps'
+# error paths get fuzzed too. Both fuzzers run as root, so the per-user cap
+# is the one they reach (hwtsec covers global_cap). Both ABIs at once, each
+# for FUZZ_S seconds, then the sanity checks.
 step_fuzz() {
-	local fc gc uc t
-	# Low caps: the fuzzer arms thousands of timeouts per call, and the caps'
-	# error paths get fuzzed too. Both fuzzers run as root, so the per-user
-	# cap is the one they reach (hwtsec covers global_cap).
-	fc=$(cat $P/file_cap)
-	gc=$(cat $P/global_cap)
-	uc=$(cat $P/user_cap)
-	echo 4096 >$P/file_cap
-	echo 16384 >$P/global_cap
-	echo 12288 >$P/user_cap
-	# Both ABIs at once, each for FUZZ_S seconds, then the sanity checks.
+	local caps t
+	caps=$(cat $P/file_cap $P/global_cap $P/user_cap)
+	set_caps 4096 16384 12288
 	soak_repeat fuzz calls "$FUZZ_MIN" fuzz_run
-	echo "$fc" >$P/file_cap
-	echo "$gc" >$P/global_cap
-	echo "$uc" >$P/user_cap
+	# shellcheck disable=SC2086 # three numbers
+	set_caps $caps
 	utap_run hwtfuzz-sanity $B/hwtfuzz -S
-	for t in $B/dev_*_test; do
+	for t in "$B"/dev_*_test; do
 		[ -x "$t" ] && run_ut "$(basename "$t")" "$t"
 	done
 }
@@ -235,6 +211,7 @@ fuzz_run() {
 }
 
 step_security() {
+	# shellcheck disable=SC2086 # SEC_ARGS is a list of options
 	utap_run hwtsec $B/hwtsec $SEC_ARGS
 }
 
@@ -267,15 +244,14 @@ holds_pending() {
 	done
 }
 
-# insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client module's timers
-# pending in between; rmmod refused while an fd is open or a client is
-# loaded.
+# insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client's timers pending
+# in between; rmmod refused while an fd is open or a client is loaded.
 step_lifecycle() {
 	local i bad=0 fd_pid
 	mods_down
 	for i in $(seq 1 "$LIFECYCLE_N"); do
 		insmod /hwt/kmod/hwtimer.ko || { bad=$((bad + 1)); continue; }
-		insmod /hwt/stress/hwtimer_stress_client.ko ntimers=32 || bad=$((bad + 1))
+		insmod $C ntimers=32 || bad=$((bad + 1))
 		[ $((i % 10)) = 1 ] && usleep 50000
 		if rmmod hwtimer 2>/dev/null; then
 			fail "lifecycle $i" "hwtimer unloaded under its client"
@@ -285,12 +261,12 @@ step_lifecycle() {
 		rmmod hwtimer || bad=$((bad + 1))
 	done
 	if [ $bad = 0 ]; then ok "lifecycle: $LIFECYCLE_N insmod/rmmod cycles with a client's timers pending"; else fail lifecycle "$bad failed steps"; fi
-	note lifecycle cycles=$LIFECYCLE_N
+	echo "@@STRESS lifecycle cycles=$LIFECYCLE_N"
 
 	insmod /hwt/kmod/hwtimer.ko
-	# An open fd pins the module: rmmod fails once the holder has its
-	# file open with its 4 timeouts armed, and the file closes when the
-	# holder is killed (it would hold it for a minute).
+	# An open fd pins the module: rmmod fails once the holder has its file
+	# open with its 4 timeouts armed; killing the holder (it would hold it
+	# for a minute) closes it.
 	$B/hwtstress-user -H 60 &
 	fd_pid=$!
 	holds_pending $fd_pid 4 ||
@@ -308,44 +284,38 @@ step_lifecycle() {
 	mods_up
 }
 
-# The leak steps: a fresh hwtimer.ko, a client that misbehaves (LEAK_BODY,
-# a function), then hwtimer's unload, all inside the segment stress:NAME.
-# The warnings are expected: the host judges each such segment on its own
-# (stress/lib.sh), and the rest of the log must stay clean. Nothing of
-# the forgotten wheel may stay behind: hwtimer loads again afterwards.
+# The leak steps: a fresh hwtimer.ko, a client that misbehaves (LEAK_BODY),
+# hwtimer's unload, in the segment stress:NAME (its warnings are expected,
+# the rest of the log must stay clean). Anything left armed would fire into
+# unloaded code, and hwtimer must load again afterwards.
 leak_segment() {
-	local name=$1 body=$2
 	mods_down
-	settle
-	mark begin "stress:$name" "t=$(now)"
-	settle
-	insmod /hwt/kmod/hwtimer.ko
-	"$body"
-	rmmod hwtimer
-	# Anything left armed would now fire into unloaded code.
-	sleep 1
-	settle
-	mark end "stress:$name" "t=$(now)"
-	settle
+	segment "stress:$1" leak_body "$2"
 	mods_up
+}
+leak_body() {
+	insmod /hwt/kmod/hwtimer.ko
+	"$1"
+	rmmod hwtimer
+	sleep 1
 }
 
 # leak=1: a client cancels its timers but forgets its wheel: one warning
 # when the client goes, and no hrtimer armed for the forgotten wheel.
-leak_warn() {
-	insmod /hwt/stress/hwtimer_stress_client.ko leak=1 ntimers=16
-	usleep 20000
-	rmmod hwtimer_stress_client
-	no_hrtimer "leak-warn: the forgotten wheel has no hrtimer armed"
-}
-
-# leak=2: a client leaves its wheel with timers pending in its module data.
+# leak=2: it leaves its wheel with timers pending in its module data:
 # hwtimer destroys a module's wheels when the module goes (the module
 # notifier), before that memory is freed: one warning, nothing armed.
-leak_pending() {
-	insmod /hwt/stress/hwtimer_stress_client.ko leak=2 ntimers=16
+leak_client() {
+	insmod $C "leak=$1" ntimers=16
 	usleep 20000
 	rmmod hwtimer_stress_client
+}
+leak_warn() {
+	leak_client 1
+	no_hrtimer "leak-warn: the forgotten wheel has no hrtimer armed"
+}
+leak_pending() {
+	leak_client 2
 	sleep 1
 	no_hrtimer "leak-pending: nothing armed once the client is gone"
 }
@@ -354,7 +324,7 @@ leak_pending() {
 # failed load goes through the same notifier: one warning per load, and
 # busybox insmod tries finit_module, then init_module: two failed loads.
 leak_init() {
-	if insmod /hwt/stress/hwtimer_stress_client.ko leak=3 ntimers=16; then
+	if insmod $C leak=3 ntimers=16; then
 		fail "leak-init: the client's failing init loaded"
 		rmmod hwtimer_stress_client
 	fi
@@ -365,16 +335,15 @@ leak_init() {
 step_leakwarn() { leak_segment leak-warn leak_warn; }
 step_leakpending() { leak_segment leak-pending leak_pending; }
 step_leakinit() { leak_segment leak-init leak_init; }
+step_kunit() { load_all /hwt/kunit; }
 
-step_kunit() {
-	local m
-	for m in /hwt/kunit/*.ko; do
-		[ -e "$m" ] && load_unload "$m"
-	done
-}
-
-fault_setup() {
-	local d
+# Every step of STEPS, with hwtimer.ko loaded (the stress module is loaded
+# by each run of it). The /init then looks for leaks.
+stress_run() {
+	local s t0 d
+	echo "@@STRESS steps $STEPS"
+	t0=$(now)
+	memcg_mount
 	for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_usercopy; do
 		[ -d $d ] || continue
 		echo 0 >$d/verbose
@@ -382,16 +351,6 @@ fault_setup() {
 	done
 	[ -w /sys/kernel/debug/failslab/ignore-gfp-wait ] &&
 		echo N >/sys/kernel/debug/failslab/ignore-gfp-wait
-}
-
-# Every step of STEPS, between loading hwtimer.ko with the stress module
-# and unloading both. The /init then looks for leaks.
-stress_run() {
-	local s t0
-	echo "@@STRESS steps $STEPS"
-	t0=$(now)
-	memcg_mount
-	fault_setup
 	# Stress programs run as nobody too and need their files readable.
 	chmod 755 /hwt /hwt/stress $B 2>/dev/null
 	mods_up

@@ -1,47 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# The stress runs and the host's side of the stress steps (stress/guest.sh):
-# `scripts/runner.sh stress MODE` (make stress, soak, stress-smoke,
-# check-kcsan; see stress/stress.mk), and the stress smoke that `make
-# check` runs in its one boot. Sourced by scripts/runner.sh after
-# scripts/lib.sh.
+# The host's side of the stress steps (stress/guest.sh), sourced by
+# scripts/runner.sh after scripts/lib.sh:
 #
-#   stress_run MODE         a run of its own boot, MODE one of
-#                           full   every stress item at length (about 10
-#                                  minutes)
-#                           soak   the same, repeated until 10M ledger
-#                                  operations in the kernel and in user
-#                                  space each, 1M fuzzer calls and 50
-#                                  hotplug cycles (about 30 minutes)
-#                           smoke  a short version of each item (1 to 2
-#                                  minutes), what `make check` runs
-#                           kcsan  the KUnit suites and the smoke on the
-#                                  KCSAN kernel (scripts/kcsan.config)
-#   stress_conf MODE        the guest's settings for one of those modes
+#   stress_run MODE         `runner.sh stress MODE`: a boot of its own, MODE
+#                           full, soak, smoke or kcsan (make stress, soak,
+#                           stress-smoke, check-kcsan: see stress/stress.mk)
+#   stress_conf MODE        the guest's settings for a mode
 #   stress_stage ROOT MODE  the stress programs, stress/guest.sh and its
 #                           settings into ROOT/hwt/stress (the modules come
-#                           with stage_modules)
+#                           with stage_modules); check stages the smoke
 #   stress_judge LOG        the segments that must hold exactly the expected
 #                           warning, and the totals of the log's ledgers,
 #                           fault points, fuzzer calls and hotplug cycles
 #
-# stress_run: the cached test kernel (debug, or kcsan), hwtimer.ko and the
-# stress modules in one tree with W=1, the static user-space stress
-# programs (64-bit and -m32), an initramfs whose /init
-# (scripts/guest-init.sh, hwt.mode=stress) runs the steps of
-# stress/guest.sh, QEMU (TCG); then the log is judged: parse-log.awk on
-# everything but the expected-warning segments (every result and guest
-# check; any WARNING, BUG, lockdep, KASAN, KCSAN or kmemleak report fails),
-# and the stress:leak-* segments must each hold the one warning hwtimer.ko
-# gives for a wheel a client never destroyed, and nothing else. It prints
-# the ledger totals, fault points, fuzzer calls and hotplug cycles and ends
-# with "N passed, N failed, N skipped"; results in
-# build/stress/MODE-KERNEL/.
+# stress_run judges the log as check does but for the stress:leak-*
+# segments, prints the totals and ends with "N passed, N failed, N
+# skipped"; results in build/stress/MODE-KERNEL/.
 #
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), STRESS_STEPS
-# (run only these guest steps, e.g. "kacct faults"; the default is all),
-# STRESS_CONF (shell assignments that override the guest's settings, e.g.
+# (only these guest steps, e.g. "kacct faults"; default all), STRESS_CONF
+# (shell assignments overriding the guest's settings, e.g.
 # 'KACCT="duration_ms=60000"'), STRESS_PATCHES (patch files applied to a
 # copy of the sources first, to try a proposed fix), SMP (vCPUs; default 3
 # for full, 2 otherwise), MEM (default 1G), VM_TIMEOUT (seconds).
@@ -114,9 +94,8 @@ stress_conf() {
 	fi
 }
 
-# The programs are built by `make stress-user` (stress/stress.mk) into
-# build/stress/bin/; the device's own smoke and ioctl tests (build/ut/)
-# run after the fuzzer as its sanity check.
+# The programs of `make stress-user` (stress/stress.mk); the device's own
+# smoke and ioctl tests (build/ut/) run after the fuzzer as its sanity check.
 stress_stage() {
 	local root=$1 mode=$2 t
 	mkdir -p "$root/hwt/stress/bin"
@@ -128,28 +107,26 @@ stress_stage() {
 	stress_conf "$mode" >"$root/hwt/stress/stress.conf"
 }
 
-# The expected warnings: a segment must fail the parser on WANT WARNINGs
-# from hwtimer (at the client's unload or at its own) naming the forgotten
-# wheel, and on nothing else.
+# A segment must fail the parser on WANT WARNINGs from hwtimer (at the
+# client's unload or its own) naming the forgotten wheel, and on nothing
+# else but lockdep's irq trace of them.
 stress_expect_warning() {
-	local log=$1 name=$2 want=${3:-1} seg probs n
+	local log=$1 name=$2 want=${3:-1} seg probs n warn='WARNING: CPU: .* hwt_\(core_exit\|module_notify\)'
 	grep -q "@@HWT begin stress:$name" "$log" || return 0
-	seg=$(awk -v seg="stress:$name" -f scripts/parse-log.awk "$log" || true)
-	# The WARN's own lines: its header and lockdep's irq trace of it.
-	probs=$(grep '^FAIL' <<<"$seg" | grep -v -e 'WARNING: CPU: .* hwt_\(core_exit\|module_notify\)' \
-		-e 'hardirqs last' -e 'softirqs last' || true)
-	n=$(grep -c '^FAIL.*WARNING: CPU: .* hwt_\(core_exit\|module_notify\)' <<<"$seg" || true)
+	seg=$(parse "$log" "stress:$name" || true)
+	probs=$(grep '^FAIL' <<<"$seg" | grep -v -e "$warn" -e 'hardirqs last' -e 'softirqs last' || true)
+	n=$(grep -c "^FAIL.*$warn" <<<"$seg" || true)
 	# Not grep -q: it would stop reading, and sed's SIGPIPE fails the pipe.
 	if ! sed -n "/@@HWT begin stress:$name/,/@@HWT end stress:$name/p" "$log" |
 		grep "wheel 'hwts-client'" >/dev/null; then
 		fail "$name: no warning about the wheel the client did not destroy"
-		sed 's/^/    /' <<<"$seg"
+		indent <<<"$seg"
 	elif [ "$n" != "$want" ]; then
 		fail "$name: $n WARNINGs from hwtimer, expected $want:"
-		sed 's/^/    /' <<<"$seg"
+		indent <<<"$seg"
 	elif [ -n "$probs" ]; then
 		fail "$name: problems besides the expected warning:"
-		sed 's/^/    /' <<<"$probs"
+		indent <<<"$probs"
 	else
 		echo "$name: ok, exactly $want expected warning(s) for a wheel its client did not destroy"
 		pass
@@ -157,38 +134,24 @@ stress_expect_warning() {
 }
 
 stress_judge() {
-	local log=$1
-
-	stress_expect_warning "$log" leak-warn
-	stress_expect_warning "$log" leak-pending
+	stress_expect_warning "$1" leak-warn
+	stress_expect_warning "$1" leak-pending
 	# busybox insmod loads twice when the first load fails (finit_module,
 	# then init_module): two failed loads, two warnings.
-	stress_expect_warning "$log" leak-init 2
-
+	stress_expect_warning "$1" leak-init 2
 	echo "==== stress ===="
 	# The ledgers' own account of a loss or a duplicate (the entry, its
 	# state and id), for the summary's list of failures.
-	grep -a -E '^# (lost|record of a resolved timeout|cancelled a timeout already resolved|armed entry resolved oddly|record of a failed arm|overdue|record with a bad cookie|early record)' "$log" |
+	grep -a -E '^# (lost|record of a resolved timeout|cancelled a timeout already resolved|armed entry resolved oddly|record of a failed arm|overdue|record with a bad cookie|early record)' "$1" |
 		head -n 6 | sed 's/^# /NOTE ledger: /' || true
 	awk '
-		/@@STRESS ledger / {
-			for (i = 3; i <= NF; i++) { split($i, kv, "="); k[kv[1]] += kv[2] }
-			runs++
-		}
-		/@@STRESS uledger / {
-			for (i = 3; i <= NF; i++) { split($i, kv, "="); u[kv[1]] += kv[2] }
-			uruns++
-		}
-		/@@STRESS faults / {
-			for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "points") fp += kv[2]; if (kv[1] == "injected") finj += kv[2] }
-			fwhat = fwhat " " $3
-		}
-		/@@STRESS fuzz / {
-			for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "calls") calls += kv[2] }
-			fuzzers++
-		}
-		/@@STRESS hotplug / { split($3, kv, "="); hp += kv[2] }
-		/@@STRESS lifecycle / { split($3, kv, "="); lc += kv[2] }
+		function add(sum,   i, kv) { for (i = 3; i <= NF; i++) { split($i, kv, "="); sum[kv[1]] += kv[2] } }
+		/@@STRESS ledger / { add(k); runs++ }
+		/@@STRESS uledger / { add(u); uruns++ }
+		/@@STRESS faults / { add(f); fwhat = fwhat " " $3 }
+		/@@STRESS fuzz / { add(z); fuzzers++ }
+		/@@STRESS hotplug / { add(h) }
+		/@@STRESS lifecycle / { add(l) }
 		/@@STRESS step .* begin/ { sub(/t=/, "", $5); b[$3] = $5 }
 		/@@STRESS step .* end/ { sub(/t=/, "", $5); d[$3] = $5 - b[$3]; order = order " " $3 }
 		/@@STRESS vm_seconds / { vms = $3 }
@@ -197,28 +160,27 @@ stress_judge() {
 				runs, k["ops"], k["armed"], k["fired"], k["cancelled"], k["replaced"], k["handed_back"], k["lost"], k["duplicated"], k["early"]
 			printf "user ledger (%d runs): %d operations; armed %d read %d cancelled %d dropped by close %d lost %d duplicated %d early %d (periodic records %d)\n",
 				uruns, u["ops"], u["armed"], u["read"], u["cancelled"], u["dropped"], u["lost"], u["duplicated"], u["early"], u["periodic_reads"]
-			printf "fault injection: %d fault points tried, %d faults injected (%s)\n", fp, finj, substr(fwhat, 2)
-			printf "fuzzer: %d ioctl/syscalls in %d fuzzers\n", calls, fuzzers
-			printf "hotplug: %d offline/online cycles\n", hp
-			printf "lifecycle: %d insmod/rmmod cycles\n", lc
+			printf "fault injection: %d fault points tried, %d faults injected (%s)\n", f["points"], f["injected"], substr(fwhat, 2)
+			printf "fuzzer: %d ioctl/syscalls in %d fuzzers\n", z["calls"], fuzzers
+			printf "hotplug: %d offline/online cycles\n", h["cycles"]
+			printf "lifecycle: %d insmod/rmmod cycles\n", l["cycles"]
 			n = split(substr(order, 2), o, " ")
 			line = "step seconds:"
 			for (i = 1; i <= n; i++) line = line sprintf(" %s %.0f", o[i], d[o[i]])
 			print line
 			if (vms != "") printf "VM uptime after the steps: %.0f s\n", vms
 		}
-	' "$log"
+	' "$1"
 }
 
 # shellcheck disable=SC2154 # top, kernel, kdir, root: runner.sh, own_boot
 stress_run() {
-	local smode=${1:-smoke} flavour smp timeout dirs=(stress) judged_log
-
+	local smode=${1:-smoke} flavour=debug smp=2 timeout=600 dirs=(stress) judged_log
 	case "$smode" in
-	full) flavour=debug smp=3 timeout=1500 ;;
-	soak) flavour=debug smp=2 timeout=3600 ;;
-	smoke) flavour=debug smp=2 timeout=600 ;;
-	kcsan) flavour=kcsan smp=2 timeout=600 ;;
+	full) smp=3 timeout=1500 ;;
+	soak) timeout=3600 ;;
+	smoke) ;;
+	kcsan) flavour=kcsan dirs+=(kunit) ;;
 	*)
 		echo "usage: runner.sh stress full|soak|smoke|kcsan" >&2
 		exit 2
@@ -228,24 +190,17 @@ stress_run() {
 	vm=$out/vm
 	log=$out/stress.log
 	mkdir -p "$vm"
-
-	# The stress modules (and, for kcsan, the KUnit module); STRESS_PATCHES
-	# are applied to a throw-away copy.
-	[ "$smode" = kcsan ] && dirs+=(kunit)
 	PATCHES=${STRESS_PATCHES:-} own_boot "$flavour" stress-user "${dirs[@]}"
 	stress_stage "$root" "$smode"
-
 	# slub_nomerge: the device's timeout cache keeps its own slab statistics.
 	# Progress: steps, failures, the summary lines.
 	APPEND="slub_nomerge ${APPEND:-}" SMP=${SMP:-$smp} UT_TIMEOUT=900 \
 		VM_TIMEOUT=${VM_TIMEOUT:-$timeout} PROGRESS='@@STRESS step|@@HWT (fail|done)|^not ok|BUG:|WARNING:' \
 		boot_vm "$kdir" "$root" stress "$log"
-
 	check_boot "$log" "$kernel"
 
-	# KCSAN reports only count when they involve hwtimer code: data races
-	# the instrumented core kernel reports among its own functions are
-	# listed, not failed (they are not ours to fix).
+	# KCSAN reports count only when they involve hwtimer code: data races
+	# among the core kernel's own functions are listed, not failed.
 	judged_log=$log
 	if [ "$smode" = kcsan ]; then
 		judged_log=$out/stress.filtered.log
@@ -271,10 +226,9 @@ stress_run() {
 		: >>"$out/kcsan-foreign.txt"
 		if [ -s "$out/kcsan-foreign.txt" ]; then
 			echo "stress: KCSAN reports in code that is not hwtimer's (not failed):"
-			sed 's/\[ *[0-9.]*\] //' "$out/kcsan-foreign.txt" | sort | uniq -c | sed 's/^/    /'
+			sed 's/\[ *[0-9.]*\] //' "$out/kcsan-foreign.txt" | sort | uniq -c | indent
 		fi
 	fi
-
 	judge "$judged_log" main 1 || true
 	stress_judge "$log"
 	echo "full log: $log"

@@ -289,14 +289,14 @@ struct ht_opt {
 };
 
 #define HT_OPT_NUM(letter, var, name, min, max)				\
-	{ letter, _Generic((var), int: HT_ARG_INT, unsigned int: HT_ARG_UINT,	\
-			   unsigned long: HT_ARG_ULONG,			\
-			   unsigned long long: HT_ARG_ULLONG),		\
+	{ letter, _Generic((var), int : HT_ARG_INT, unsigned int : HT_ARG_UINT,	\
+			   unsigned long : HT_ARG_ULONG,		\
+			   unsigned long long : HT_ARG_ULLONG),	\
 	  &(var), name, min, max }
 #define HT_OPT_STR(letter, var, name)					\
-	{ letter, _Generic((var), const char *: HT_ARG_STR), &(var), name, 0, 0 }
+	{ letter, _Generic((var), const char * : HT_ARG_STR), &(var), name, 0, 0 }
 #define HT_OPT_FLAG(letter, var)					\
-	{ letter, _Generic((var), bool: HT_ARG_NONE), &(var), NULL, 0, 0 }
+	{ letter, _Generic((var), bool : HT_ARG_NONE), &(var), NULL, 0, 0 }
 
 /*
  * getopt() over @opts: sets each option's variable, a number only if the

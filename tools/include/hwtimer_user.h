@@ -267,9 +267,9 @@ static inline int tap_status(void)
  *	HT_OPT_FLAG(letter, variable)			a bool set by the option
  *
  * where name is the argument's name in the usage line. A number's variable
- * may be an int, an unsigned int, long or long long (uint64_t): its type
- * says how it is stored, and one of another type does not compile. The
- * table ends with { 0 }.
+ * may be an int, an unsigned int, an unsigned long or an unsigned long long
+ * (so uint64_t, in both builds): its type says how it is stored, and one of
+ * another type does not compile. The table ends with { 0 }.
  */
 enum ht_arg_type {
 	HT_ARG_NONE,
@@ -300,7 +300,8 @@ struct ht_opt {
 
 /*
  * getopt() over @opts: sets each option's variable, a number only if the
- * argument is one (decimal, or hex with 0x) within the option's range.
+ * whole argument is one within the option's range (read as strtoull() reads
+ * it with base 0: decimal, hex after 0x, octal after a leading 0).
  * Returns 0, or -1 after saying what was wrong and printing a usage line
  * made from the table (the caller exits with 2).
  */

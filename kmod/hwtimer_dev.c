@@ -36,7 +36,8 @@
  * counter, so it never hands out an id twice and a stale id cannot reach a
  * newer timeout. The live ones are in the id table, a red-black tree by id,
  * whose node is in the timeout itself: looking an id up costs O(log n)
- * under the file lock (a new id, the greatest, goes in with no walk), and
+ * under the file lock (a new id, the greatest, goes in with no walk; see
+ * hwtd_id_insert() for when it is not the greatest), and
  * the table costs no memory beyond the timeouts, whatever ids are live
  * (an xarray indexed by id keeps a 576-byte node for a single live id
  * among 64, which a user who arms 64 and cancels 63 can make the case for
@@ -124,7 +125,7 @@ enum hwtd_state {
  *       that opened the files (file->f_cred->uid)
  * @refs: open files of this user; the last one to close frees it
  * @count: timeouts all files of this user hold; what the per-user cap
- *         counts. Changed only with the global count, by hwtd_charge() and
+ *         counts. Changed only with the global count, by hwtd_charge_n() and
  *         hwtd_uncharge_n().
  *
  * A timeout is charged to the user who opened its file, whoever arms it
@@ -373,50 +374,57 @@ static void hwtd_user_put(struct hwtd_user *u)
 }
 
 /*
- * Add one to @count unless that would take it above @cap. Unlike an
+ * Add @n to @count unless that would take it above @cap. Unlike an
  * increment that is undone when it overshoots, this never lets the count
  * exceed the cap, not even for a moment, so callers that fail at the cap
  * cannot make a concurrent arm below it fail.
  */
-static bool hwtd_count_inc_below(atomic_long_t *count, unsigned int cap)
+static bool hwtd_count_add_below(atomic_long_t *count, long n, unsigned int cap)
 {
 	long c = atomic_long_read(count);
 
 	do {
-		if (c >= (long)cap)
+		if (c > (long)cap - n)
 			return false;
-	} while (!atomic_long_try_cmpxchg(count, &c, c + 1));
+	} while (!atomic_long_try_cmpxchg(count, &c, c + n));
 	return true;
 }
 
 /**
- * hwtd_charge() - count one more timeout of @hf against the per-user and
- *                the global cap
- * @hf: the file the timeout is for
+ * hwtd_charge_n() - count @n more timeouts of @hf against the per-user and
+ *                  the global cap
+ * @hf: the file the timeouts are for
+ * @n: how many, all or none
  *
- * hwtd_charge() and hwtd_uncharge_n() are the only places that change the
- * two counts, and they change both, so the counts cannot drift apart.
+ * hwtd_charge_n() and hwtd_uncharge_n() are the only places that change
+ * the two counts, and they change both, so the counts cannot drift apart.
  *
  * The user's count is taken first: a user at its cap then fails without
  * touching the global count, so however often it retries it cannot make
- * another user's arm fail. A global failure briefly holds one unit of the
+ * another user's arm fail. A global failure briefly holds @n units of the
  * caller's own count, which is its own business.
  *
- * Return: 0, or -EDQUOT when the files of @hf's user hold user_cap
- * timeouts or all files hold global_cap timeouts; then nothing is charged.
+ * Return: 0, or -EDQUOT when @n more would take the files of @hf's user
+ * above user_cap timeouts or all files above global_cap; then nothing is
+ * charged.
  */
-static int hwtd_charge(struct hwtd_file *hf)
+static int hwtd_charge_n(struct hwtd_file *hf, long n)
 {
-	if (!hwtd_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
+	if (!hwtd_count_add_below(&hf->user->count, n, READ_ONCE(user_cap)))
 		return -EDQUOT;
-	if (!hwtd_count_inc_below(&hwtd_global_count, READ_ONCE(global_cap))) {
-		atomic_long_dec(&hf->user->count);
+	if (!hwtd_count_add_below(&hwtd_global_count, n, READ_ONCE(global_cap))) {
+		atomic_long_sub(n, &hf->user->count);
 		return -EDQUOT;
 	}
 	return 0;
 }
 
-/* Undo @n hwtd_charge()s for @hf. */
+static int hwtd_charge(struct hwtd_file *hf)
+{
+	return hwtd_charge_n(hf, 1);
+}
+
+/* Undo hwtd_charge_n() of @n timeouts of @hf. */
 static void hwtd_uncharge_n(struct hwtd_file *hf, long n)
 {
 	atomic_long_sub(n, &hf->user->count);
@@ -454,16 +462,28 @@ static void hwtd_unqueue(struct hwtd_file *hf, struct hwtd_timeout *t)
 	hf->nqueued--;
 }
 
+static bool hwtd_id_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct hwtd_timeout, rb)->id <
+	       rb_entry(b, struct hwtd_timeout, rb)->id;
+}
+
 /*
- * Put @t, whose id was just taken from @hf->next_id, in @hf->ids. Ids only
- * grow, so it goes to the right of every live timeout: it is linked below
- * @hf->last, which has no right child, with no walk down from the root.
+ * Put @t, whose id was taken from @hf->next_id, in @hf->ids. Ids only
+ * grow, so it usually goes to the right of every live timeout: it is
+ * linked below @hf->last, which has no right child, with no walk down from
+ * the root. Only when another batch took later ids and put them in first
+ * (hwtd_arm_run() takes its ids before it inserts them) is there a walk.
  */
 static void hwtd_id_insert(struct hwtd_file *hf, struct hwtd_timeout *t)
 {
 	struct rb_node *last = hf->last;
 
 	hwtd_lockdep_assert(hf);
+	if (last && !hwtd_id_less(last, &t->rb)) {
+		rb_add(&t->rb, &hf->ids, hwtd_id_less);
+		return;
+	}
 	rb_link_node(&t->rb, last, last ? &last->rb_right : &hf->ids.rb_node);
 	rb_insert_color(&t->rb, &hf->ids);
 	hf->last = &t->rb;
@@ -724,6 +744,8 @@ static void hwtd_clock_read(const struct hwtd_file *hf, struct hwtd_clock *clk)
  * @nobjs: how many @objs holds
  * @dead: %HWTD_DEAD timeouts a cancel took out, to be freed in bulk
  * @ndead: how many @dead holds
+ * @norun: entries to process one by one before a run is tried again
+ *         (hwtd_arm_run())
  *
  * At most HWTD_BULK - 1 objects are allocated beyond what the call uses,
  * and at most HWTD_BULK dead timeouts wait to be freed; hwtd_ctx_end()
@@ -736,6 +758,7 @@ struct hwtd_ctx {
 	void			*objs[HWTD_BULK];
 	struct list_head	dead;
 	unsigned int		ndead;
+	u32			norun;
 };
 
 /*
@@ -775,6 +798,7 @@ static void hwtd_ctx_begin(struct hwtd_file *hf, struct hwtd_ctx *ctx, u32 count
 	ctx->nobjs = 0;
 	INIT_LIST_HEAD(&ctx->dead);
 	ctx->ndead = 0;
+	ctx->norun = 0;
 }
 
 /* Free what @ctx still holds. Context: process; no file lock held. */
@@ -816,7 +840,8 @@ static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
  * Arm a %HWTD_NEW, %HWTD_PENDING or %HWTD_QUEUED timeout for @deadline and
  * @period, dropping a queued record; or, if @deadline is due, queue a fresh
  * record at once and set *@wake if the caller must wake the file's waiters
- * (see hwtd_queue()). Due means at or before @now, the host clock the
+ * (see hwtd_queue()); *@wake is only ever set, never cleared, so a run of
+ * entries can share one. Due means at or before @now, the host clock the
  * caller read for its whole call. On error nothing changes.
  */
 static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
@@ -845,7 +870,7 @@ static int hwtd_arm_locked(struct hwtd_file *hf, struct hwtd_timeout *t,
 	 * would not give.
 	 */
 	if (deadline <= now)
-		*wake = hwtd_queue(hf, t, hwtd_now(hf));
+		*wake |= hwtd_queue(hf, t, hwtd_now(hf));
 	else
 		t->state = HWTD_PENDING;
 	return 0;
@@ -1008,6 +1033,149 @@ out_failed:
 	return 0;
 }
 
+/*
+ * Entries of an ARM or MODIFY batch taken together, as a run: one copy in
+ * and one hold of the file lock for all of them, and for ARM one
+ * reservation of the file cap and of the ids, one charge of the user and
+ * global caps and one bulk allocation, where an entry on its own takes
+ * three holds and two charges. A constant, so no hold of the file lock
+ * grows with the batch; the copy of the entries is on the stack (1 KiB).
+ */
+#define HWTD_RUN	HWTD_BULK
+
+/*
+ * Arm a run of up to HWTD_RUN entries of an ARM batch, the first
+ * @count at @uent, as hwtd_arm_one() would arm them one after the other.
+ * The run is the longest prefix of valid entries, and it is taken only
+ * when every cap has room for all of it and its objects can be allocated
+ * in bulk. Otherwise this returns 0 and sets @ctx->norun: the caller arms
+ * that many entries on their own, which gives each its exact error.
+ *
+ * Return: the entries processed. All of them were armed, except perhaps
+ * the last, whose result is *@result. If *@fault is set, the entry after
+ * the last one processed could not be written back: it was not armed.
+ * Outputs of entries not processed are left as they were.
+ */
+static u32 hwtd_arm_run(struct hwtd_file *hf, void __user *uptr, u32 count,
+			struct hwtd_ctx *ctx, int *result, bool *fault)
+{
+	struct hwtimer_arm_entry __user *uent = uptr;
+	const struct hwtd_clock *clk = &ctx->clk;
+	struct hwtimer_arm_entry ents[HWTD_RUN], out;
+	u64 deadline[HWTD_RUN], id;
+	struct hwtd_timeout *t[HWTD_RUN];
+	u32 n = min_t(u32, count, HWTD_RUN), m, armed, j;
+	bool wake = false;
+	int ret = 0;
+
+	*result = 0;
+	*fault = false;
+	if (n < 2)
+		return 0;
+	if (copy_from_user(ents, uent, n * sizeof(ents[0]))) {
+		/* Find the entry that faults one by one. */
+		ctx->norun = n;
+		return 0;
+	}
+	for (m = 0; m < n; m++) {
+		struct hwtimer_arm_entry *e = &ents[m];
+
+		if (e->reserved1 || e->slack_ns > (u64)KTIME_MAX ||
+		    hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns,
+				      clk, &deadline[m]))
+			break;
+	}
+	if (m < 2) {
+		/* The valid ones and the one that is not, one by one. */
+		ctx->norun = m + 1;
+		return 0;
+	}
+
+	/* The caps in the order an entry takes them: file, user, global. */
+	spin_lock_irq(&hf->lock);
+	if (hf->nlive + m > READ_ONCE(file_cap)) {
+		spin_unlock_irq(&hf->lock);
+		goto out_norun;
+	}
+	hf->nlive += m;
+	/* A 64-bit counter does not wrap: ids are never reused. */
+	id = hf->next_id;
+	hf->next_id += m;
+	spin_unlock_irq(&hf->lock);
+	if (hwtd_charge_n(hf, m))
+		goto out_unlive;
+	if (!kmem_cache_alloc_bulk(hwtd_cache, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				   __GFP_NOWARN, m, (void **)t))
+		goto out_uncharge;
+
+	for (j = 0; j < m; j++) {
+		hwtimer_setup(&t[j]->timer, hf->wheel, hwtd_timeout_fn);
+		t[j]->hf = hf;
+		t[j]->id = id + j;
+		t[j]->cookie = ents[j].cookie;
+		t[j]->slack = ents[j].slack_ns;
+		t[j]->state = HWTD_NEW;
+		/*
+		 * Hand out the id before the timeout can expire: another
+		 * thread may read its record before this ioctl returns.
+		 */
+		out.result = 0;
+		out.id = t[j]->id;
+		out.deadline_ns = hwtd_time_from_host(deadline[j], clk->offset);
+		if (hwtd_arm_put(&uent[j], &out)) {
+			*fault = true;
+			break;
+		}
+	}
+
+	spin_lock_irq(&hf->lock);
+	for (armed = 0; armed < j; armed++) {
+		hwtd_id_insert(hf, t[armed]);
+		ret = hwtd_arm_locked(hf, t[armed], deadline[armed],
+				      ents[armed].period_ns, clk->now, &wake);
+		if (ret) {
+			/* Its timer was never started. */
+			hwtd_id_erase(hf, t[armed]);
+			break;
+		}
+	}
+	hf->nlive -= m - armed;
+	spin_unlock_irq(&hf->lock);
+	if (wake)
+		hwtd_wake(hf);
+	if (armed < m) {
+		kmem_cache_free_bulk(hwtd_cache, m - armed, (void **)&t[armed]);
+		hwtd_uncharge_n(hf, m - armed);
+	}
+	if (!ret)
+		return armed;
+
+	/* Entry @armed failed; put back the outputs of those after it. */
+	*fault = false;
+	for (j = armed + 1; j < m; j++)
+		hwtd_arm_put(&uent[j], &ents[j]);
+	out.result = ret;
+	out.id = 0;
+	out.deadline_ns = 0;
+	if (hwtd_arm_put(&uent[armed], &out)) {
+		*fault = true;
+		return armed;
+	}
+	*result = ret;
+	return armed + 1;
+
+out_uncharge:
+	hwtd_uncharge_n(hf, m);
+out_unlive:
+	spin_lock_irq(&hf->lock);
+	hf->nlive -= m;
+	spin_unlock_irq(&hf->lock);
+out_norun:
+	/* At a cap or short of memory: the rest of the batch one by one. */
+	ctx->norun = U32_MAX;
+	return 0;
+}
+
 static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
 			   struct hwtd_ctx *ctx, int *result)
 {
@@ -1091,6 +1259,110 @@ out:
 	return 0;
 }
 
+/* A modify entry's outputs, @result, @deadline_ns and @status, are adjacent. */
+static_assert(offsetof(struct hwtimer_modify_entry, deadline_ns) ==
+	      offsetofend(struct hwtimer_modify_entry, result));
+static_assert(offsetof(struct hwtimer_modify_entry, status) ==
+	      offsetofend(struct hwtimer_modify_entry, deadline_ns));
+
+/* Write @ent's outputs back to @uent in one copy. */
+static int hwtd_modify_put(struct hwtimer_modify_entry __user *uent,
+			   const struct hwtimer_modify_entry *ent)
+{
+	size_t off = offsetof(struct hwtimer_modify_entry, result);
+	size_t len = offsetofend(struct hwtimer_modify_entry, status) - off;
+
+	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, len))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Modify a run of up to HWTD_RUN entries of a MODIFY batch, the first
+ * @count at @uent, as hwtd_modify_one() would modify them one after the
+ * other, with one copy in and one hold of the file lock for all. The run
+ * is the longest prefix of valid entries, and it ends at the first entry
+ * that fails (no such timeout, or a re-arm that fails). Otherwise as
+ * hwtd_arm_run(), whose return value and outputs this shares.
+ */
+static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
+			   struct hwtd_ctx *ctx, int *result, bool *fault)
+{
+	struct hwtimer_modify_entry __user *uent = uptr;
+	const struct hwtd_clock *clk = &ctx->clk;
+	struct hwtimer_modify_entry ents[HWTD_RUN], out = { };
+	u64 deadline[HWTD_RUN];
+	u32 status[HWTD_RUN];
+	u32 n = min_t(u32, count, HWTD_RUN), m, done, j;
+	struct hwtd_timeout *t;
+	bool wake = false;
+	int ret = 0;
+
+	*result = 0;
+	*fault = false;
+	if (n < 2)
+		return 0;
+	if (copy_from_user(ents, uent, n * sizeof(ents[0]))) {
+		ctx->norun = n;
+		return 0;
+	}
+	for (m = 0; m < n; m++) {
+		struct hwtimer_modify_entry *e = &ents[m];
+
+		if (e->reserved || hwtd_check_timing(hf, e->flags, e->expires_ns,
+						     e->period_ns, clk, &deadline[m]))
+			break;
+	}
+	if (m < 2) {
+		ctx->norun = m + 1;
+		return 0;
+	}
+	/* Make sure the results can be written before modifying anything. */
+	for (j = 0; j < m; j++) {
+		if (hwtd_modify_put(&uent[j], &out)) {
+			*fault = true;
+			break;
+		}
+	}
+	m = j;
+
+	spin_lock_irq(&hf->lock);
+	for (done = 0; done < m && !ret; done++) {
+		t = hwtd_lookup(hf, ents[done].id);
+		if (!t) {
+			ret = -ENOENT;
+			continue;
+		}
+		status[done] = t->state == HWTD_QUEUED ? HWTIMER_STATUS_EXPIRED :
+							 HWTIMER_STATUS_PENDING;
+		ret = hwtd_arm_locked(hf, t, deadline[done], ents[done].period_ns,
+				      clk->now, &wake);
+	}
+	spin_unlock_irq(&hf->lock);
+	if (wake)
+		hwtd_wake(hf);
+
+	if (ret) {
+		/* The run ends at the entry that failed. */
+		*fault = false;
+		for (j = done; j < m; j++)
+			hwtd_modify_put(&uent[j], &ents[j]);
+	}
+	for (j = 0; j < done; j++) {
+		bool failed = ret && j == done - 1;
+
+		out.result = failed ? ret : 0;
+		out.deadline_ns = failed ? 0 : hwtd_time_from_host(deadline[j], clk->offset);
+		out.status = failed ? 0 : status[j];
+		if (hwtd_modify_put(&uent[j], &out)) {
+			*fault = true;
+			return j;
+		}
+	}
+	*result = ret;
+	return done;
+}
+
 /*
  * A query: the timeout's state, read under the file lock, and written back
  * after it is dropped. It changes nothing, so an entry that cannot be
@@ -1151,20 +1423,25 @@ static int hwtd_get_one(struct hwtd_file *hf, void __user *uptr,
 }
 
 /*
- * Run @one over the entries of a batch. The clock is read once, before the
- * first entry: every relative time in the batch counts from that moment.
+ * Run @one over the entries of a batch, or @run, where given, over runs of
+ * them (0 from @run: @one takes the next entry). The clock is read once,
+ * before the first entry: every relative time in the batch counts from
+ * that moment.
  * The batch counts in @hf->nbusy while it runs, which keeps the file's
  * configuration, and so its clock and wheel, as they were when it began.
  */
 static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
 		       size_t entry_size,
 		       int (*one)(struct hwtd_file *hf, void __user *uptr,
-				  struct hwtd_ctx *ctx, int *result))
+				  struct hwtd_ctx *ctx, int *result),
+		       u32 (*run)(struct hwtd_file *hf, void __user *uptr, u32 count,
+				  struct hwtd_ctx *ctx, int *result, bool *fault))
 {
 	struct hwtimer_batch batch;
 	struct hwtd_ctx ctx;
 	char __user *uent;
-	u32 done, failed = 0;
+	u32 done, failed = 0, n;
+	bool fault;
 	int ret = 0, result;
 
 	if (copy_from_user(&batch, ubatch, sizeof(batch)))
@@ -1185,15 +1462,30 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 	hf->nbusy++;
 	spin_unlock_irq(&hf->lock);
 	hwtd_ctx_begin(hf, &ctx, batch.count);
-	for (done = 0; done < batch.count; done++, ctx.left--) {
-		ret = one(hf, uent + (size_t)done * entry_size, &ctx, &result);
-		if (ret)
-			break;
+	for (done = 0; done < batch.count; done += n, ctx.left -= n) {
+		n = 0;
+		if (run && !ctx.norun) {
+			n = run(hf, uent + (size_t)done * entry_size,
+				batch.count - done, &ctx, &result, &fault);
+			if (fault) {
+				done += n;
+				ret = -EFAULT;
+				break;
+			}
+		}
+		if (!n) {
+			ret = one(hf, uent + (size_t)done * entry_size, &ctx, &result);
+			if (ret)
+				break;
+			n = 1;
+			if (ctx.norun)
+				ctx.norun--;
+		}
 		if (result) {
 			failed++;
 			if (!(batch.flags & HWTIMER_BATCH_CONTINUE)) {
 				ret = result;
-				done++;
+				done += n;
 				break;
 			}
 		}
@@ -1281,16 +1573,16 @@ static long hwtd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return hwtd_info(hf, argp);
 	case HWTIMER_IOC_ARM:
 		return hwtd_batch(hf, argp, sizeof(struct hwtimer_arm_entry),
-				 hwtd_arm_one);
+				  hwtd_arm_one, hwtd_arm_run);
 	case HWTIMER_IOC_CANCEL:
 		return hwtd_batch(hf, argp, sizeof(struct hwtimer_cancel_entry),
-				 hwtd_cancel_one);
+				  hwtd_cancel_one, NULL);
 	case HWTIMER_IOC_MODIFY:
 		return hwtd_batch(hf, argp, sizeof(struct hwtimer_modify_entry),
-				 hwtd_modify_one);
+				  hwtd_modify_one, hwtd_modify_run);
 	case HWTIMER_IOC_GET:
 		return hwtd_batch(hf, argp, sizeof(struct hwtimer_get_entry),
-				 hwtd_get_one);
+				  hwtd_get_one, NULL);
 	case HWTIMER_IOC_CONFIG:
 		return hwtd_config(hf, argp);
 	default:

@@ -487,6 +487,68 @@ TEST_F(hwt, modify_entry_straddles_readonly)
 		straddle_readonly(_metadata, self->fd, HWTIMER_IOC_MODIFY, cut[k], k);
 }
 
+/*
+ * An ARM batch whose entry @bad has its output fields from @cut on in a
+ * read-only page, with the entries after it wholly there: every input can
+ * be read, but from @bad on no result can be written. The entries before
+ * it are armed and counted in "done"; it and those after are not armed,
+ * and those after keep the outputs they had (the device takes a batch's
+ * entries in runs, so this checks that a run stops where an entry fails).
+ */
+TEST_F(hwt, arm_run_stops_at_readonly_entry)
+{
+	static const size_t cut[] = {
+		offsetof(struct hwtimer_arm_entry, result),
+		offsetof(struct hwtimer_arm_entry, id),
+		offsetof(struct hwtimer_arm_entry, deadline_ns),
+	};
+	const unsigned int n = 40, bad[] = { 0, 1, 9, 15, 16, 17, 31 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct hwtimer_arm_entry *e;
+	struct hwtimer_info info;
+	uint32_t done, failed;
+	unsigned int c, b, k, armed = 0;
+	char *map;
+
+	HWT_NEED_DEV();
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	for (c = 0; c < ARRAY_SIZE(cut); c++) {
+		for (b = 0; b < ARRAY_SIZE(bad); b++) {
+			ASSERT_EQ(0, mprotect(map, 2 * page, PROT_READ | PROT_WRITE));
+			e = (struct hwtimer_arm_entry *)(map + page - cut[c]) - bad[b];
+			for (k = 0; k < n; k++)
+				ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+			ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+			done = 1234;
+			failed = 1234;
+			ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_ARM, e, n,
+						    HWTIMER_BATCH_CONTINUE, &done, &failed))
+				TH_LOG("entry %u cut at %zu: not EFAULT", bad[b], cut[c]);
+			ASSERT_EQ(bad[b], done) TH_LOG("cut at %zu", cut[c]);
+			ASSERT_EQ(0, failed);
+			for (k = 0; k < bad[b]; k++) {
+				ASSERT_EQ(0, e[k].result) TH_LOG("entry %u of %u", k, bad[b]);
+				ASSERT_NE(0, e[k].id);
+				ASSERT_NE(0xdeadbeefULL, e[k].id);
+			}
+			for (k = bad[b] + 1; k < n; k++) {
+				ASSERT_EQ(1, e[k].result)
+					TH_LOG("entry %u after bad %u written", k, bad[b]);
+				ASSERT_EQ(0xdeadbeefULL, e[k].id);
+				ASSERT_EQ(0, e[k].deadline_ns);
+			}
+			armed += bad[b];
+			ASSERT_EQ(0, ht_info(self->fd, &info));
+			ASSERT_EQ(armed, info.pending)
+				TH_LOG("entry %u cut at %zu: %llu pending, %u armed", bad[b],
+				       cut[c], (unsigned long long)info.pending, armed);
+			ASSERT_EQ(0, info.queued);
+		}
+	}
+	munmap(map, 2 * page);
+}
+
 /* Without HWTIMER_BATCH_CONTINUE processing stops at the failed entry. */
 TEST_F(hwt, batch_partial_stop)
 {
@@ -868,6 +930,145 @@ TEST_F(hwt, modify_batch_mixed)
 	ASSERT_EQ(0, m[2].deadline_ns);
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m + 2, 1, 0, &done, &failed));
 	ASSERT_EQ(0, m[2].result);
+}
+
+/* Arm @n timeouts @delay away, their ids into @ids. */
+static void arm_n(struct __test_metadata *_metadata, int fd, unsigned int n,
+		  uint64_t delay, uint64_t *ids)
+{
+	struct hwtimer_arm_entry e[64];
+	unsigned int k;
+
+	ASSERT_GE(64, n);
+	for (k = 0; k < n; k++)
+		ht_arm_entry(&e[k], k, delay, 0, 0);
+	ASSERT_EQ(0, ht_batch(fd, HWTIMER_IOC_ARM, e, n, 0, NULL, NULL));
+	for (k = 0; k < n; k++)
+		ids[k] = e[k].id;
+}
+
+/* 1 if timeout @id is pending with its deadline more than @after away. */
+static int moved(int fd, uint64_t id, uint64_t after)
+{
+	struct hwtimer_get_entry g;
+
+	return ht_get(fd, id, &g) == 0 && g.status == HWTIMER_STATUS_PENDING &&
+	       g.remaining_ns > after;
+}
+
+static void modify_entry(struct hwtimer_modify_entry *m, uint64_t id, uint64_t expires)
+{
+	memset(m, 0, sizeof(*m));
+	m->id = id;
+	m->expires_ns = expires;
+	m->result = 1;			/* must be overwritten, or left */
+	m->deadline_ns = 0xdeadbeefULL;
+	m->status = 7;
+}
+
+/*
+ * A MODIFY batch of 40 with a stale id at @bad: without
+ * HWTIMER_BATCH_CONTINUE it stops there, the timeouts before it moved and
+ * those after it neither moved nor their entries written (the device takes
+ * a batch's entries in runs, so this checks that a run ends at a failure);
+ * with it, every other entry is done.
+ */
+TEST_F(hwt, modify_run_stops_at_failed_entry)
+{
+	const unsigned int n = 40, bad[] = { 0, 1, 7, 15, 16, 39 };
+	struct hwtimer_modify_entry m[40];
+	uint32_t done, failed;
+	uint64_t ids[40];
+	unsigned int b, k;
+
+	HWT_NEED_DEV();
+	for (b = 0; b < ARRAY_SIZE(bad); b++) {
+		arm_n(_metadata, self->fd, n, 10000 * MS, ids);
+		for (k = 0; k < n; k++)
+			modify_entry(&m[k], k == bad[b] ? ids[k] + 1000000 : ids[k], 50000 * MS);
+		ASSERT_EQ(-ENOENT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, n, 0, &done, &failed));
+		ASSERT_EQ(bad[b] + 1, done);
+		ASSERT_EQ(1, failed);
+		for (k = 0; k < n; k++) {
+			if (k < bad[b]) {
+				ASSERT_EQ(0, m[k].result) TH_LOG("entry %u, bad %u", k, bad[b]);
+				ASSERT_EQ(HWTIMER_STATUS_PENDING, m[k].status);
+				ASSERT_TRUE(moved(self->fd, ids[k], 20000 * MS))
+					TH_LOG("entry %u before bad %u not moved", k, bad[b]);
+			} else if (k == bad[b]) {
+				ASSERT_EQ(-ENOENT, m[k].result);
+				ASSERT_EQ(0, m[k].status);
+				ASSERT_EQ(0, m[k].deadline_ns);
+			} else {
+				ASSERT_EQ(1, m[k].result)
+					TH_LOG("entry %u after bad %u written", k, bad[b]);
+				ASSERT_EQ(0xdeadbeefULL, m[k].deadline_ns);
+				ASSERT_EQ(7, m[k].status);
+				ASSERT_FALSE(moved(self->fd, ids[k], 20000 * MS))
+					TH_LOG("entry %u after bad %u moved", k, bad[b]);
+			}
+		}
+
+		for (k = 0; k < n; k++)
+			modify_entry(&m[k], k == bad[b] ? ids[k] + 1000000 : ids[k], 60000 * MS);
+		ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, n, HWTIMER_BATCH_CONTINUE,
+				      &done, &failed));
+		ASSERT_EQ(n, done);
+		ASSERT_EQ(1, failed);
+		for (k = 0; k < n; k++) {
+			ASSERT_EQ(k == bad[b] ? -ENOENT : 0, m[k].result)
+				TH_LOG("entry %u, bad %u, continue", k, bad[b]);
+			if (k != bad[b])
+				ASSERT_TRUE(moved(self->fd, ids[k], 55000 * MS));
+		}
+	}
+}
+
+/*
+ * A MODIFY batch whose entry @bad has its outputs from @cut on in a
+ * read-only page: EFAULT, the timeouts before it moved, it and those
+ * after it not.
+ */
+TEST_F(hwt, modify_run_stops_at_readonly_entry)
+{
+	static const size_t cut[] = {
+		offsetof(struct hwtimer_modify_entry, result),
+		offsetof(struct hwtimer_modify_entry, deadline_ns),
+		offsetof(struct hwtimer_modify_entry, status),
+	};
+	const unsigned int n = 40, bad[] = { 0, 1, 9, 16, 31 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct hwtimer_modify_entry *m;
+	uint32_t done, failed;
+	unsigned int c, b, k;
+	uint64_t ids[40];
+	char *map;
+
+	HWT_NEED_DEV();
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	for (c = 0; c < ARRAY_SIZE(cut); c++) {
+		for (b = 0; b < ARRAY_SIZE(bad); b++) {
+			arm_n(_metadata, self->fd, n, 10000 * MS, ids);
+			ASSERT_EQ(0, mprotect(map, 2 * page, PROT_READ | PROT_WRITE));
+			m = (struct hwtimer_modify_entry *)(map + page - cut[c]) - bad[b];
+			for (k = 0; k < n; k++)
+				modify_entry(&m[k], ids[k], 50000 * MS);
+			ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+			ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, n, 0,
+						    &done, &failed))
+				TH_LOG("entry %u cut at %zu: not EFAULT", bad[b], cut[c]);
+			ASSERT_EQ(bad[b], done) TH_LOG("cut at %zu", cut[c]);
+			ASSERT_EQ(0, failed);
+			for (k = 0; k < n; k++) {
+				ASSERT_EQ(k < bad[b], moved(self->fd, ids[k], 20000 * MS))
+					TH_LOG("entry %u, bad %u cut at %zu", k, bad[b], cut[c]);
+				if (k > bad[b])
+					ASSERT_EQ(1, m[k].result);
+			}
+		}
+	}
+	munmap(map, 2 * page);
 }
 
 TEST_F(hwt, write_and_seek_unsupported)

@@ -945,16 +945,20 @@ static_assert(offsetof(struct hwtimer_arm_entry, id) ==
 static_assert(offsetof(struct hwtimer_arm_entry, deadline_ns) ==
 	      offsetofend(struct hwtimer_arm_entry, id));
 
-/* Write @ent's outputs back to @uent in one copy. */
+/* Write bytes @off to @end of entry @ent back to @uent in one copy. */
+static int hwtd_put_out(void __user *uent, const void *ent, size_t off, size_t end)
+{
+	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, end - off))
+		return -EFAULT;
+	return 0;
+}
+
+/* Write the outputs of arm entry @ent back to @uent. */
 static int hwtd_arm_put(struct hwtimer_arm_entry __user *uent,
 			const struct hwtimer_arm_entry *ent)
 {
-	size_t off = offsetof(struct hwtimer_arm_entry, result);
-	size_t len = offsetofend(struct hwtimer_arm_entry, deadline_ns) - off;
-
-	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, len))
-		return -EFAULT;
-	return 0;
+	return hwtd_put_out(uent, ent, offsetof(struct hwtimer_arm_entry, result),
+			    offsetofend(struct hwtimer_arm_entry, deadline_ns));
 }
 
 /*
@@ -1209,23 +1213,56 @@ static int hwtd_cancel_one(struct hwtd_file *hf, void __user *uptr,
 	return 0;
 }
 
+/* A modify entry's outputs, @result, @deadline_ns and @status, are adjacent. */
+static_assert(offsetof(struct hwtimer_modify_entry, deadline_ns) ==
+	      offsetofend(struct hwtimer_modify_entry, result));
+static_assert(offsetof(struct hwtimer_modify_entry, status) ==
+	      offsetofend(struct hwtimer_modify_entry, deadline_ns));
+
+/* Write the outputs of modify entry @ent back to @uent. */
+static int hwtd_modify_put(struct hwtimer_modify_entry __user *uent,
+			   const struct hwtimer_modify_entry *ent)
+{
+	return hwtd_put_out(uent, ent, offsetof(struct hwtimer_modify_entry, result),
+			    offsetofend(struct hwtimer_modify_entry, status));
+}
+
+/*
+ * Modify timeout @id for @deadline and @period under the file lock, as
+ * hwtd_arm_locked() does. Return: the entry's result; *@status gets its
+ * status (0 on failure).
+ */
+static int hwtd_modify_locked(struct hwtd_file *hf, u64 id, u64 deadline,
+			      u64 period, u64 now, bool *wake, u32 *status)
+{
+	struct hwtd_timeout *t = hwtd_lookup(hf, id);
+	u32 was;
+	int ret;
+
+	*status = 0;
+	if (!t)
+		return -ENOENT;
+	was = t->state == HWTD_QUEUED ? HWTIMER_STATUS_EXPIRED : HWTIMER_STATUS_PENDING;
+	ret = hwtd_arm_locked(hf, t, deadline, period, now, wake);
+	if (!ret)
+		*status = was;
+	return ret;
+}
+
 static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
 			   struct hwtd_ctx *ctx, int *result)
 {
 	const struct hwtd_clock *clk = &ctx->clk;
 	struct hwtimer_modify_entry __user *uent = uptr;
-	struct hwtimer_modify_entry ent;
-	struct hwtd_timeout *t;
+	struct hwtimer_modify_entry ent, out = { };
 	u64 deadline = 0;
 	bool wake = false;
-	u32 status = 0;
 	int ret;
 
 	if (copy_from_user(&ent, uent, sizeof(ent)))
 		return -EFAULT;
 	/* Make sure the results can be written before modifying anything. */
-	if (put_user(0, &uent->result) || put_user(0ULL, &uent->deadline_ns) ||
-	    put_user(0U, &uent->status))
+	if (hwtd_modify_put(uent, &out))
 		return -EFAULT;
 	if (ent.reserved)
 		ret = -EINVAL;
@@ -1236,44 +1273,17 @@ static int hwtd_modify_one(struct hwtd_file *hf, void __user *uptr,
 		goto out;
 
 	spin_lock_irq(&hf->lock);
-	t = hwtd_lookup(hf, ent.id);
-	if (!t) {
-		ret = -ENOENT;
-	} else {
-		status = t->state == HWTD_QUEUED ? HWTIMER_STATUS_EXPIRED :
-						  HWTIMER_STATUS_PENDING;
-		ret = hwtd_arm_locked(hf, t, deadline, ent.period_ns, clk->now,
-				      &wake);
-		if (ret)
-			status = 0;
-	}
+	ret = hwtd_modify_locked(hf, ent.id, deadline, ent.period_ns, clk->now,
+				 &wake, &out.status);
 	spin_unlock_irq(&hf->lock);
 	if (wake)
 		hwtd_wake(hf);
 out:
-	deadline = ret ? 0 : hwtd_time_from_host(deadline, clk->offset);
-	if (put_user(ret, &uent->result) || put_user(deadline, &uent->deadline_ns) ||
-	    put_user(status, &uent->status))
+	out.result = ret;
+	out.deadline_ns = ret ? 0 : hwtd_time_from_host(deadline, clk->offset);
+	if (hwtd_modify_put(uent, &out))
 		return -EFAULT;
 	*result = ret;
-	return 0;
-}
-
-/* A modify entry's outputs, @result, @deadline_ns and @status, are adjacent. */
-static_assert(offsetof(struct hwtimer_modify_entry, deadline_ns) ==
-	      offsetofend(struct hwtimer_modify_entry, result));
-static_assert(offsetof(struct hwtimer_modify_entry, status) ==
-	      offsetofend(struct hwtimer_modify_entry, deadline_ns));
-
-/* Write @ent's outputs back to @uent in one copy. */
-static int hwtd_modify_put(struct hwtimer_modify_entry __user *uent,
-			   const struct hwtimer_modify_entry *ent)
-{
-	size_t off = offsetof(struct hwtimer_modify_entry, result);
-	size_t len = offsetofend(struct hwtimer_modify_entry, status) - off;
-
-	if (copy_to_user((char __user *)uent + off, (const char *)ent + off, len))
-		return -EFAULT;
 	return 0;
 }
 
@@ -1294,7 +1304,6 @@ static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 	u64 deadline[HWTD_RUN];
 	u32 status[HWTD_RUN];
 	u32 n = min_t(u32, count, HWTD_RUN), m, done, j;
-	struct hwtd_timeout *t;
 	bool wake = false;
 	int ret = 0;
 
@@ -1327,17 +1336,10 @@ static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 	m = j;
 
 	spin_lock_irq(&hf->lock);
-	for (done = 0; done < m && !ret; done++) {
-		t = hwtd_lookup(hf, ents[done].id);
-		if (!t) {
-			ret = -ENOENT;
-			continue;
-		}
-		status[done] = t->state == HWTD_QUEUED ? HWTIMER_STATUS_EXPIRED :
-							 HWTIMER_STATUS_PENDING;
-		ret = hwtd_arm_locked(hf, t, deadline[done], ents[done].period_ns,
-				      clk->now, &wake);
-	}
+	for (done = 0; done < m && !ret; done++)
+		ret = hwtd_modify_locked(hf, ents[done].id, deadline[done],
+					 ents[done].period_ns, clk->now, &wake,
+					 &status[done]);
 	spin_unlock_irq(&hf->lock);
 	if (wake)
 		hwtd_wake(hf);
@@ -1353,7 +1355,7 @@ static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 
 		out.result = failed ? ret : 0;
 		out.deadline_ns = failed ? 0 : hwtd_time_from_host(deadline[j], clk->offset);
-		out.status = failed ? 0 : status[j];
+		out.status = status[j];
 		if (hwtd_modify_put(&uent[j], &out)) {
 			*fault = true;
 			return j;

@@ -1048,6 +1048,26 @@ out_failed:
 #define HWTD_RUN	HWTD_BULK
 
 /*
+ * Copy the first entries of a run, at most HWTD_RUN of the @count at
+ * @uent, each @size bytes, into @ents. Return: how many, or 0 when there
+ * are fewer than two or the copy faults; then @ctx->norun sends them one
+ * by one, which finds the entry that faults.
+ */
+static u32 hwtd_run_copy(struct hwtd_ctx *ctx, void *ents, const void __user *uent,
+			 u32 count, size_t size)
+{
+	u32 n = min_t(u32, count, HWTD_RUN);
+
+	if (n < 2)
+		return 0;
+	if (copy_from_user(ents, uent, n * size)) {
+		ctx->norun = n;
+		return 0;
+	}
+	return n;
+}
+
+/*
  * Arm a run of up to HWTD_RUN entries of an ARM batch, the first
  * @count at @uent, as hwtd_arm_one() would arm them one after the other.
  * The run is the longest prefix of valid entries, and it is taken only
@@ -1068,19 +1088,13 @@ static u32 hwtd_arm_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 	struct hwtimer_arm_entry ents[HWTD_RUN], out;
 	u64 deadline[HWTD_RUN], id;
 	struct hwtd_timeout *t[HWTD_RUN];
-	u32 n = min_t(u32, count, HWTD_RUN), m, armed, j;
+	u32 n, m, armed, j;
 	bool wake = false;
 	int ret = 0;
 
 	*result = 0;
 	*fault = false;
-	if (n < 2)
-		return 0;
-	if (copy_from_user(ents, uent, n * sizeof(ents[0]))) {
-		/* Find the entry that faults one by one. */
-		ctx->norun = n;
-		return 0;
-	}
+	n = hwtd_run_copy(ctx, ents, uent, count, sizeof(ents[0]));
 	for (m = 0; m < n; m++) {
 		struct hwtimer_arm_entry *e = &ents[m];
 
@@ -1089,6 +1103,8 @@ static u32 hwtd_arm_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 				      clk, &deadline[m]))
 			break;
 	}
+	if (!n)
+		return 0;
 	if (m < 2) {
 		/* The valid ones and the one that is not, one by one. */
 		ctx->norun = m + 1;
@@ -1303,18 +1319,13 @@ static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 	struct hwtimer_modify_entry ents[HWTD_RUN], out = { };
 	u64 deadline[HWTD_RUN];
 	u32 status[HWTD_RUN];
-	u32 n = min_t(u32, count, HWTD_RUN), m, done, j;
+	u32 n, m, done, j;
 	bool wake = false;
 	int ret = 0;
 
 	*result = 0;
 	*fault = false;
-	if (n < 2)
-		return 0;
-	if (copy_from_user(ents, uent, n * sizeof(ents[0]))) {
-		ctx->norun = n;
-		return 0;
-	}
+	n = hwtd_run_copy(ctx, ents, uent, count, sizeof(ents[0]));
 	for (m = 0; m < n; m++) {
 		struct hwtimer_modify_entry *e = &ents[m];
 
@@ -1322,6 +1333,8 @@ static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 						     e->period_ns, clk, &deadline[m]))
 			break;
 	}
+	if (!n)
+		return 0;
 	if (m < 2) {
 		ctx->norun = m + 1;
 		return 0;
@@ -1345,10 +1358,13 @@ static u32 hwtd_modify_run(struct hwtd_file *hf, void __user *uptr, u32 count,
 		hwtd_wake(hf);
 
 	if (ret) {
-		/* The run ends at the entry that failed. */
-		*fault = false;
-		for (j = done; j < m; j++)
+		/*
+		 * The run ends at the entry that failed: put back what those
+		 * after it had, the one whose zeroing faulted included.
+		 */
+		for (j = done; j < m + *fault; j++)
 			hwtd_modify_put(&uent[j], &ents[j]);
+		*fault = false;
 	}
 	for (j = 0; j < done; j++) {
 		bool failed = ret && j == done - 1;

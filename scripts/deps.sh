@@ -11,7 +11,6 @@ pkgs=(
 	xz-utils cpio gzip						# source tarball, initramfs
 	linux-source-6.1 linux-source-6.12				# the test kernels
 	linux-headers-amd64						# Debian 12's kernel (6.1)
-	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64		# and its 6.12, 6.12-rt
 	pahole								# BTF of modules for 6.12
 	qemu-system-x86 busybox-static					# the test VM
 	gcc-multilib							# -m32 user tests

@@ -535,7 +535,7 @@ static u64 hwtb_timer_irqs(void)
 	unsigned int cpu;
 
 	for_each_online_cpu(cpu)
-		n += per_cpu(irq_stat, cpu).apic_timer_irqs;
+		n += hwt_apic_timer_irqs(cpu);
 #endif
 	return n;
 }

@@ -6,8 +6,9 @@
  * rather than upstream names defined here: stable series backport new
  * helpers, and a second definition of an upstream name would then clash.
  *
- * Built and tested: 6.1 (Debian 12), 6.12 and 6.12 PREEMPT_RT. Read only
- * (checked against torvalds/linux, not built here): 6.13 to 6.18.
+ * Built and tested: 6.1 (Debian 12), 6.12 and 6.12 PREEMPT_RT, 7.3
+ * (Debian's linux-source-7.3, scripts/fetch.sh). Between 6.12 and 7.3 each
+ * entry was read in upstream's history, and only 7.3 is built.
  *
  * Differences that need no wrapper, because hwtimer avoids the old form:
  *  - 6.12 removed no_llseek (commit "fs: remove no_llseek"): the device
@@ -25,9 +26,24 @@
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H
 
+#include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
 #include <linux/version.h>
+#include <linux/workqueue.h>
+
+/*
+ * 7.3 no longer includes the per-CPU hrtimer bases (struct hrtimer_cpu_base
+ * and hrtimer_clock_base, which the KUnit tests read) from hrtimer.h:
+ * commits "hrtimer: Rename hrtimer_defs.h to hrtimer_bases.h" and
+ * "hrtimer: Remove inclusion of hrtimer_bases.h remove from hrtimer.h"
+ * (sic).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#include <linux/hrtimer_bases.h>
+#endif
 
 /*
  * 6.13 added hrtimer_setup(), which sets the callback with the rest
@@ -55,6 +71,77 @@ static inline void hwt_hrtimer_setup(struct hrtimer *timer,
 #define HWT_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #else
 #define HWT_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#endif
+
+/*
+ * 6.18 passes the test to a KUnit parameter generator (commit "kunit: Pass
+ * parameterized test context to generate_params()"). KUNIT_ARRAY_PARAM()
+ * follows by itself; a generator written out takes these parameters.
+ */
+struct kunit;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define HWT_KUNIT_GEN_PARAMS(prev, desc) \
+	struct kunit *hwt_gen_test, const void *prev, char *desc
+#else
+#define HWT_KUNIT_GEN_PARAMS(prev, desc)	const void *prev, char *desc
+#endif
+
+/*
+ * 7.2 counts x86's per-CPU interrupts in an array (commit "x86/irq: Make
+ * irqstats array based"): irq_stat.counts[IRQ_COUNT_APIC_TIMER] was
+ * irq_stat.apic_timer_irqs.
+ */
+#ifdef CONFIG_X86_LOCAL_APIC
+static inline unsigned int hwt_apic_timer_irqs(unsigned int cpu)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+	return per_cpu(irq_stat, cpu).counts[IRQ_COUNT_APIC_TIMER];
+#else
+	return per_cpu(irq_stat, cpu).apic_timer_irqs;
+#endif
+}
+#endif
+
+/*
+ * 7.3 no longer keeps a module's load parameters in struct module (commit
+ * "module: Remove unnecessary module::args"): they are parsed once, after
+ * the MODULE_STATE_COMING notifiers, and freed. Nothing needs them there
+ * since KUnit runs a module's suites when it goes live (6.12 does, 6.1
+ * still from COMING), after the parameters are set.
+ */
+static inline const char *hwt_module_args(const struct module *mod)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+	return NULL;
+#else
+	return mod->args;
+#endif
+}
+
+/*
+ * 7.2 made kmem_cache_alloc_bulk() return bool, true when it allocated all
+ * @size objects, where it returned that number (or 0): commit "mm/slab:
+ * improve kmem_cache_alloc_bulk". Stored as a count, true is 1: a caller
+ * would use one object and leak the others. This returns the count on
+ * every version.
+ */
+static inline size_t hwt_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags,
+					       size_t size, void **p)
+{
+	return kmem_cache_alloc_bulk(s, flags, size, p) ? size : 0;
+}
+
+/*
+ * A workqueue says whether it is per-CPU or unbound: 6.17 added WQ_PERCPU
+ * (commit "workqueue: Add new WQ_PERCPU flag"), and 7.2 warns at
+ * alloc_workqueue() when neither flag is given (commit "workqueue: Add
+ * warnings and ensure one among WQ_PERCPU or WQ_UNBOUND is present").
+ * Before 6.17, per-CPU is what no flag means.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define HWT_WQ_PERCPU	WQ_PERCPU
+#else
+#define HWT_WQ_PERCPU	0
 #endif
 
 #endif /* _HWTIMER_COMPAT_H */

@@ -77,6 +77,7 @@
 
 #include <uapi/linux/hwtimer.h>
 
+#include "hwtimer_compat.h"
 #include "hwtimer_internal.h"
 
 static unsigned int file_cap = 262144;
@@ -770,7 +771,7 @@ struct hwtd_ctx {
 static struct hwtd_timeout *hwtd_obj_alloc(struct hwtd_ctx *ctx)
 {
 	if (!ctx->nobjs && ctx->left > 1)
-		ctx->nobjs = kmem_cache_alloc_bulk(hwtd_cache,
+		ctx->nobjs = hwt_kmem_cache_alloc_bulk(hwtd_cache,
 						   GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN,
 						   min_t(u32, ctx->left, HWTD_BULK),
 						   ctx->objs);

@@ -1618,7 +1618,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 
 	ret = -ENOMEM;
 	if (w->flags & HWTIMER_WHEEL_PROCESS) {
-		w->wq = alloc_workqueue("hwtimer-%s", WQ_HIGHPRI, 0, w->name);
+		w->wq = alloc_workqueue("hwtimer-%s", WQ_HIGHPRI | HWT_WQ_PERCPU, 0, w->name);
 		if (!w->wq)
 			goto out_free;
 	}

@@ -126,6 +126,8 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 
+#include "hwtimer_compat.h"
+
 #define MS			1000000ULL
 #define SEC			1000000000ULL
 
@@ -1483,9 +1485,9 @@ static int hwts_apply_args(void)
 	unsigned int i;
 	int ret = 0;
 
-	if (mod->state != MODULE_STATE_COMING || !mod->args)
+	if (mod->state != MODULE_STATE_COMING || !hwt_module_args(mod))
 		return 0;
-	args = kstrdup(mod->args, GFP_KERNEL);
+	args = kstrdup(hwt_module_args(mod), GFP_KERNEL);
 	if (!args)
 		return -ENOMEM;
 	next = skip_spaces(args);
@@ -1611,17 +1613,17 @@ static const void *hwts_next_check(const struct hwts_checks *cs, const void *pre
 	return c;
 }
 
-static const void *hwts_acct_check_params(const void *prev, char *desc)
+static const void *hwts_acct_check_params(HWT_KUNIT_GEN_PARAMS(prev, desc))
 {
 	return hwts_next_check(&hwts_acct_checks, prev, desc);
 }
 
-static const void *hwts_drace_check_params(const void *prev, char *desc)
+static const void *hwts_drace_check_params(HWT_KUNIT_GEN_PARAMS(prev, desc))
 {
 	return hwts_next_check(&hwts_drace_checks, prev, desc);
 }
 
-static const void *hwts_faults_check_params(const void *prev, char *desc)
+static const void *hwts_faults_check_params(HWT_KUNIT_GEN_PARAMS(prev, desc))
 {
 	return hwts_next_check(&hwts_faults_checks, prev, desc);
 }

@@ -14,7 +14,7 @@ pkgs=(
 	pahole								# BTF of modules for 6.12
 	qemu-system-x86 busybox-static					# the test VM
 	gcc-multilib							# -m32 user tests
-	dkms kmod sparse						# packaging, C=1
+	dkms kmod							# packaging
 	gnuplot-nox							# benchmark plots
 )
 

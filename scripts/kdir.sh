@@ -5,9 +5,13 @@
 # Makefile, the test runner and .ci/run follow.
 #
 #   scripts/kdir.sh          prints the tree; says on stderr which and why
-#   scripts/kdir.sh --all    prints every installed Debian header tree
-#                            (/usr/src/linux-headers-*-<flavour>), oldest
-#                            first: what the runner and CI build against
+#   scripts/kdir.sh --all    prints every Debian header tree, oldest
+#                            first: the installed ones
+#                            (/usr/src/linux-headers-*-<flavour>) and those
+#                            scripts/fetch.sh unpacked under the cache
+#                            (6.12 and 6.12-rt, which cannot be installed
+#                            without their kernel images): what the runner
+#                            and CI build against
 #
 # First match wins: 1. KDIR, when set; 2. /lib/modules/$(uname -r)/build,
 # the running kernel's; 3. the headers the installed linux-headers-amd64
@@ -16,11 +20,12 @@
 set -euo pipefail
 
 # A build tree has a Makefile and a .config (-common trees have none).
+# Sorted by the tree's name (its kernel release), wherever it is.
 trees() {
-	local d
-	for d in /usr/src/linux-headers-*; do
-		[ -f "$d/.config" ] && [ -f "$d/Makefile" ] && echo "$d"
-	done | sort -V
+	local d cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
+	for d in /usr/src/linux-headers-* "$cache"/headers/*/usr/src/linux-headers-*; do
+		[ -f "$d/.config" ] && [ -f "$d/Makefile" ] && echo "$(basename "$d") $d"
+	done | sort -V | cut -d' ' -f2-
 }
 
 use() {

@@ -56,15 +56,17 @@ check)
 runner-test) fixtures=1 ;;
 esac
 
-# Every module must also build warning-free (W=1, sparse) against the
-# installed Debian headers (6.1, 6.12, 6.12-rt), which have no KUnit.
+# Every module must also build warning-free (W=1, sparse) against Debian's
+# header trees (6.1 installed, 6.12 and 6.12-rt unpacked by
+# scripts/fetch.sh), which have no KUnit.
 build_stock() {
 	local trees tree name
+	scripts/fetch.sh headers >/dev/null || abort "cannot fetch Debian's 6.12 headers (scripts/fetch.sh headers)"
 	trees=$(scripts/kdir.sh --all)
-	[ -n "$trees" ] || abort "no /usr/src/linux-headers-* installed (scripts/deps.sh)"
+	[ -n "$trees" ] || abort "no Debian header trees (scripts/deps.sh, scripts/fetch.sh headers)"
 	for tree in $trees; do
 		name="modules ($(basename "$tree"), W=1, sparse)"
-		KBUILD_ARGS=C=2 kbuild_tree "$name" "$tree" "$out/stock/$(basename "$tree")" kunit samples bench stress ||
+		kbuild_tree "$name" "$tree" "$out/stock/$(basename "$tree")" kunit samples bench stress ||
 			fail "$name: build failed (above)"
 		say "modules built against $(basename "$tree")"
 	done
@@ -98,7 +100,7 @@ build_stage() {
 	rm -rf "$root"
 	mkdir -p "$root/hwt/ut" "$root/hwt/tools" "$root/hwt/runner-test/ut"
 	if [ "$mode" != runner-test ]; then
-		KBUILD_ARGS=C=2 kbuild_tree "modules (test kernel, W=1, sparse)" "$kdir" "$vm/kbuild" "${dirs[@]}" ||
+		kbuild_tree "modules (test kernel, W=1, sparse)" "$kdir" "$vm/kbuild" "${dirs[@]}" ||
 			abort "modules (test kernel): build failed"
 		say "modules built against the test kernel"
 		stage_modules "$vm/kbuild" "$root"
@@ -113,7 +115,7 @@ build_stage() {
 		done
 	fi
 	if [ $fixtures = 1 ]; then
-		kbuild_tree "self-test fixture modules" "$kdir" "$vm/runner-test" scripts/runner-test/kmod ||
+		KBUILD_ARGS= kbuild_tree "self-test fixture modules" "$kdir" "$vm/runner-test" scripts/runner-test/kmod ||
 			abort "self-test fixture modules: build failed"
 		say "self-test fixtures built"
 		for f in $(built_modules "$vm/runner-test"); do
@@ -286,6 +288,9 @@ if [ -n "${one:-}" ]; then
 fi
 
 scripts/deps.sh
+# C=2 with a sparse that every kernel's headers accept (scripts/fetch.sh).
+sparse=$(scripts/fetch.sh sparse) || abort "no sparse (scripts/fetch.sh sparse)"
+export KBUILD_ARGS="C=2 CHECK=$sparse"
 
 # Two runs in one checkout would share build/: the second waits.
 mkdir -p "$out"

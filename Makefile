@@ -15,10 +15,11 @@
 #   make shell           boot the VM with the module loaded, drop to a shell
 #   make runner-test     prove the runner fails on broken fixtures
 #
-# The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt):
-# `make check` runs every kernel of KERNELS, or only KERNEL when one is
-# given (make check KERNEL=6.12-rt); every other VM target (run, shell,
-# runner-test, stress, bench...) boots KERNEL, 6.1 by default.
+# The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt,
+# 7.3): `make check` runs every kernel of KERNELS (default: default_kernels
+# in scripts/runner.sh), or only KERNEL when one is given (make check
+# KERNEL=7.3); every other VM target (run, shell, runner-test, stress,
+# bench...) boots KERNEL, 6.1 by default.
 #   make deps            install the Debian packages the above need
 #   make clean
 
@@ -28,7 +29,6 @@
 export KDIR
 
 KERNEL ?= 6.1
-KERNELS ?= 6.1 6.12-rt
 export KERNEL
 # KERNEL set by this file (origin "file") means nobody named one.
 CHECK_KERNELS := $(if $(filter file,$(origin KERNEL)),$(KERNELS),$(KERNEL))

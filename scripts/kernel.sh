@@ -9,7 +9,9 @@
 #
 # FLAVOUR: debug (default), bench or kcsan (scripts/FLAVOUR.config). KERNEL
 # (default 6.1): 6.1 (linux-source-6.1, Debian 12's stock series), 6.12
-# (linux-source-6.12) or 6.12-rt (the same with scripts/rt.config).
+# (linux-source-6.12), 6.12-rt (the same with scripts/rt.config), both
+# installed packages (scripts/deps.sh), or 7.3 (mainline: linux-source-7.3
+# of trixie-backports, pinned, fetched and unpacked by scripts/fetch.sh).
 #
 # x86_64 tinyconfig plus, a later line winning, scripts/FLAVOUR.config,
 # scripts/linux-VERSION.config if any (what that source version needs) and
@@ -23,20 +25,28 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "kernel.sh: $*" >&2; exit 2; }
 
 case "$kernel" in
-6.1 | 6.12 | 6.12-rt) ;;
-*) die "unknown KERNEL=$kernel (6.1, 6.12 or 6.12-rt)" ;;
+6.1 | 6.12 | 6.12-rt | 7.3) ;;
+*) die "unknown KERNEL=$kernel (6.1, 6.12, 6.12-rt or 7.3)" ;;
 esac
 srcv=${kernel%-rt}
 pkg=linux-source-$srcv
-tarball=/usr/src/$pkg.tar.xz
-[ -f "$tarball" ] || die "$pkg is not installed (run scripts/deps.sh)"
-srcver=$(dpkg-query -W -f='${Version}' "$pkg")
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
-src=$cache/src/$pkg-$srcver
 mkdir -p "$cache"
+if [ "$srcv" = 7.3 ]; then
+	# Fetched and unpacked once; its directory name holds the version.
+	src=$("$top/scripts/fetch.sh" source 7.3) || exit 1
+	srcver=${src##*/"$pkg"-}
+	tarball=
+else
+	tarball=/usr/src/$pkg.tar.xz
+	[ -f "$tarball" ] || die "$pkg is not installed (run scripts/deps.sh)"
+	srcver=$(dpkg-query -W -f='${Version}' "$pkg")
+	src=$cache/src/$pkg-$srcver
+fi
 
 # One extraction per source version; two kernels of one version share it.
 extract() {
+	[ -n "$tarball" ] || return 0
 	exec 7>"$cache/.lock-src-$pkg"
 	flock 7
 	if [ ! -f "$src/.hwtimer-extracted" ]; then
@@ -114,9 +124,17 @@ while IFS= read -r line; do
 done <"$out/hwtimer-fragment.config"
 [ $missing = 0 ] || exit 1
 
+t0=$SECONDS
 if ! make -C "$src" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules >"$out/build.log" 2>&1; then
 	grep -E "error|Error" "$out/build.log" | head -30 >&2
 	exit 1
 fi
+# For the record of what a cold run costs (README): the wall time, which
+# depends on what else runs, and the CPU time of everything this script
+# ran (configuring too), which hardly does.
+times >"$out/times"	# not in a pipe: a subshell has no children
+cpu=$(tail -n 1 "$out/times" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } } END { printf "%.0f", s }')
+echo "$((SECONDS - t0)) s on $(nproc) CPUs, $cpu s of CPU time (user and system), load $(cut -d' ' -f1-3 /proc/loadavg) at the end" >"$out/build-time"
+echo "kernel.sh: built in $(cat "$out/build-time")" >&2
 touch "$out/.hwtimer-built"
 done_build

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pack a directory into a busybox initramfs and boot it in QEMU (TCG).
+# Pack a directory into a busybox initramfs and boot it in QEMU.
 #
 #   scripts/vm-boot.sh KERNEL_DIR ROOTFS_DIR MODE [LOG]
 #
@@ -11,7 +11,8 @@
 # saved there and the VM has a time limit; without (MODE=shell), QEMU owns
 # the terminal (Ctrl-A x quits).
 #
-# Environment: SMP (vCPUs, default 2), MEM (default 1G), VM_TIMEOUT
+# Environment: ACCEL (tcg, the default, or kvm: scripts/lib.sh's
+# pick_accel probes which works), SMP (vCPUs, default 2), MEM (default 1G), VM_TIMEOUT
 # (seconds, default 1200), UT_TIMEOUT (per guest program, default 600),
 # APPEND (extra kernel command line), QEMU_EXTRA (extra QEMU options),
 # QUIET=1 (do not echo the console while saving it), CONSOLE=user (echo
@@ -54,8 +55,16 @@ cmdline+=" ${APPEND:-}"
 
 # 1G: a kmemleak scan walks all struct pages, about 12 s of TCG time per
 # GB, and a check makes two. No NIC: no network, and its boot ROM costs a
-# second.
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "${SMP:-2}" -m "${MEM:-1G}"
+# second. la57=off: 4-level paging. TCG's "max" CPU has 5-level paging,
+# which a kernel uses when built with it, as every x86_64 kernel is since
+# 6.16 (commit "x86/mm/64: Make 5-level paging support unconditional";
+# 6.1's and 6.12's tinyconfig leave X86_5LEVEL off). With it, 7.3's KASAN
+# reports wild-memory-access at boot and the boot stalls under TCG.
+case "${ACCEL:-tcg}" in
+tcg | kvm) ;;
+*) echo "vm-boot.sh: ACCEL=$ACCEL: tcg or kvm" >&2; exit 2 ;;
+esac
+qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -cpu max,la57=off -smp "${SMP:-2}" -m "${MEM:-1G}"
 	-nographic -no-reboot -nic none -kernel "$bzimage" -initrd "$initrd"
 	-append "$cmdline")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of options

@@ -109,9 +109,10 @@ stress_stage() {
 
 # A segment must fail the parser on WANT WARNINGs from hwtimer (at the
 # client's unload or its own) naming the forgotten wheel, and on nothing
-# else but lockdep's irq trace of them.
+# else but lockdep's irq trace of them. A WARNING's first line names the
+# function after "at FILE:LINE" (up to 6.18) or after "FILE:LINE at".
 stress_expect_warning() {
-	local log=$1 name=$2 want=${3:-1} seg probs n warn='WARNING: CPU: .* hwt_\(core_exit\|module_notify\)'
+	local log=$1 name=$2 want=${3:-1} seg probs n warn='WARNING: .* hwt_\(core_exit\|module_notify\)'
 	grep -q "@@HWT begin stress:$name" "$log" || return 0
 	seg=$(parse "$log" "stress:$name" || true)
 	probs=$(grep '^FAIL' <<<"$seg" | grep -v -e "$warn" -e 'hardirqs last' -e 'softirqs last' || true)

@@ -15,8 +15,8 @@
 #                                        stress step that must warn (stress:*)
 #   @@HWT done                           the guest finished; nothing hung
 #
-# Kernel command line: hwt.mode=check|runner-test|run|shell|stress|bench
-# (default check), hwt.timeout=<s> (per user-space program, default 600),
+# Kernel command line: hwt.mode=check|runner-test|run|shell|stress|bench|probe
+# (default check; probe: the boot line only, for scripts/lib.sh's KVM probe), hwt.timeout=<s> (per user-space program, default 600),
 # hwt.nosuspend=1 (tests must not suspend the VM: HWT_NO_SUSPEND=1).
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
@@ -313,6 +313,7 @@ stress | bench)
 		echo "kmemleak: not in this kernel"
 	fi
 	;;
+probe) ;;
 run)
 	load_hwtimer
 	check hwtimer-demo /hwt/tools/hwtimer-demo

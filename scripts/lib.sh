@@ -24,6 +24,7 @@
 #   boot_vm KDIR ROOT MODE LOG
 #                           boot the VM (scripts/vm-boot.sh) and wait
 #   check_boot LOG KERNEL   say which kernel the log comes from, check it
+#   pick_accel KDIR         set and export ACCEL (tcg or kvm) for the VMs
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top" || exit 1
@@ -150,6 +151,7 @@ own_boot() {
 	scripts/deps.sh
 	kdir=$(scripts/kernel.sh "$flavour" "$kernel") || abort "no $flavour $kernel kernel"
 	say "$flavour $kernel kernel $kdir"
+	pick_accel "$kdir"
 	if [ -n "${PATCHES:-}" ]; then
 		kb=$vm/kbuild-patched
 		rm -rf "$kb"
@@ -211,4 +213,43 @@ check_boot() {
 	else
 		pass
 	fi
+}
+
+# ACCEL=tcg or kvm is used as given; auto (the default where unset) probes
+# KVM once per run: a boot of KDIR under KVM, with nothing in it but the
+# boot line, must finish within PROBE_TIMEOUT seconds (default 15; under
+# KVM it takes one or two). KVM if it does, TCG otherwise, which this says,
+# and exported for every VM of the run. A machine may have a /dev/kvm whose
+# guests hang: the time limit kills the probe, and TCG it is.
+pick_accel() {
+	local kdir=$1 dir=$top/build/kvm-probe rc=0 t0=$SECONDS limit=${PROBE_TIMEOUT:-15}
+	case "${ACCEL:-auto}" in
+	tcg | kvm)
+		say "accelerator: $ACCEL (${ACCEL_WHY:-ACCEL=$ACCEL})"
+		export ACCEL
+		return 0
+		;;
+	auto) ;;
+	*) abort "ACCEL=$ACCEL: tcg, kvm or auto" ;;
+	esac
+	if [ ! -c /dev/kvm ] || [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		ACCEL=tcg ACCEL_WHY="no usable /dev/kvm"
+	else
+		rm -rf "$dir"
+		mkdir -p "$dir/rootfs"
+		ACCEL=kvm MEM=256M VM_TIMEOUT=$limit QUIET=1 APPEND= QEMU_EXTRA= \
+			scripts/vm-boot.sh "$kdir" "$dir/rootfs" probe "$dir/vm.log" >/dev/null 2>&1 || rc=$?
+		if [ $rc = 0 ] && grep -q '@@HWT done' "$dir/vm.log"; then
+			ACCEL=kvm ACCEL_WHY="a probe boot under KVM finished in $((SECONDS - t0)) s"
+		else
+			if [ $rc = 124 ]; then
+				rc="killed at its limit of $limit s"
+			else
+				rc="status $rc"
+			fi
+			ACCEL=tcg ACCEL_WHY="a probe boot under KVM did not finish: $rc, after $((SECONDS - t0)) s; log in $dir/vm.log"
+		fi
+	fi
+	say "accelerator: $ACCEL ($ACCEL_WHY)"
+	export ACCEL ACCEL_WHY
 }

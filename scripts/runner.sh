@@ -20,8 +20,10 @@
 # build/vm-KERNEL/). check and runner-test end with one line "N passed, N
 # failed, N skipped" over all kernels and fail if anything failed.
 #
-# Environment: KERNELS (default "6.1 6.12-rt"), KERNEL (default 6.1),
-# STRESS_SMOKE=0 and BENCH_SMOKE=0 (leave those parts out of check), SMP,
+# Environment: KERNELS (default: default_kernels below), KERNEL (default
+# 6.1), STRESS_SMOKE=0 and BENCH_SMOKE=0 (leave those parts out of check),
+# ACCEL (auto, the default: KVM if a probe boot shows it works, else TCG;
+# or tcg, kvm), PROBE_TIMEOUT, SMP,
 # MEM, VM_TIMEOUT (default 1800 for check, 1200 otherwise), UT_TIMEOUT,
 # APPEND, QEMU_EXTRA, QUIET (scripts/vm-boot.sh); STRESS_STEPS, STRESS_CONF,
 # STRESS_PATCHES (stress/lib.sh), BENCH_ONLY, BENCH_KPARAMS, BENCH_UPARAMS,
@@ -219,6 +221,7 @@ on_kernel() {
 	local append=${APPEND:-} timeout=${VM_TIMEOUT:-1200}
 	kdir=$(scripts/kernel.sh debug "$kernel") || abort "no $kernel debug kernel (scripts/kernel.sh debug $kernel)"
 	say "test kernel $kernel: $kdir"
+	pick_accel "$kdir"
 	mkdir -p "$vm"
 	build_stage
 	case "$mode" in
@@ -277,8 +280,13 @@ run_kernel() {
 case "$mode" in
 check | runner-test | run | shell) ;;
 stress | bench)
-	# A run of its own, under build/stress or build/bench: no lock.
+	# A run of its own, under build/stress or build/bench: no lock. The
+	# benchmarks stay on TCG unless asked, so that their ratios compare
+	# with earlier runs' (scripts/lib.sh, pick_accel).
 	prog=$mode
+	if [ "$mode" = bench ] && [ -z "${ACCEL:-}" ]; then
+		export ACCEL=tcg ACCEL_WHY="make bench's default; ACCEL=auto or kvm for another"
+	fi
 	"${mode}_run" "${2:-}"
 	exit
 	;;
@@ -317,6 +325,9 @@ say "test kernels: $kernels"
 [ "$mode" = check ] && build_stock
 build_user
 parser_fixtures
+# Once for all kernels' parts, with the first one's kernel.
+kdir=$(scripts/kernel.sh debug "${kernels%% *}") || abort "no ${kernels%% *} debug kernel"
+pick_accel "$kdir"
 totals=()
 for k in $kernels; do
 	run_kernel "$k"

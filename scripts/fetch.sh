@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Kernel trees that are not Debian 12 packages one can install without a
-# kernel image: fetched as .deb files with apt-get download and unpacked
-# with dpkg-deb under ${XDG_CACHE_HOME:-~/.cache}/hwtimer/. No root, no dpkg
-# database, nothing under /boot or /usr/src.
+# What the runner needs that Debian 12 has no package for, or none that
+# can be installed without a kernel image: fetched with apt-get download
+# (or source) and unpacked with dpkg-deb under
+# ${XDG_CACHE_HOME:-~/.cache}/hwtimer/. No root, no dpkg database, nothing
+# under /boot or /usr/src.
 #
 #   scripts/fetch.sh headers    Debian 12's 6.12 and 6.12-rt header trees
 #                               (the versions linux-headers-6.12-amd64 and

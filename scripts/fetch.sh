@@ -92,7 +92,9 @@ headers() {
 		rm -r "$tmp/debs"
 		for p in "$amd64" "$rt"; do
 			d=$tmp/usr/src/$p
-			[ -f "$d/Makefile" ] && [ -f "$d/.config" ] || die "$p has no build tree in its package"
+			if [ ! -f "$d/Makefile" ] || [ ! -f "$d/.config" ]; then
+				die "$p has no build tree in its package"
+			fi
 			sed -i "s|^include /usr/src/|include $root/usr/src/|" "$d/Makefile"
 		done
 		mv "$tmp" "$root"

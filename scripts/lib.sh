@@ -237,7 +237,7 @@ pick_accel() {
 	else
 		rm -rf "$dir"
 		mkdir -p "$dir/rootfs"
-		ACCEL=kvm MEM=256M VM_TIMEOUT=$limit QUIET=1 APPEND= QEMU_EXTRA= \
+		ACCEL=kvm MEM=256M VM_TIMEOUT=$limit QUIET=1 APPEND='' QEMU_EXTRA='' \
 			scripts/vm-boot.sh "$kdir" "$dir/rootfs" probe "$dir/vm.log" >/dev/null 2>&1 || rc=$?
 		if [ $rc = 0 ] && grep -q '@@HWT done' "$dir/vm.log"; then
 			ACCEL=kvm ACCEL_WHY="a probe boot under KVM finished in $((SECONDS - t0)) s"

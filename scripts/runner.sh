@@ -121,7 +121,7 @@ build_stage() {
 		done
 	fi
 	if [ $fixtures = 1 ]; then
-		KBUILD_ARGS= kbuild_tree "self-test fixture modules" "$kdir" "$vm/runner-test" scripts/runner-test/kmod ||
+		KBUILD_ARGS='' kbuild_tree "self-test fixture modules" "$kdir" "$vm/runner-test" scripts/runner-test/kmod ||
 			abort "self-test fixture modules: build failed"
 		say "self-test fixtures built"
 		for f in $(built_modules "$vm/runner-test"); do

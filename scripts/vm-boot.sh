@@ -64,7 +64,7 @@ case "${ACCEL:-tcg}" in
 tcg | kvm) ;;
 *) echo "vm-boot.sh: ACCEL=$ACCEL: tcg or kvm" >&2; exit 2 ;;
 esac
-qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -cpu max,la57=off -smp "${SMP:-2}" -m "${MEM:-1G}"
+qemu=(qemu-system-x86_64 -accel "${ACCEL:-tcg}" -cpu "max,la57=off" -smp "${SMP:-2}" -m "${MEM:-1G}"
 	-nographic -no-reboot -nic none -kernel "$bzimage" -initrd "$initrd"
 	-append "$cmdline")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of options

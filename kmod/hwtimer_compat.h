@@ -74,16 +74,17 @@ static inline void hwt_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
- * 6.18 passes the test to a KUnit parameter generator (commit "kunit: Pass
- * parameterized test context to generate_params()"). KUNIT_ARRAY_PARAM()
- * follows by itself; a generator written out takes these parameters.
+ * 6.18 passes the test to a KUnit parameter generator, as its first
+ * parameter (commit "kunit: Pass parameterized test context to
+ * generate_params()"). KUNIT_ARRAY_PARAM() follows by itself; a generator
+ * written out starts its parameters with HWT_KUNIT_GEN_TEST:
+ * gen(HWT_KUNIT_GEN_TEST const void *prev, char *desc).
  */
 struct kunit;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-#define HWT_KUNIT_GEN_PARAMS(prev, desc) \
-	struct kunit *hwt_gen_test, const void *prev, char *desc
+#define HWT_KUNIT_GEN_TEST	struct kunit *hwt_gen_test,
 #else
-#define HWT_KUNIT_GEN_PARAMS(prev, desc)	const void *prev, char *desc
+#define HWT_KUNIT_GEN_TEST
 #endif
 
 /*

@@ -772,9 +772,10 @@ static struct hwtd_timeout *hwtd_obj_alloc(struct hwtd_ctx *ctx)
 {
 	if (!ctx->nobjs && ctx->left > 1)
 		ctx->nobjs = hwt_kmem_cache_alloc_bulk(hwtd_cache,
-						   GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN,
-						   min_t(u32, ctx->left, HWTD_BULK),
-						   ctx->objs);
+						       GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+						       __GFP_NOWARN,
+						       min_t(u32, ctx->left, HWTD_BULK),
+						       ctx->objs);
 	if (ctx->nobjs)
 		return ctx->objs[--ctx->nobjs];
 	return kmem_cache_zalloc(hwtd_cache, GFP_KERNEL_ACCOUNT);

@@ -1613,17 +1613,17 @@ static const void *hwts_next_check(const struct hwts_checks *cs, const void *pre
 	return c;
 }
 
-static const void *hwts_acct_check_params(HWT_KUNIT_GEN_PARAMS(prev, desc))
+static const void *hwts_acct_check_params(HWT_KUNIT_GEN_TEST const void *prev, char *desc)
 {
 	return hwts_next_check(&hwts_acct_checks, prev, desc);
 }
 
-static const void *hwts_drace_check_params(HWT_KUNIT_GEN_PARAMS(prev, desc))
+static const void *hwts_drace_check_params(HWT_KUNIT_GEN_TEST const void *prev, char *desc)
 {
 	return hwts_next_check(&hwts_drace_checks, prev, desc);
 }
 
-static const void *hwts_faults_check_params(HWT_KUNIT_GEN_PARAMS(prev, desc))
+static const void *hwts_faults_check_params(HWT_KUNIT_GEN_TEST const void *prev, char *desc)
 {
 	return hwts_next_check(&hwts_faults_checks, prev, desc);
 }

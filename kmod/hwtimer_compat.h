@@ -26,6 +26,7 @@
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
@@ -44,6 +45,25 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
 #include <linux/hrtimer_bases.h>
 #endif
+
+/*
+ * 7.3 runs kernel threads, KUnit's among them, in an empty filesystem of
+ * their own (nullfs): a path names nothing there unless the thread borrows
+ * init's root with scoped_with_init_fs() (commit "fs: add
+ * scoped_with_init_fs()"). hwt_filp_open() opens a path as init sees it.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#include <linux/fs_struct.h>
+#endif
+static inline struct file *hwt_filp_open(const char *path, int flags, umode_t mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+	scoped_with_init_fs()
+		return filp_open(path, flags, mode);
+#else
+	return filp_open(path, flags, mode);
+#endif
+}
 
 /*
  * 6.13 added hrtimer_setup(), which sets the callback with the rest

@@ -455,7 +455,7 @@ static void rt_debugfs_stats(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 3, 3, 5000));
 	/* The file exists where the docs say (debugfs has no kernel_read). */
 	snprintf(path, 128, "/sys/kernel/debug/hwtimer/%s/stats", w->name);
-	f = filp_open(path, O_RDONLY, 0);
+	f = hwt_filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		kunit_skip(test, "%s: %ld (is debugfs mounted?)", path, PTR_ERR(f));
 	filp_close(f, NULL);

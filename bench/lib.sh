@@ -38,7 +38,7 @@ bench_conf() {
 		uparams="-n 100000 -r 3 -s 2000"
 		;;
 	smoke)
-		kparams="reps=2 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
+		kparams="reps=2 calib_lines=16384 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
 		uparams="-n 1000 -r 1 -s 200"
 		;;
 	*)

@@ -642,19 +642,29 @@ static DEFINE_PER_CPU(u64, hwtb_calib_pcpu);
 static struct hrtimer hwtb_calib_hrt;
 static atomic64_t hwtb_calib_atom;
 
+/* Chunks of the calib loops: each row's value is its median chunk's. */
+#define HWTB_CALIB_CHUNKS	100
+
 /*
- * Time @m runs of @stmt, in thousandths of a ns per run, into @v; the
- * loop's own cost (a compare and an increment) is included.
+ * Time @m runs of @stmt in %HWTB_CALIB_CHUNKS chunks, and put the median
+ * chunk's cost per run, in thousandths of a ns, into @v: a chunk during
+ * which the host descheduled the vCPU does not count, as in the pair
+ * loops. The loop's own cost (a compare and an increment) is included.
  */
 #define HWTB_CALIB_TIME(v, m, stmt)					\
 	do {								\
-		unsigned int _i;					\
-		u64 _t0 = ktime_get_ns();				\
+		static s64 _ch[HWTB_CALIB_CHUNKS];			\
+		unsigned int _i, _c, _m = (m) / HWTB_CALIB_CHUNKS;	\
 									\
-		for (_i = 0; _i < (m); _i++) {				\
-			stmt;						\
+		for (_c = 0; _c < HWTB_CALIB_CHUNKS; _c++) {		\
+			u64 _t0 = ktime_get_ns();			\
+									\
+			for (_i = 0; _i < _m; _i++) {			\
+				stmt;					\
+			}						\
+			_ch[_c] = div_u64((ktime_get_ns() - _t0) * HWTB_MILLI, _m); \
 		}							\
-		*(v) = div_u64((ktime_get_ns() - _t0) * HWTB_MILLI, (m)); \
+		*(v) = hwtb_median(_ch, HWTB_CALIB_CHUNKS);		\
 	} while (0)
 
 /*
@@ -1431,7 +1441,8 @@ static int hwtb_bench_scaling(void)
 				c->arg[2] = hwtb_scale_pairs;
 				c->arg[3] = p;
 				hwtb_crew_run(c, hwtb_step_prim);
-				speed[r] = hwtb_ratio_milli(hwtb_throughput(c), hwtb_throughput(one));
+				speed[r] = hwtb_ratio_milli(hwtb_throughput(c),
+							    hwtb_throughput(one));
 			}
 			hwtb_result("scaling", -1, k, hwtb_sp_name[p], "x", speed, hwtb_reps);
 		}

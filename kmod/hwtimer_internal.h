@@ -133,6 +133,8 @@ struct hwt_base {
  * @epoch_ns: time of tick 0 on the wheel's clock (CLOCK_MONOTONIC, or
  *            CLOCK_BOOTTIME with %HWTIMER_WHEEL_BOOTTIME); tick T starts at
  *            @epoch_ns + T * @tick_ns, so deadlines never drift
+ * @max_tick: (KTIME_MAX - @epoch_ns) / @tick_ns: hwt_tick_time() takes
+ *            this tick and the later ones to begin at KTIME_MAX
  * @slots: level-0 slots, a power of two
  * @lvl0_bits: log2(@slots)
  * @levels: number of levels; the top one covers the whole u64 tick range
@@ -150,7 +152,8 @@ struct hwt_base {
  *           READ_ONCE. Once destroy has passed a base, a reader under
  *           that base's lock sees it set; once destroy's
  *           synchronize_rcu() has returned, every call sees it set or
- *           has returned (calls run in RCU read-side sections).
+ *           has returned (calls run with interrupts disabled, which
+ *           synchronize_rcu() waits for).
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
  *          and no hrtimer or work item is ever armed. Read on the hot
  *          paths only behind a static key that is on while a manual wheel
@@ -171,6 +174,7 @@ struct hwtimer_wheel {
 	char			name[HWTIMER_NAME_MAX];
 	u64			tick_ns;
 	u64			epoch_ns;
+	u64			max_tick;
 	u32			slots;
 	u32			lvl0_bits;
 	u32			levels;

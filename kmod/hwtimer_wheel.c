@@ -186,9 +186,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwt_expiry_tick);
 /* When tick @tick begins, clamped to KTIME_MAX. */
 static ktime_t hwt_tick_time(const struct hwtimer_wheel *w, u64 tick)
 {
-	u64 max = div64_u64((u64)KTIME_MAX - w->epoch_ns, w->tick_ns);
-
-	if (tick >= max)
+	if (tick >= w->max_tick)
 		return KTIME_MAX;
 	return ns_to_ktime(w->epoch_ns + tick * w->tick_ns);
 }
@@ -212,14 +210,12 @@ static u64 hwt_deadline(u64 now, u64 delay)
  * are such ticks too. With no slack, or no such tick, @first, exactly the
  * tick a timer without slack gets. Never before @first, so never early.
  */
-static u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
-			  u64 slack, u64 clk)
+static u64 __hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
+			    u64 slack, u64 clk)
 {
 	u64 lo = max(first, clk), last;
 	unsigned int h;
 
-	if (!slack)
-		return first;
 	/* @deadline is at most KTIME_MAX: the window ends by KTIME_MAX. */
 	last = hwt_now_tick(w, deadline + min(slack, (u64)KTIME_MAX - deadline));
 	if (last < lo)
@@ -237,19 +233,35 @@ static u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first
 	return last & ~((1ULL << h) - 1);
 }
 
+/* The above, with the common case of no slack inline. */
+static __always_inline u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline,
+					  u64 first, u64 slack, u64 clk)
+{
+	if (!slack)
+		return first;
+	return __hwt_slack_tick(w, deadline, first, slack, clk);
+}
+
 /* ---- levels and slots --------------------------------------------------- */
 
-static unsigned int hwt_lvl_shift(const struct hwtimer_wheel *w, unsigned int lvl)
+static __always_inline unsigned int hwt_lvl_shift(const struct hwtimer_wheel *w,
+						  unsigned int lvl)
 {
 	return lvl ? w->lvl0_bits + (lvl - 1) * HWT_LVL_BITS : 0;
 }
 
-static unsigned int hwt_lvl_offset(const struct hwtimer_wheel *w, unsigned int lvl)
+static __always_inline unsigned int hwt_lvl_offset(const struct hwtimer_wheel *w,
+						   unsigned int lvl)
 {
 	return lvl ? w->slots + (lvl - 1) * HWT_LVL_SIZE : 0;
 }
 
-/* The level for a timer expiring at tick @expires when the clock is @clk. */
+/*
+ * The level for a timer expiring at tick @expires when the clock is @clk.
+ * Level 0 holds distances below S, level l >= 1 those below S * 64^l, and
+ * the top level the rest: a distance of f significant bits (at least
+ * log2(S) + 1 here) needs the level ceil((f - log2(S)) / 6).
+ */
 VISIBLE_IF_KUNIT unsigned int hwt_calc_level(const struct hwtimer_wheel *w,
 					     u64 expires, u64 clk)
 {
@@ -258,23 +270,38 @@ VISIBLE_IF_KUNIT unsigned int hwt_calc_level(const struct hwtimer_wheel *w,
 
 	if (delta < w->slots)
 		return 0;
-	for (lvl = 1; lvl < w->levels - 1; lvl++) {
-		/* Level lvl holds distances below S * 64^lvl. */
-		if (delta < (1ULL << (w->lvl0_bits + lvl * HWT_LVL_BITS)))
-			return lvl;
-	}
-	return w->levels - 1;
+	lvl = (fls64(delta) - w->lvl0_bits + HWT_LVL_BITS - 1) / HWT_LVL_BITS;
+	return min(lvl, w->levels - 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_calc_level);
+
+/*
+ * The slot of a timer expiring at tick @expires (at least @clk) when the
+ * base clock is @clk, and in *@event the tick at which that slot has work:
+ * @expires itself on level 0, the boundary at which a coarser slot
+ * cascades.
+ */
+static __always_inline unsigned int hwt_slot(const struct hwtimer_wheel *w, u64 expires,
+					     u64 clk, u64 *event)
+{
+	unsigned int lvl = hwt_calc_level(w, expires, clk), shift;
+
+	if (!lvl) {
+		*event = expires;
+		return expires & (w->slots - 1);
+	}
+	shift = hwt_lvl_shift(w, lvl);
+	*event = expires & ~((1ULL << shift) - 1);
+	return hwt_lvl_offset(w, lvl) + ((expires >> shift) & HWT_LVL_MASK);
+}
 
 /*
  * Put @t, expiring at tick @expires, in its slot on @base. Lowers
  * @next_event if this is earlier work. Counting is the callers' business.
  */
-static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
+static __always_inline void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
-	const struct hwtimer_wheel *w = base->wheel;
-	unsigned int lvl, shift, idx;
+	unsigned int idx;
 	u64 event;
 
 	lockdep_assert_held(&base->lock);
@@ -282,17 +309,7 @@ static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
 	if (expires < base->clk)
 		expires = base->clk;
 	t->expires = expires;
-
-	lvl = hwt_calc_level(w, expires, base->clk);
-	if (!lvl) {
-		idx = expires & (w->slots - 1);
-		event = expires;
-	} else {
-		shift = hwt_lvl_shift(w, lvl);
-		idx = hwt_lvl_offset(w, lvl) + ((expires >> shift) & HWT_LVL_MASK);
-		/* The slot cascades when the clock reaches this boundary. */
-		event = expires & ~((1ULL << shift) - 1);
-	}
+	idx = hwt_slot(base->wheel, expires, base->clk, &event);
 	t->slot = idx;
 	hlist_add_head(&t->entry, &base->vectors[idx]);
 	__set_bit(idx, base->pending_map);
@@ -307,7 +324,8 @@ static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
  * a cascade, a migration), so hwtimer_cancel() never returns 0 for a timer
  * that is still going to fire.
  */
-static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
+static __always_inline void hwt_unlink(struct hwt_base *base, struct hwtimer *t,
+				       bool clear_pending)
 {
 	struct hlist_node *entry = &t->entry;
 
@@ -327,7 +345,7 @@ static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pend
 }
 
 /* Queue @t on @base, expiring at tick @expires. */
-static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
+static __always_inline void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
 	hwt_debug_activate(t);
 	hwt_place(base, t, expires);
@@ -335,7 +353,8 @@ static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 }
 
 /* Take a pending @t off @base (see hwt_unlink() for @clear_pending). */
-static void hwt_dequeue(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
+static __always_inline void hwt_dequeue(struct hwt_base *base, struct hwtimer *t,
+					bool clear_pending)
 {
 	hwt_debug_deactivate(t);
 	hwt_unlink(base, t, clear_pending);
@@ -535,14 +554,13 @@ static void hwt_program(struct hwt_base *base)
 }
 
 /*
- * Move an idle base's clock up to now, so that a new timer's distance is
- * measured from the present. Only event-free ticks are skipped, never an
- * open tick (whose @next_event is at or before it).
+ * Move an idle base's clock up to @tick, the tick that contains now, so
+ * that a new timer's distance is measured from the present. Only
+ * event-free ticks are skipped, never an open tick (whose @next_event is
+ * at or before it). An earlier @tick only moves it less far.
  */
-static void hwt_forward(struct hwt_base *base, u64 now)
+static void hwt_forward(struct hwt_base *base, u64 tick)
 {
-	u64 tick = hwt_now_tick(base->wheel, now);
-
 	lockdep_assert_held(&base->lock);
 
 	if (base->clk <= tick && base->next_event > tick && !base->in_tick)
@@ -814,26 +832,32 @@ static void hwt_work_fn(struct work_struct *work)
 /* ---- timer operations ---------------------------------------------------- */
 
 /*
- * Lock the base @t is queued on (or was last queued on), re-checking after
- * locking that it did not move meanwhile, as lock_timer_base() does. A
- * timer being moved (HWT_MIGRATING) is on no base: its mover holds a base
- * lock with interrupts off, so the wait is short, on RT too.
+ * Disable interrupts and lock the base @t is queued on (or was last queued
+ * on), re-checking after locking that it did not move meanwhile, as
+ * lock_timer_base() does. A timer being moved (HWT_MIGRATING) is on no
+ * base: its mover holds a base lock with interrupts off, so the wait is
+ * short, on RT too.
  *
- * Context: in an RCU read-side section (see hwtimer_wheel_destroy()).
+ * Interrupts stay disabled from before @t->wheel is first read until the
+ * caller's raw_spin_unlock_irqrestore(): the whole call is an RCU read-side
+ * critical section (synchronize_rcu() waits for interrupt-disabled
+ * regions), which is what hwtimer_wheel_destroy() waits for, at no cost of
+ * its own.
  */
-static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
+static __always_inline struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
 	__acquires(&base->lock)
 {
+	local_irq_save(*flags);
 	for (;;) {
 		u32 tf = READ_ONCE(t->flags);
 		struct hwt_base *base;
 
 		if (!(tf & HWT_MIGRATING)) {
 			base = per_cpu_ptr(t->wheel->bases, tf & HWT_CPUMASK);
-			raw_spin_lock_irqsave(&base->lock, *flags);
+			raw_spin_lock(&base->lock);
 			if (READ_ONCE(t->flags) == tf)
 				return base;
-			raw_spin_unlock_irqrestore(&base->lock, *flags);
+			raw_spin_unlock(&base->lock);
 		}
 		cpu_relax();
 	}
@@ -898,48 +922,93 @@ static void hwt_base_emptied(struct hwt_base *base)
 	}
 }
 
+/* Mark whether slack put @t on a later tick than its deadline's. */
+static void hwt_set_slacked(struct hwtimer *t, bool slacked)
+{
+	if (slacked)
+		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
+	else if (t->flags & HWT_SLACKED)
+		WRITE_ONCE(t->flags, t->flags & ~HWT_SLACKED);
+}
+
+/*
+ * Re-arm pending @t without moving it when its new tick falls in the slot
+ * it is in, as __mod_timer() does: a slot holds every tick it covers, a
+ * coarse one cascades each timer by its own tick, and the slot's event
+ * does not change. Not for a timer on @due (its tick was processed: it
+ * must move, not fire now), which is the only place a timer with a tick
+ * before @clk can be. @first is the first tick at or after @deadline.
+ * Return: true if @t was re-armed in place.
+ */
+static bool hwt_modify_in_place(struct hwt_base *base, struct hwtimer *t, u64 now_tick,
+				u64 deadline, u64 first, u64 slack)
+{
+	u64 tick, event;
+
+	lockdep_assert_held(&base->lock);
+
+	if (t->expires < base->clk)
+		return false;
+	if (!base->processing)
+		hwt_forward(base, now_tick);
+	tick = max(hwt_slack_tick(base->wheel, deadline, first, slack, base->clk), base->clk);
+	if (hwt_slot(base->wheel, tick, base->clk, &event) != t->slot)
+		return false;
+	WRITE_ONCE(t->deadline, deadline);
+	t->expires = tick;
+	hwt_set_slacked(t, tick > first);
+	return true;
+}
+
 /*
  * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
  * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
- * once by the caller.
+ * once by the caller. Inlined into each of the start and modify calls, as
+ * __mod_timer() is into timer_list's: a call and its register saves cost
+ * as much as the slot arithmetic.
  */
-static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
-		   unsigned int opts)
+static __always_inline int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
+				   unsigned int opts)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
 	unsigned long flags;
-	u64 first, tick;
+	u64 first, tick, now_tick;
 	bool was_pending;
 	int ret;
 
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
+	/* Pure arithmetic on the wheel's constants: outside the lock. */
+	first = hwt_expiry_tick(w, deadline);
+	now_tick = hwt_now_tick(w, now);
 
-	rcu_read_lock();
 	base = hwt_lock_base(t, &flags);
-	if (t->flags & HWT_SHUTDOWN) {
+	if (unlikely(t->flags & HWT_SHUTDOWN)) {
 		ret = -EIDRM;
 		goto out_reject;
 	}
-	if (READ_ONCE(w->stopped)) {
+	if (unlikely(READ_ONCE(w->stopped))) {
 		ret = -ESHUTDOWN;
 		goto out_reject;
 	}
+	new_base = hwt_target_base(base, t);
 	was_pending = hwtimer_pending(t);
-	if (was_pending && !(opts & HWT_ARM_MODIFY)) {
-		ret = -EALREADY;
-		goto out_unlock;
-	}
-	if (!was_pending && !hwt_cap_charge(w)) {
+	if (was_pending) {
+		if (!(opts & HWT_ARM_MODIFY)) {
+			ret = -EALREADY;
+			goto out_unlock;
+		}
+		if (base == new_base &&
+		    hwt_modify_in_place(base, t, now_tick, deadline, first, slack))
+			goto out_armed;
+		/* A pending timer keeps reading as pending while it moves. */
+		hwt_dequeue(base, t, false);
+	} else if (unlikely(!hwt_cap_charge(w))) {
 		ret = -EBUSY;
 		goto out_reject;
 	}
-	/* A pending timer keeps reading as pending while it moves. */
-	if (was_pending)
-		hwt_dequeue(base, t, false);
 
-	new_base = hwt_target_base(base, t);
 	if (base != new_base) {
 		if (was_pending)
 			hwt_base_emptied(base);
@@ -971,40 +1040,37 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
 	}
 
 	if (!base->processing)
-		hwt_forward(base, now);
+		hwt_forward(base, now_tick);
 	/* hwtimer_expires() reads it without the lock. */
 	WRITE_ONCE(t->deadline, deadline);
-	first = hwt_expiry_tick(w, deadline);
 	tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
-	if (tick > first)
-		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
-	else if (t->flags & HWT_SLACKED)
-		WRITE_ONCE(t->flags, t->flags & ~HWT_SLACKED);
+	hwt_set_slacked(t, tick > first);
 	hwt_enqueue(base, t, tick);
+	hwt_program(base);
+out_armed:
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
-	hwt_program(base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return (opts & HWT_ARM_MODIFY) ? was_pending : 0;
 
 out_reject:
 	base->stats.rejected++;
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return ret;
 }
 
 /* @now + @delay_ns on @w's clock, clamped to KTIME_MAX. */
-static int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, u64 slack_ns, unsigned int opts)
+static __always_inline int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, u64 slack_ns,
+				       unsigned int opts)
 {
 	u64 now = hwt_now(t->wheel);
 
 	return hwt_arm(t, now, hwt_deadline(now, delay_ns), slack_ns, opts);
 }
 
-static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns, unsigned int opts)
+static __always_inline int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns,
+				       unsigned int opts)
 {
 	return hwt_arm(t, hwt_now(t->wheel), min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
 		       opts);
@@ -1199,7 +1265,7 @@ int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns
 }
 
 /* Cancel @t if pending; the caller holds @base->lock. */
-static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
+static __always_inline int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
 {
 	lockdep_assert_held(&base->lock);
 
@@ -1232,11 +1298,9 @@ int hwtimer_cancel(struct hwtimer *timer)
 	hwt_debug_assert_init(timer);
 	if (!hwtimer_pending(timer))
 		return 0;
-	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	ret = hwt_cancel_locked(base, timer);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
@@ -1262,25 +1326,21 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	 * every start exactly once.
 	 */
 	for (;;) {
-		rcu_read_lock();
 		base = hwt_lock_base(t, &flags);
 		if (shutdown)
 			WRITE_ONCE(t->flags, t->flags | HWT_SHUTDOWN);
 		if (base->running != t) {
 			ret = hwt_cancel_locked(base, t);
 			raw_spin_unlock_irqrestore(&base->lock, flags);
-			rcu_read_unlock();
 			return ret;
 		}
 		if (base->running_task == current) {
 			raw_spin_unlock_irqrestore(&base->lock, flags);
-			rcu_read_unlock();
 			WARN_ONCE(1, "hwtimer: %ps waits for its own callback\n", t->function);
 			return -EDEADLK;
 		}
 		base->sync_waiters++;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
-		rcu_read_unlock();
 
 		hwt_sync_wait(base, t);
 
@@ -1350,7 +1410,6 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	unsigned long flags;
 
 	hwt_debug_assert_init(timer);
-	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (hwtimer_pending(timer))
 		state = HWTIMER_PENDING;
@@ -1359,7 +1418,6 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	else if (timer->flags & HWT_SHUTDOWN)
 		state = HWTIMER_SHUTDOWN;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return state;
 }
 EXPORT_SYMBOL_GPL(hwtimer_state);
@@ -1414,7 +1472,6 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
 	hwt_debug_assert_init(timer);
-	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (WARN_ON_ONCE(hwtimer_pending(timer)))
 		goto out_unlock;
@@ -1429,7 +1486,6 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	WRITE_ONCE(timer->deadline, deadline);
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return orun;
 }
 EXPORT_SYMBOL_GPL(hwtimer_forward);
@@ -1614,6 +1670,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		hwt_manual_get();
 	w->owner = owner;
 	w->epoch_ns = manual ? 0 : hwt_now(w);
+	w->max_tick = div64_u64((u64)KTIME_MAX - w->epoch_ns, w->tick_ns);
 	INIT_LIST_HEAD(&w->node);
 
 	ret = -ENOMEM;
@@ -1738,7 +1795,7 @@ static unsigned long hwt_drain(struct hwt_base *base,
  * (cancel) they cancel it. None may begin once destroy has been called,
  * and afterwards the timers set up on @wheel must not be used until set up
  * again: destroy waits for the calls in flight (an RCU grace period, all
- * calls being RCU read-side sections), not for later ones.
+ * calls running with interrupts disabled), not for later ones.
  *
  * Context: process context; may sleep. Not from a callback of @wheel.
  * Return: the number of unprocessed timers handed to @unprocessed.
@@ -1821,7 +1878,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 	raw_spin_lock(&new->lock);
 	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
 	if (!new->processing)
-		hwt_forward(new, hwt_now(w));
+		hwt_forward(new, hwt_now_tick(w, hwt_now(w)));
 	for (n = 0; n < HWT_LOCKED_MAX; n++) {
 		t = hwt_first_pending(old);
 		if (!t)

@@ -77,7 +77,10 @@
  *           (they are done %HWT_LOCKED_MAX entries per lock hold)
  * @next_event: a tick at or before the earliest tick with work (an occupied
  *              level-0 slot or a due cascade); U64_MAX when nothing is queued
- * @armed: the tick @hrt is programmed for, or U64_MAX when it is not armed
+ * @armed: the tick @hrt is programmed for, or U64_MAX when it is not
+ *         armed; @hrt may be armed for an earlier tick than @next_event
+ *         after timers were cancelled or moved away (it then expires once
+ *         and finds less, or nothing, to do)
  * @running: the timer whose callback runs now, or NULL
  * @running_task: the task running @running's callback (detects a callback
  *                that waits for itself)

@@ -55,8 +55,10 @@
  * Each base keeps an occupancy bit per slot. The next tick with work (an
  * occupied level-0 slot, or a level boundary whose coarse slot is occupied)
  * is found from the bitmaps, and the base's soft hrtimer is programmed for
- * exactly that tick. A base with nothing queued has no hrtimer armed; ticks
- * with nothing to do are skipped, never visited.
+ * exactly that tick. It is not cancelled when the timers it was programmed
+ * for go (hwt_program()): it expires once more, finds nothing, and a base
+ * with nothing queued then has no hrtimer armed. Ticks with nothing to do
+ * are skipped, never visited.
  *
  * Expiry
  * ------
@@ -520,37 +522,44 @@ static bool hwt_do_tick(struct hwt_base *base, unsigned int *quota)
 }
 
 /*
- * Program the base's hrtimer for its next event, or cancel it when nothing
- * is queued. Skipped while the expiry path runs (it programs on its way
- * out), on a stopped wheel, on a dead CPU and on manual test wheels.
+ * Program the base's hrtimer for its next event if that comes before the
+ * tick it is armed for. Skipped while the expiry path runs (it programs on
+ * its way out), on a stopped wheel, on a dead CPU and on manual test wheels.
  *
- * Only ever called on this CPU's base, or on a remote base to cancel its
- * hrtimer: hrtimer_start() of a pinned hrtimer queues it on the calling
- * CPU, which would move that base's expiries here. A timer whose callback
- * runs on a remote base stays there (see hwt_target_base()), but that base
- * is then processing and programs itself.
+ * Nothing ever disarms it early: when timers are cancelled or moved away,
+ * or the base empties, it stays armed for the tick it was programmed for,
+ * and the expiry path that runs then finds less to do, or nothing, and
+ * programs it for the next event, if any. That costs one expiry where
+ * cancelling would cost an hrtimer cancel (and, if it was the CPU's next
+ * event, a reprogramming of its clock event device) on every cancel that
+ * empties a base, and a start on the next arm.
+ *
+ * Only ever called on this CPU's base: hrtimer_start() of a pinned hrtimer
+ * queues it on the calling CPU, which would move that base's expiries
+ * here. A timer whose callback runs on a remote base stays there (see
+ * hwt_target_base()), but that base is then processing and programs
+ * itself.
  */
-static void hwt_program(struct hwt_base *base)
+static void __hwt_program(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
-
-	lockdep_assert_held(&base->lock);
 
 	if (hwt_is_manual(w) || base->processing || base->offline ||
 	    READ_ONCE(w->stopped))
 		return;
-	if (base->next_event == U64_MAX) {
-		if (base->armed != U64_MAX) {
-			hrtimer_try_to_cancel(&base->hrt);
-			base->armed = U64_MAX;
-		}
-		return;
-	}
-	if (base->next_event >= base->armed)
-		return;
 	base->armed = base->next_event;
 	hrtimer_start(&base->hrt, hwt_tick_time(w, base->next_event),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+static __always_inline void hwt_program(struct hwt_base *base)
+{
+	lockdep_assert_held(&base->lock);
+
+	/* Also when nothing is queued and nothing is armed (both U64_MAX). */
+	if (likely(base->next_event >= base->armed))
+		return;
+	__hwt_program(base);
 }
 
 /*
@@ -913,15 +922,6 @@ static struct hwt_base *hwt_target_base(struct hwt_base *base, struct hwtimer *t
 	return this_cpu_ptr(t->wheel->bases);
 }
 
-/* @base has nothing queued any more: leave no hrtimer armed there. */
-static void hwt_base_emptied(struct hwt_base *base)
-{
-	if (!base->npending) {
-		base->next_event = U64_MAX;
-		hwt_program(base);
-	}
-}
-
 /* Mark whether slack put @t on a later tick than its deadline's. */
 static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 {
@@ -1010,8 +1010,6 @@ static __always_inline int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64
 	}
 
 	if (base != new_base) {
-		if (was_pending)
-			hwt_base_emptied(base);
 		/*
 		 * As __mod_timer(): drop the old lock before taking the new
 		 * one, so two base locks never nest here; hwt_lock_base()
@@ -1275,7 +1273,6 @@ static __always_inline int hwt_cancel_locked(struct hwt_base *base, struct hwtim
 	hwt_cap_uncharge(base->wheel);
 	base->stats.cancelled++;
 	trace_hwtimer_cancel(t);
-	hwt_base_emptied(base);
 	return 1;
 }
 

@@ -68,9 +68,10 @@
  * dropped and @running set, so hwtimer_cancel_sync() can wait for a running
  * callback (compare __run_timers() and timer_delete_sync()). At most
  * HWT_EXPIRE_BATCH callbacks run per pass, and for at most HWT_PASS_NS once
- * one has run; the rest are picked up by an
- * immediately re-armed hrtimer (a fresh softirq, so the softirq layer's own
- * time limits and ksoftirqd apply) or after cond_resched().
+ * one has run (the clock is read every HWT_EXPIRE_CHECK callbacks); the
+ * rest are picked up by a fresh softirq pass on the same CPU, a tasklet
+ * (no interrupt; the softirq layer's own time limits and ksoftirqd apply
+ * in between), or after cond_resched() for process-context wheels.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -80,6 +81,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/interrupt.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -676,10 +678,14 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 		  (u64)ktime_to_ns(hwt_tick_time(w, t->expires)) : t->deadline;
 	int count;
 
-	hwt_dequeue(base, t, true);
+	/* Off @due: no slot bit to look at, as hwt_unlink() would. */
+	hwt_debug_deactivate(t);
+	__hlist_del(&t->entry);
+	t->entry.next = LIST_POISON2;
+	WRITE_ONCE(t->entry.pprev, NULL);
+	base->npending--;
 	hwt_cap_uncharge(w);
 	base->running = t;
-	base->running_task = current;
 	base->stats.fired++;
 	base->stats.visited++;
 	if (now > due && now - due > w->tick_ns)
@@ -705,8 +711,7 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	raw_spin_lock_irq(&base->lock);
 
 	base->running = NULL;
-	base->running_task = NULL;
-	if (base->sync_waiters) {
+	if (unlikely(base->sync_waiters)) {
 		/* Never under the raw lock: a wait queue's lock sleeps on RT. */
 		raw_spin_unlock_irq(&base->lock);
 		hwt_sync_wake(base);
@@ -718,9 +723,13 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
  * cascades have moved about HWT_TICK_BATCH entries; stop after HWT_PASS_NS
- * in any case, once something was done. The base lock is
- * dropped around every callback and after every HWT_LOCKED_MAX cascaded
- * entries, so no hold of it grows with the number of timers.
+ * in any case, once something was done, looking at the clock after every
+ * HWT_EXPIRE_CHECK callbacks. The base lock is dropped around every
+ * callback and after every HWT_LOCKED_MAX cascaded entries, so no hold of
+ * it grows with the number of timers. When work is left, a softirq wheel
+ * goes on in a fresh softirq pass on this CPU (@cont, a tasklet: no
+ * interrupt, and the softirq layer's time limits and ksoftirqd apply in
+ * between, as they would to an hrtimer's).
  *
  * Context: softirq or process context with interrupts enabled; takes
  * @base->lock.
@@ -729,7 +738,7 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
-	unsigned int budget = HWT_EXPIRE_BATCH, tick_budget = HWT_TICK_BATCH;
+	unsigned int ran = 0, tick_budget = HWT_TICK_BATCH;
 	unsigned int quota, hold, held = 0;
 	bool more = false;
 	u64 now, now_tick, ev, start = local_clock();
@@ -742,6 +751,7 @@ static bool hwt_run(struct hwt_base *base)
 		return false;
 	}
 	base->processing = true;
+	base->running_task = current;
 	base->armed = U64_MAX;
 	base->stats.wakeups++;
 	now = hwt_now(w);
@@ -749,15 +759,16 @@ static bool hwt_run(struct hwt_base *base)
 
 	for (;;) {
 		if (!hlist_empty(&base->due)) {
-			if (!budget || (budget < HWT_EXPIRE_BATCH &&
-					local_clock() - start > HWT_PASS_NS)) {
+			/* Once per HWT_EXPIRE_CHECK callbacks: the batch divides. */
+			if (ran && !(ran % HWT_EXPIRE_CHECK) &&
+			    (ran >= HWT_EXPIRE_BATCH || local_clock() - start > HWT_PASS_NS)) {
 				more = true;
 				break;
 			}
-			budget--;
+			ran++;
 			hwt_expire_one(base, now);
 			held = 0;
-			if (READ_ONCE(w->stopped) || base->offline)
+			if (unlikely(READ_ONCE(w->stopped) || base->offline))
 				break;
 			continue;
 		}
@@ -800,15 +811,19 @@ static bool hwt_run(struct hwt_base *base)
 	}
 
 	base->processing = false;
+	base->running_task = NULL;
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
 		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
-			/* A fresh softirq pass, behind whatever else is pending. */
+			/*
+			 * A fresh softirq pass, behind whatever else is
+			 * pending; @armed 0 says one is coming, so that no
+			 * start arms the hrtimer meanwhile.
+			 */
 			base->armed = 0;
-			hrtimer_start(&base->hrt, ns_to_ktime(hwt_now(w)),
-				      HRTIMER_MODE_ABS_PINNED_SOFT);
+			tasklet_schedule(&base->cont);
 		}
 	} else {
 		hwt_program(base);
@@ -828,6 +843,21 @@ static enum hrtimer_restart hwt_hrtimer_fn(struct hrtimer *hrt)
 	else
 		hwt_run(base);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * The next pass of a softirq wheel's expiry path, queued by the one before
+ * on its base's CPU. If that CPU died meanwhile, the tasklet runs on
+ * another: hwt_migrate() has moved the base's timers and reset it, so
+ * there is nothing left to do (and a pass here would arm the hrtimer of
+ * that base on this CPU).
+ */
+static void hwt_cont_fn(struct tasklet_struct *tl)
+{
+	struct hwt_base *base = from_tasklet(base, tl, cont);
+
+	if (base->cpu == smp_processor_id())
+		hwt_run(base);
 }
 
 static void hwt_work_fn(struct work_struct *work)
@@ -1694,6 +1724,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
 				  HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_WORK(&base->work, hwt_work_fn);
+		tasklet_setup(&base->cont, hwt_cont_fn);
 		init_waitqueue_head(&base->wq);
 		base->vectors = kvcalloc(w->nslots, sizeof(*base->vectors), GFP_KERNEL);
 		base->pending_map = bitmap_zalloc_node(w->nslots, GFP_KERNEL,
@@ -1830,6 +1861,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 
 		/* Neither can re-arm the other once the wheel is stopped. */
 		hrtimer_cancel(&base->hrt);
+		tasklet_kill(&base->cont);
 		if (wheel->wq)
 			cancel_work_sync(&base->work);
 	}
@@ -1910,7 +1942,11 @@ static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 	raw_spin_lock_irq(&old->lock);
 	old->offline = true;
 	raw_spin_unlock_irq(&old->lock);
-	/* The offline flag stops either from re-arming the other. */
+	/*
+	 * The offline flag stops either from re-arming the other. A queued
+	 * @cont waits on the dead CPU until the tasklets move, later in the
+	 * same hotplug operation, and does nothing then (hwt_cont_fn()).
+	 */
 	hrtimer_cancel(&old->hrt);
 	if (w->wq)
 		cancel_work_sync(&old->work);
@@ -1975,6 +2011,9 @@ static struct notifier_block hwt_module_nb = {
 int hwt_core_init(void)
 {
 	int ret;
+
+	/* hwt_run() looks at the batch only where it looks at the clock. */
+	BUILD_BUG_ON(HWT_EXPIRE_BATCH % HWT_EXPIRE_CHECK);
 
 	hwt_debugfs_root = debugfs_create_dir("hwtimer", NULL);
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "hwtimer:prepare",

@@ -33,6 +33,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
+#include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -1460,7 +1461,12 @@ out:
 	return ret;
 }
 
-static int hwtb_bench_lateness(void)
+/*
+ * Lateness of late_n timers of each facility with random delays over
+ * late_revs revolutions, reported as @group; the histograms only with
+ * @hist.
+ */
+static int hwtb_lateness_run(const char *group, bool hist_out)
 {
 	static s64 p50[HWTB_NR_FAC][HWTB_MAX_REPS], p99[HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 mx[HWTB_NR_FAC][HWTB_MAX_REPS], early[HWTB_NR_FAC][HWTB_MAX_REPS];
@@ -1514,7 +1520,7 @@ static int hwtb_bench_lateness(void)
 					all[m++] = *hwtb_val(fac, hwtb_obj(fac, w->objs[fac], k));
 			}
 			if (fired != n) {
-				hwtb_error("lateness %s: %llu of %lu callbacks ran",
+				hwtb_error("%s %s: %llu of %lu callbacks ran", group,
 					   hwtb_fac_name[fac], fired, n);
 				m = 0;
 			}
@@ -1541,18 +1547,18 @@ static int hwtb_bench_lateness(void)
 			t99[r] = div64_s64(p99[fac][r], tick);
 			tmx[r] = div64_s64(mx[fac][r], tick);
 		}
-		hwtb_result("lateness", fac, n, "p50", "ns", p50[fac], hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "p99", "ns", p99[fac], hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "max", "ns", mx[fac], hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "p50_ticks", "ticks", t50, hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "p99_ticks", "ticks", t99, hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "max_ticks", "ticks", tmx, hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "early", "timers", early[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "p50", "ns", p50[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "p99", "ns", p99[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "max", "ns", mx[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "p50_ticks", "ticks", t50, hwtb_late_reps);
+		hwtb_result(group, fac, n, "p99_ticks", "ticks", t99, hwtb_late_reps);
+		hwtb_result(group, fac, n, "max_ticks", "ticks", tmx, hwtb_late_reps);
+		hwtb_result(group, fac, n, "early", "timers", early[fac], hwtb_late_reps);
 		if (fac == HWTB_HWT)
-			hwtb_result("lateness", fac, n, "early_wheel_counter", "timers", wearly,
+			hwtb_result(group, fac, n, "early_wheel_counter", "timers", wearly,
 				    hwtb_late_reps);
 		/* Bin 0: not late at all (or early); bin k: [2^(k-1), 2^k) ns. */
-		for (k = 0; k <= HWTB_HIST_BINS; k++) {
+		for (k = 0; hist_out && k <= HWTB_HIST_BINS; k++) {
 			if (hist[fac][k])
 				hwtb_out("H kernel %s %lu %llu %llu\n", hwtb_fac_name[fac], k,
 					 k ? 1ULL << (k - 1) : 0, hist[fac][k]);
@@ -1561,6 +1567,52 @@ static int hwtb_bench_lateness(void)
 out:
 	hwtb_crew_destroy(c);
 	kvfree(all);
+	return ret;
+}
+
+/* A CPU-bound kernel thread, as a busy user thread competes for its CPU. */
+static int hwtb_hog_fn(void *data)
+{
+	while (!kthread_should_stop()) {
+		cpu_relax();
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Lateness with the CPUs idle but for the benchmark ("lateness"), then
+ * with a CPU-bound thread of normal priority on every CPU competing
+ * ("lateness_loaded"): on PREEMPT_RT every facility's callbacks here run
+ * in the softirq thread, which those threads delay.
+ */
+static int hwtb_bench_lateness(void)
+{
+	struct task_struct **hog;
+	unsigned int cpu, nh = 0;
+	int ret;
+
+	ret = hwtb_lateness_run("lateness", true);
+	if (ret)
+		return ret;
+	hog = kcalloc(nr_cpu_ids, sizeof(*hog), GFP_KERNEL);
+	if (!hog)
+		return -ENOMEM;
+	for_each_online_cpu(cpu) {
+		struct task_struct *t = kthread_create_on_cpu(hwtb_hog_fn, NULL, cpu, "hwtbhog/%u");
+
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			goto out;
+		}
+		hog[nh++] = t;
+		wake_up_process(t);
+	}
+	ret = hwtb_lateness_run("lateness_loaded", false);
+out:
+	while (nh)
+		kthread_stop(hog[--nh]);
+	kfree(hog);
 	return ret;
 }
 

@@ -300,25 +300,33 @@ static __always_inline unsigned int hwt_slot(const struct hwtimer_wheel *w, u64 
 }
 
 /*
- * Put @t, expiring at tick @expires, in its slot on @base. Lowers
- * @next_event if this is earlier work. Counting is the callers' business.
+ * Put @t, expiring at tick @expires (at least @clk), in slot @idx on
+ * @base, whose work is at tick @event (hwt_slot()). Lowers @next_event if
+ * this is earlier work. Counting is the callers' business.
  */
-static __always_inline void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
+static __always_inline void hwt_place_at(struct hwt_base *base, struct hwtimer *t,
+					 u64 expires, unsigned int idx, u64 event)
 {
-	unsigned int idx;
-	u64 event;
-
 	lockdep_assert_held(&base->lock);
 
-	if (expires < base->clk)
-		expires = base->clk;
 	t->expires = expires;
-	idx = hwt_slot(base->wheel, expires, base->clk, &event);
 	t->slot = idx;
 	hlist_add_head(&t->entry, &base->vectors[idx]);
 	__set_bit(idx, base->pending_map);
 	if (event < base->next_event)
 		base->next_event = event;
+}
+
+/* hwt_place_at() for tick @expires, or @clk if that is later. */
+static __always_inline void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
+{
+	unsigned int idx;
+	u64 event;
+
+	if (expires < base->clk)
+		expires = base->clk;
+	idx = hwt_slot(base->wheel, expires, base->clk, &event);
+	hwt_place_at(base, t, expires, idx, event);
 }
 
 /*
@@ -962,35 +970,6 @@ static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 }
 
 /*
- * Re-arm pending @t without moving it when its new tick falls in the slot
- * it is in, as __mod_timer() does: a slot holds every tick it covers, a
- * coarse one cascades each timer by its own tick, and the slot's event
- * does not change. Not for a timer on @due (its tick was processed: it
- * must move, not fire now), which is the only place a timer with a tick
- * before @clk can be. @first is the first tick at or after @deadline.
- * Return: true if @t was re-armed in place.
- */
-static bool hwt_modify_in_place(struct hwt_base *base, struct hwtimer *t, u64 now_tick,
-				u64 deadline, u64 first, u64 slack)
-{
-	u64 tick, event;
-
-	lockdep_assert_held(&base->lock);
-
-	if (t->expires < base->clk)
-		return false;
-	if (!base->processing)
-		hwt_forward(base, now_tick);
-	tick = max(hwt_slack_tick(base->wheel, deadline, first, slack, base->clk), base->clk);
-	if (hwt_slot(base->wheel, tick, base->clk, &event) != t->slot)
-		return false;
-	WRITE_ONCE(t->deadline, deadline);
-	t->expires = tick;
-	hwt_set_slacked(t, tick > first);
-	return true;
-}
-
-/*
  * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
  * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
  * once by the caller. Inlined into each of the start and modify calls, as
@@ -1003,8 +982,9 @@ static __always_inline int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
 	unsigned long flags;
-	u64 first, tick, now_tick;
-	bool was_pending;
+	u64 first, tick, now_tick, event;
+	unsigned int idx;
+	bool was_pending, slacked;
 	int ret;
 
 	if (WARN_ON_ONCE(!w || !t->function))
@@ -1029,17 +1009,40 @@ static __always_inline int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64
 			ret = -EALREADY;
 			goto out_unlock;
 		}
-		if (base == new_base &&
-		    hwt_modify_in_place(base, t, now_tick, deadline, first, slack))
-			goto out_armed;
-		/* A pending timer keeps reading as pending while it moves. */
-		hwt_dequeue(base, t, false);
 	} else if (unlikely(!hwt_cap_charge(w))) {
 		ret = -EBUSY;
 		goto out_reject;
 	}
 
-	if (base != new_base) {
+	if (likely(base == new_base)) {
+		if (!base->processing)
+			hwt_forward(base, now_tick);
+		tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
+		slacked = tick > first;
+		tick = max(tick, base->clk);
+		idx = hwt_slot(w, tick, base->clk, &event);
+		if (was_pending) {
+			/*
+			 * A new tick in the slot it is in: update it there, as
+			 * __mod_timer() keeps a timer in its bucket. The slot
+			 * holds every tick it covers, a coarse one cascades
+			 * each timer by its own tick, and the slot's event
+			 * stays. Not for a timer on @due, the only place where
+			 * a tick before @clk can be: it must move, not fire
+			 * now.
+			 */
+			if (idx == t->slot && t->expires >= base->clk) {
+				WRITE_ONCE(t->deadline, deadline);
+				t->expires = tick;
+				hwt_set_slacked(t, slacked);
+				goto out_armed;
+			}
+			/* A pending timer keeps reading as pending while it moves. */
+			hwt_dequeue(base, t, false);
+		}
+	} else {
+		if (was_pending)
+			hwt_dequeue(base, t, false);
 		/*
 		 * As __mod_timer(): drop the old lock before taking the new
 		 * one, so two base locks never nest here; hwt_lock_base()
@@ -1065,15 +1068,20 @@ static __always_inline int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64
 			ret = -ESHUTDOWN;
 			goto out_reject;
 		}
+		if (!base->processing)
+			hwt_forward(base, now_tick);
+		tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
+		slacked = tick > first;
+		tick = max(tick, base->clk);
+		idx = hwt_slot(w, tick, base->clk, &event);
 	}
 
-	if (!base->processing)
-		hwt_forward(base, now_tick);
 	/* hwtimer_expires() reads it without the lock. */
 	WRITE_ONCE(t->deadline, deadline);
-	tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
-	hwt_set_slacked(t, tick > first);
-	hwt_enqueue(base, t, tick);
+	hwt_set_slacked(t, slacked);
+	hwt_debug_activate(t);
+	hwt_place_at(base, t, tick, idx, event);
+	base->npending++;
 	hwt_program(base);
 out_armed:
 	base->stats.started++;

@@ -972,12 +972,10 @@ static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 /*
  * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
  * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
- * once by the caller. Inlined into each of the start and modify calls, as
- * __mod_timer() is into timer_list's: a call and its register saves cost
- * as much as the slot arithmetic.
+ * once by the caller. One copy behind all the start and modify calls: a
+ * copy inlined into each measured no faster (see the commit that undid it).
  */
-static __always_inline int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
-				   unsigned int opts)
+static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned int opts)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;

@@ -11,7 +11,8 @@
 #   make bench-smoke   the same benchmarks with tiny N on the debug kernel
 #                      (1 to 2 minutes): fails on errors, never on targets;
 #                      `make check` runs the same in its one boot
-#   make bench-user    only build the user-space benchmark
+#   make bench-user    only build the user-space benchmarks (hwtbench-user,
+#                      hwtbench-rt)
 #
 # KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
 #
@@ -23,7 +24,7 @@
 # scripts/runner.sh puts into the guest.
 BENCH_BIN := $(HWT_OUT)/bench/bin
 
-bench-user: $(BENCH_BIN)/hwtbench-user
+bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt
 
 $(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(wildcard include/uapi/linux/*.h tools/include/*.h)
 	@mkdir -p $(@D)

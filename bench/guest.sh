@@ -9,9 +9,10 @@
 # bench/report.pl; "@@BENCH begin/end" frame each benchmark for readers.
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/bench/hwtbench.ko,
-# /hwt/bench/hwtbench-user, /hwt/bench/bench.conf (KPARAMS, the module's
-# parameters; UPARAMS, hwtbench-user's options; KBENCH, the kernel
-# benchmarks; RUN_USER=0 skips the user-space one).
+# /hwt/bench/hwtbench-user, /hwt/bench/hwtbench-rt, /hwt/bench/bench.conf
+# (KPARAMS, the module's parameters; UPARAMS, hwtbench-user's options;
+# WPARAMS, hwtbench-rt's; KBENCH, the kernel benchmarks; RUN_USER=0 and
+# RUN_WAKE=0 skip the user-space ones).
 #
 # The user-space benchmark runs in a non-root memory cgroup,
 # /sys/fs/cgroup/bench, as services under systemd and in containers do:
@@ -20,8 +21,10 @@
 
 KPARAMS=
 UPARAMS=
+WPARAMS=
 KBENCH="info memory calib startcancel startidle expiry tick cycle idle scaling lateness slack"
 RUN_USER=1
+RUN_WAKE=1
 # shellcheck disable=SC1091 # written by the host (bench/lib.sh)
 [ -f /hwt/bench/bench.conf ] && . /hwt/bench/bench.conf
 BENCH_CG=/sys/fs/cgroup/bench
@@ -54,6 +57,13 @@ bench_run() {
 				echo "@@BENCH end kernel $b t=$(now)"
 			done
 			unload hwtbench
+		fi
+		if [ "$RUN_WAKE" = 1 ]; then
+			# Wake-up lateness, device against timerfd, idle and loaded.
+			echo "@@BENCH begin wake t=$(now)"
+			# shellcheck disable=SC2086 # WPARAMS is a list of options
+			check "bench wake" /hwt/bench/hwtbench-rt $WPARAMS
+			echo "@@BENCH end wake t=$(now)"
 		fi
 		if [ "$RUN_USER" = 1 ]; then
 			echo "@@BENCH begin user t=$(now)"

@@ -333,6 +333,7 @@ int hwtb_bench_slack(void);
 
 /* Parameters (module parameters, see hwtbench_main.c). */
 extern unsigned int hwtb_reps;
+extern unsigned long hwtb_calib_lines;
 extern unsigned long hwtb_sizes[];
 extern unsigned int hwtb_nsizes;
 extern unsigned long hwtb_pairs;

@@ -33,11 +33,14 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
+#include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <linux/vmstat.h>
 #include <asm/hardirq.h>
 
@@ -551,49 +554,197 @@ static s64 hwtb_ratio_milli(u64 num, u64 den)
 /* Keeps the calibration loops from being optimised away. */
 static u64 hwtb_sink;
 
+/* The calib rows, in the order printed (see hwtb_bench_calib()). */
+enum {
+	HWTB_C_KTIME,		/* ktime_get_ns(): CLOCK_MONOTONIC */
+	HWTB_C_LOCAL_CLOCK,	/* local_clock(): the scheduler's clock */
+	HWTB_C_JIFFIES,		/* a read of jiffies */
+	HWTB_C_DIV64,		/* div64_u64() */
+	HWTB_C_LOCK,		/* spin_lock_irqsave() + unlock on a spinlock_t */
+	HWTB_C_RAW_LOCK,	/* the same on a raw_spinlock_t (the base locks) */
+	HWTB_C_RAW_LOCK_IRQ,	/* raw_spin_unlock_irq() + raw_spin_lock_irq() */
+	HWTB_C_IRQ_SAVE,	/* local_irq_save() + local_irq_restore() */
+	HWTB_C_PREEMPT,		/* preempt_disable() + preempt_enable() */
+	HWTB_C_RCU,		/* rcu_read_lock() + rcu_read_unlock() */
+	HWTB_C_ATOMIC,		/* atomic64_inc() on a line no other CPU writes */
+	HWTB_C_CMPXCHG,		/* atomic64_try_cmpxchg() likewise */
+	HWTB_C_PERCPU,		/* this_cpu_inc() */
+	HWTB_C_HLIST,		/* hlist_add_head() + __hlist_del() on a hot head */
+	HWTB_C_MISS,		/* a dependent load from a line not in any cache */
+	HWTB_C_HRTIMER,		/* hrtimer_start() + hrtimer_try_to_cancel() */
+	HWTB_NR_CALIB,
+};
+
+static const char *const hwtb_calib_name[HWTB_NR_CALIB] = {
+	[HWTB_C_KTIME] = "ktime_get_ns",
+	[HWTB_C_LOCAL_CLOCK] = "local_clock",
+	[HWTB_C_JIFFIES] = "jiffies",
+	[HWTB_C_DIV64] = "div64_u64",
+	[HWTB_C_LOCK] = "spin_lock_irqsave",
+	[HWTB_C_RAW_LOCK] = "raw_spin_lock_irqsave",
+	[HWTB_C_RAW_LOCK_IRQ] = "raw_spin_unlock_lock_irq",
+	[HWTB_C_IRQ_SAVE] = "local_irq_save",
+	[HWTB_C_PREEMPT] = "preempt_disable_enable",
+	[HWTB_C_RCU] = "rcu_read_lock_unlock",
+	[HWTB_C_ATOMIC] = "atomic64_inc",
+	[HWTB_C_CMPXCHG] = "atomic64_try_cmpxchg",
+	[HWTB_C_PERCPU] = "this_cpu_inc",
+	[HWTB_C_HLIST] = "hlist_add_del",
+	[HWTB_C_MISS] = "cache_miss",
+	[HWTB_C_HRTIMER] = "hrtimer_start_cancel",
+};
+
+struct hwtb_line {
+	struct hwtb_line	*next;
+	u8			pad[L1_CACHE_BYTES - sizeof(void *)];
+};
+
 /*
- * What the emulator makes of the primitives the facilities are built from:
- * a clock read, a jiffies read, a 64-bit division, an uncontended
- * spin_lock_irqsave() and unlock, each in ns including its loop.
+ * A random cycle through @n cache lines (Sattolo's algorithm), so that
+ * every load depends on the one before and lands on a line, and mostly a
+ * page, not touched for a long time.
+ */
+static struct hwtb_line *hwtb_chase_build(unsigned long n)
+{
+	struct hwtb_line *l = vmalloc(array_size(n, sizeof(*l)));
+	struct rnd_state rnd;
+	u32 *perm;
+	unsigned long i;
+
+	perm = kvmalloc_array(n, sizeof(*perm), GFP_KERNEL);
+	if (!l || !perm) {
+		vfree(l);
+		kvfree(perm);
+		return NULL;
+	}
+	prandom_seed_state(&rnd, 0x63616c69ULL);
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		u32 j = prandom_u32_state(&rnd) % i;
+
+		swap(perm[i], perm[j]);
+		if (!(i & 65535))
+			cond_resched();
+	}
+	for (i = 0; i < n; i++)
+		l[perm[i]].next = &l[perm[(i + 1) % n]];
+	kvfree(perm);
+	return l;
+}
+
+static enum hrtimer_restart hwtb_calib_hrt_fn(struct hrtimer *t)
+{
+	return HRTIMER_NORESTART;
+}
+
+/* The calib rows' per-CPU counter and hrtimer (static: debugobjects). */
+static DEFINE_PER_CPU(u64, hwtb_calib_pcpu);
+static struct hrtimer hwtb_calib_hrt;
+static atomic64_t hwtb_calib_atom;
+
+/* Chunks of the calib loops: each row's value is its median chunk's. */
+#define HWTB_CALIB_CHUNKS	100
+
+/*
+ * Time @m runs of @stmt in %HWTB_CALIB_CHUNKS chunks, and put the median
+ * chunk's cost per run, in thousandths of a ns, into @v: a chunk during
+ * which the host descheduled the vCPU does not count, as in the pair
+ * loops. The loop's own cost (a compare and an increment) is included.
+ */
+#define HWTB_CALIB_TIME(v, m, stmt)					\
+	do {								\
+		static s64 _ch[HWTB_CALIB_CHUNKS];			\
+		unsigned int _i, _c, _m = (m) / HWTB_CALIB_CHUNKS;	\
+									\
+		for (_c = 0; _c < HWTB_CALIB_CHUNKS; _c++) {		\
+			u64 _t0 = ktime_get_ns();			\
+									\
+			for (_i = 0; _i < _m; _i++) {			\
+				stmt;					\
+			}						\
+			_ch[_c] = div_u64((ktime_get_ns() - _t0) * HWTB_MILLI, _m); \
+		}							\
+		*(v) = hwtb_median(_ch, HWTB_CALIB_CHUNKS);		\
+	} while (0)
+
+/*
+ * What the emulator makes of the primitives the facilities are built from,
+ * each in ns per use including its loop: the clocks, jiffies, a 64-bit
+ * division, lock rounds, interrupt and preemption toggles, an RCU read
+ * section, atomics, a per-CPU counter, list operations, a cache miss and an
+ * hrtimer start+cancel. The breakdown in docs/benchmarks.md prices each
+ * facility's steps in these.
  */
 static int hwtb_bench_calib(void)
 {
-	static s64 v[4][HWTB_MAX_REPS];
-	static const char *const what[4] = {
-		"ktime_get_ns", "jiffies", "div64_u64", "spin_lock_irqsave",
-	};
+	static s64 v[HWTB_NR_CALIB][HWTB_MAX_REPS];
 	const unsigned int m = 100000;
 	unsigned long flags;
 	spinlock_t lock;	/* uncontended: only its cost matters */
-	unsigned int r, i, k;
-	u64 t0, acc = 0, d = hwtb_tick();
+	raw_spinlock_t raw;
+	struct hlist_head head = HLIST_HEAD_INIT;
+	struct hlist_node node, other;
+	struct hwtb_line *chase, *p;
+	struct hrtimer *hrt = &hwtb_calib_hrt;
+	atomic64_t *atom = &hwtb_calib_atom;
+	unsigned int r, k;
+	u64 acc = 0, d = hwtb_tick();
+	s64 c;
 
+	chase = hwtb_chase_build(max(hwtb_calib_lines, 2UL));
+	if (!chase)
+		return -ENOMEM;
+	p = chase;
 	spin_lock_init(&lock);
+	raw_spin_lock_init(&raw);
+	hlist_add_head(&other, &head);
+	hwt_hrtimer_setup(hrt, hwtb_calib_hrt_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_PINNED_SOFT);
 	for (r = 0; r < hwtb_reps; r++) {
-		t0 = ktime_get_ns();
-		for (i = 0; i < m; i++)
-			acc += ktime_get_ns();
-		v[0][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
-		t0 = ktime_get_ns();
-		for (i = 0; i < m; i++)
-			acc += READ_ONCE(jiffies);
-		v[1][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
-		t0 = ktime_get_ns();
-		for (i = 0; i < m; i++)
-			acc += div64_u64(acc | BIT_ULL(40), d + (i & 1));
-		v[2][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
-		t0 = ktime_get_ns();
-		for (i = 0; i < m; i++) {
-			spin_lock_irqsave(&lock, flags);
-			acc++;
-			spin_unlock_irqrestore(&lock, flags);
-		}
-		v[3][r] = div_u64((ktime_get_ns() - t0) * HWTB_MILLI, m);
+		HWTB_CALIB_TIME(&v[HWTB_C_KTIME][r], m, acc += ktime_get_ns());
+		HWTB_CALIB_TIME(&v[HWTB_C_LOCAL_CLOCK][r], m, acc += local_clock());
+		HWTB_CALIB_TIME(&v[HWTB_C_JIFFIES][r], m, acc += READ_ONCE(jiffies));
+		HWTB_CALIB_TIME(&v[HWTB_C_DIV64][r], m,
+				acc += div64_u64(acc | BIT_ULL(40), d + (_i & 1)));
+		HWTB_CALIB_TIME(&v[HWTB_C_LOCK][r], m,
+				spin_lock_irqsave(&lock, flags); acc++;
+				spin_unlock_irqrestore(&lock, flags));
+		HWTB_CALIB_TIME(&v[HWTB_C_RAW_LOCK][r], m,
+				raw_spin_lock_irqsave(&raw, flags); acc++;
+				raw_spin_unlock_irqrestore(&raw, flags));
+		/* As the expiry paths do around each callback. */
+		raw_spin_lock_irq(&raw);
+		HWTB_CALIB_TIME(&v[HWTB_C_RAW_LOCK_IRQ][r], m,
+				raw_spin_unlock_irq(&raw); acc++; raw_spin_lock_irq(&raw));
+		raw_spin_unlock_irq(&raw);
+		HWTB_CALIB_TIME(&v[HWTB_C_IRQ_SAVE][r], m,
+				local_irq_save(flags); acc++; local_irq_restore(flags));
+		HWTB_CALIB_TIME(&v[HWTB_C_PREEMPT][r], m,
+				preempt_disable(); acc++; preempt_enable());
+		HWTB_CALIB_TIME(&v[HWTB_C_RCU][r], m,
+				rcu_read_lock(); acc++; rcu_read_unlock());
+		HWTB_CALIB_TIME(&v[HWTB_C_ATOMIC][r], m, atomic64_inc(atom));
+		c = atomic64_read(atom);
+		HWTB_CALIB_TIME(&v[HWTB_C_CMPXCHG][r], m,
+				acc += atomic64_try_cmpxchg(atom, &c, c + 1));
+		HWTB_CALIB_TIME(&v[HWTB_C_PERCPU][r], m, this_cpu_inc(hwtb_calib_pcpu));
+		HWTB_CALIB_TIME(&v[HWTB_C_HLIST][r], m,
+				hlist_add_head(&node, &head); __hlist_del(&node));
+		HWTB_CALIB_TIME(&v[HWTB_C_MISS][r], m, p = READ_ONCE(p->next));
+		/* Far away: it never fires, as a wheel's base hrtimer mostly. */
+		HWTB_CALIB_TIME(&v[HWTB_C_HRTIMER][r], m,
+				hrtimer_start(hrt, ns_to_ktime(3600 * NSEC_PER_SEC),
+					      HRTIMER_MODE_REL_PINNED_SOFT);
+				hrtimer_try_to_cancel(hrt));
 		cond_resched();
 	}
-	WRITE_ONCE(hwtb_sink, acc);
-	for (k = 0; k < 4; k++)
-		hwtb_result("calib", -1, 0, what[k], "ns", v[k], hwtb_reps);
+	hrtimer_cancel(hrt);
+	WRITE_ONCE(hwtb_sink, acc + (unsigned long)p + atomic64_read(atom) +
+		   per_cpu(hwtb_calib_pcpu, raw_smp_processor_id()));
+	vfree(chase);
+	for (k = 0; k < HWTB_NR_CALIB; k++)
+		hwtb_result("calib", -1, 0, hwtb_calib_name[k], "ns", v[k], hwtb_reps);
 	return 0;
 }
 
@@ -1162,13 +1313,57 @@ static unsigned int hwtb_next_k(unsigned int k, unsigned int nr)
 	return k >= nr ? nr + 1 : min(2 * k, nr);
 }
 
+/* The primitives the scaling run compares on 1 and on k CPUs at once. */
+enum { HWTB_SP_CLOCK, HWTB_SP_LOCK, HWTB_SP_JIFFIES, HWTB_NR_SP };
+
+static const char *const hwtb_sp_name[HWTB_NR_SP] = {
+	[HWTB_SP_CLOCK] = "ktime_get_ns_speedup",
+	[HWTB_SP_LOCK] = "raw_spin_lock_irqsave_speedup",
+	[HWTB_SP_JIFFIES] = "jiffies_speedup",
+};
+
+/*
+ * arg[2] uses of primitive arg[3] (HWTB_SP_*), for the scaling run's
+ * reference rows: a clock read, a round of a lock of the worker's own (as
+ * a base lock is) and a jiffies read. What does not scale here does not
+ * scale for any facility built on it.
+ */
+static void hwtb_step_prim(struct hwtb_worker *w)
+{
+	unsigned long i, m = w->crew->arg[2];
+	raw_spinlock_t lock;
+	unsigned long flags;
+	u64 acc = 0;
+
+	raw_spin_lock_init(&lock);
+	w->t0 = ktime_get_ns();
+	for (i = 0; i < m; i++) {
+		switch (w->crew->arg[3]) {
+		case HWTB_SP_CLOCK:
+			acc += ktime_get_ns();
+			break;
+		case HWTB_SP_LOCK:
+			raw_spin_lock_irqsave(&lock, flags);
+			acc++;
+			raw_spin_unlock_irqrestore(&lock, flags);
+			break;
+		default:
+			acc += READ_ONCE(jiffies);
+			break;
+		}
+	}
+	w->t1 = ktime_get_ns();
+	w->ops = m;
+	WRITE_ONCE(hwtb_sink, acc);
+}
+
 /* Start+cancel throughput of 1, 2, 4... CPUs and of all of them. */
 static int hwtb_bench_scaling(void)
 {
 	static s64 thr[HWTB_NR_FAC][HWTB_MAX_REPS], base[HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 cost[HWTB_NR_FAC][HWTB_MAX_REPS], cost1[HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 speed[HWTB_MAX_REPS];
-	unsigned int nr = num_online_cpus(), k, r;
+	unsigned int nr = num_online_cpus(), k, r, p;
 	struct hwtb_crew *one, *c = NULL;
 	u64 rev = hwtb_rev_ns();
 	int fac, ret = 0;
@@ -1238,6 +1433,20 @@ static int hwtb_bench_scaling(void)
 				hwtb_result("scaling", fac, 1, "throughput", "pairs/s",
 					    base[fac], hwtb_reps);
 		}
+		/* The same for the primitives underneath, alternating likewise. */
+		for (p = 0; p < HWTB_NR_SP; p++) {
+			for (r = 0; r < hwtb_reps; r++) {
+				one->arg[2] = hwtb_scale_pairs;
+				one->arg[3] = p;
+				hwtb_crew_run(one, hwtb_step_prim);
+				c->arg[2] = hwtb_scale_pairs;
+				c->arg[3] = p;
+				hwtb_crew_run(c, hwtb_step_prim);
+				speed[r] = hwtb_ratio_milli(hwtb_throughput(c),
+							    hwtb_throughput(one));
+			}
+			hwtb_result("scaling", -1, k, hwtb_sp_name[p], "x", speed, hwtb_reps);
+		}
 		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
 			hwtb_crew_free(one, fac);
 			hwtb_crew_free(c, fac);
@@ -1252,7 +1461,12 @@ out:
 	return ret;
 }
 
-static int hwtb_bench_lateness(void)
+/*
+ * Lateness of late_n timers of each facility with random delays over
+ * late_revs revolutions, reported as @group; the histograms only with
+ * @hist.
+ */
+static int hwtb_lateness_run(const char *group, bool hist_out)
 {
 	static s64 p50[HWTB_NR_FAC][HWTB_MAX_REPS], p99[HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 mx[HWTB_NR_FAC][HWTB_MAX_REPS], early[HWTB_NR_FAC][HWTB_MAX_REPS];
@@ -1306,7 +1520,7 @@ static int hwtb_bench_lateness(void)
 					all[m++] = *hwtb_val(fac, hwtb_obj(fac, w->objs[fac], k));
 			}
 			if (fired != n) {
-				hwtb_error("lateness %s: %llu of %lu callbacks ran",
+				hwtb_error("%s %s: %llu of %lu callbacks ran", group,
 					   hwtb_fac_name[fac], fired, n);
 				m = 0;
 			}
@@ -1333,18 +1547,18 @@ static int hwtb_bench_lateness(void)
 			t99[r] = div64_s64(p99[fac][r], tick);
 			tmx[r] = div64_s64(mx[fac][r], tick);
 		}
-		hwtb_result("lateness", fac, n, "p50", "ns", p50[fac], hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "p99", "ns", p99[fac], hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "max", "ns", mx[fac], hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "p50_ticks", "ticks", t50, hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "p99_ticks", "ticks", t99, hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "max_ticks", "ticks", tmx, hwtb_late_reps);
-		hwtb_result("lateness", fac, n, "early", "timers", early[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "p50", "ns", p50[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "p99", "ns", p99[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "max", "ns", mx[fac], hwtb_late_reps);
+		hwtb_result(group, fac, n, "p50_ticks", "ticks", t50, hwtb_late_reps);
+		hwtb_result(group, fac, n, "p99_ticks", "ticks", t99, hwtb_late_reps);
+		hwtb_result(group, fac, n, "max_ticks", "ticks", tmx, hwtb_late_reps);
+		hwtb_result(group, fac, n, "early", "timers", early[fac], hwtb_late_reps);
 		if (fac == HWTB_HWT)
-			hwtb_result("lateness", fac, n, "early_wheel_counter", "timers", wearly,
+			hwtb_result(group, fac, n, "early_wheel_counter", "timers", wearly,
 				    hwtb_late_reps);
 		/* Bin 0: not late at all (or early); bin k: [2^(k-1), 2^k) ns. */
-		for (k = 0; k <= HWTB_HIST_BINS; k++) {
+		for (k = 0; hist_out && k <= HWTB_HIST_BINS; k++) {
 			if (hist[fac][k])
 				hwtb_out("H kernel %s %lu %llu %llu\n", hwtb_fac_name[fac], k,
 					 k ? 1ULL << (k - 1) : 0, hist[fac][k]);
@@ -1353,6 +1567,52 @@ static int hwtb_bench_lateness(void)
 out:
 	hwtb_crew_destroy(c);
 	kvfree(all);
+	return ret;
+}
+
+/* A CPU-bound kernel thread, as a busy user thread competes for its CPU. */
+static int hwtb_hog_fn(void *data)
+{
+	while (!kthread_should_stop()) {
+		cpu_relax();
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Lateness with the CPUs idle but for the benchmark ("lateness"), then
+ * with a CPU-bound thread of normal priority on every CPU competing
+ * ("lateness_loaded"): on PREEMPT_RT every facility's callbacks here run
+ * in the softirq thread, which those threads delay.
+ */
+static int hwtb_bench_lateness(void)
+{
+	struct task_struct **hog;
+	unsigned int cpu, nh = 0;
+	int ret;
+
+	ret = hwtb_lateness_run("lateness", true);
+	if (ret)
+		return ret;
+	hog = kcalloc(nr_cpu_ids, sizeof(*hog), GFP_KERNEL);
+	if (!hog)
+		return -ENOMEM;
+	for_each_online_cpu(cpu) {
+		struct task_struct *t = kthread_create_on_cpu(hwtb_hog_fn, NULL, cpu, "hwtbhog/%u");
+
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			goto out;
+		}
+		hog[nh++] = t;
+		wake_up_process(t);
+	}
+	ret = hwtb_lateness_run("lateness_loaded", false);
+out:
+	while (nh)
+		kthread_stop(hog[--nh]);
+	kfree(hog);
 	return ret;
 }
 

@@ -43,6 +43,10 @@ unsigned int hwtb_reps = 5;
 module_param_named(reps, hwtb_reps, uint, 0644);
 MODULE_PARM_DESC(reps, "Repetitions of the cheap measurements (default 5)");
 
+unsigned long hwtb_calib_lines = 1UL << 20;
+module_param_named(calib_lines, hwtb_calib_lines, ulong, 0644);
+MODULE_PARM_DESC(calib_lines, "Cache lines the cache_miss calib row chases through (default 1048576: 64 MiB)");
+
 unsigned long hwtb_sizes[8] = { 1000, 100000, 1000000 };
 unsigned int hwtb_nsizes = 3;
 module_param_array_named(sizes, hwtb_sizes, ulong, &hwtb_nsizes, 0644);

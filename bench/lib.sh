@@ -27,45 +27,49 @@
 # (kernel flavour, default bench for full, debug for smoke), BENCH_KPARAMS
 # (hwtbench.ko parameters), BENCH_UPARAMS (hwtbench-user options),
 # BENCH_ONLY (the benchmarks to run, default all: "calib startcancel
-# startidle expiry tick cycle idle scaling lateness slack user"), SMP
+# startidle expiry tick cycle idle scaling lateness slack wake user"), SMP
 # (vCPUs, default 2), MEM (default 2G), VM_TIMEOUT (seconds).
 
 bench_conf() {
-	local mode=$1 kparams uparams only kbench="info memory" b run_user=0
+	local mode=$1 kparams uparams wparams only kbench="info memory" b run_user=0 run_wake=0
 	case "$mode" in
 	full)
 		kparams="reps=5 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=3 far_n=1000000 window_ms=2000 idle_ms=5000 idle_reps=3 late_n=100000 late_reps=3 late_revs=2 scale_pairs=100000 cycle_tick_ns=20000"
 		uparams="-n 100000 -r 3 -s 2000"
+		wparams="-n 2000 -r 3 -d 10000"
 		;;
 	smoke)
-		kparams="reps=2 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
+		kparams="reps=2 calib_lines=16384 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
 		uparams="-n 1000 -r 1 -s 200"
+		wparams="-n 100 -r 1 -d 2000"
 		;;
 	*)
 		echo "bench_conf: unknown mode $mode" >&2
 		return 1
 		;;
 	esac
-	only=${BENCH_ONLY:-calib startcancel startidle expiry tick cycle idle scaling lateness slack user}
+	only=${BENCH_ONLY:-calib startcancel startidle expiry tick cycle idle scaling lateness slack wake user}
 	for b in $only; do
-		if [ "$b" = user ]; then
-			run_user=1
-		else
-			kbench="$kbench $b"
-		fi
+		case "$b" in
+		user) run_user=1 ;;
+		wake) run_wake=1 ;;
+		*) kbench="$kbench $b" ;;
+		esac
 	done
 	cat <<-CONF
 		KPARAMS="${BENCH_KPARAMS:-$kparams}"
 		UPARAMS="${BENCH_UPARAMS:-$uparams}"
+		WPARAMS="${BENCH_WPARAMS:-$wparams}"
 		KBENCH="$kbench"
 		RUN_USER=$run_user
+		RUN_WAKE=$run_wake
 	CONF
 }
 
-# hwtbench-user is built by `make bench-user` (bench/bench.mk).
+# hwtbench-user and hwtbench-rt are built by `make bench-user` (bench/bench.mk).
 bench_stage() {
 	mkdir -p "$1/hwt/bench"
-	cp build/bench/bin/hwtbench-user bench/guest.sh "$1/hwt/bench/"
+	cp build/bench/bin/hwtbench-user build/bench/bin/hwtbench-rt bench/guest.sh "$1/hwt/bench/"
 	bench_conf "$2" >"$1/hwt/bench/bench.conf"
 }
 

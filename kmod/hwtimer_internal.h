@@ -8,6 +8,7 @@
 
 #include <linux/debugobjects.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/hwtimer.h>
 #include <linux/lockdep.h>
 #include <linux/percpu.h>
@@ -25,9 +26,15 @@
 /*
  * Most callbacks one run of the expiry path makes before it yields to a
  * fresh softirq pass: about the 2 ms the softirq loop allows itself, at a
- * few hundred ns per callback. Each yield costs an hrtimer interrupt.
+ * few hundred ns per callback. Each yield costs a tasklet's round through
+ * the softirq layer. A multiple of HWT_EXPIRE_CHECK.
  */
 #define HWT_EXPIRE_BATCH	4096
+/*
+ * A pass looks at the clock (HWT_PASS_NS) after every this many callbacks,
+ * not after each: it stops within this many callbacks of the limit.
+ */
+#define HWT_EXPIRE_CHECK	8
 /* About how many entries one pass cascades before it yields. */
 #define HWT_TICK_BATCH		4096
 /*
@@ -35,8 +42,8 @@
  * than a few hundred ns (a wakeup of every epoll entry a user put on a
  * file, a lock another CPU holds), and a pass that ran for as long as its
  * callbacks cost would let a user decide how long a softirq runs. Checked
- * after every callback and every HWT_LOCKED_MAX cascaded entries, once
- * the pass has made progress.
+ * after every HWT_EXPIRE_CHECK callbacks and every HWT_LOCKED_MAX cascaded
+ * entries, once the pass has made progress.
  */
 #define HWT_PASS_NS		(1 * NSEC_PER_MSEC)
 /*
@@ -77,9 +84,14 @@
  *           (they are done %HWT_LOCKED_MAX entries per lock hold)
  * @next_event: a tick at or before the earliest tick with work (an occupied
  *              level-0 slot or a due cascade); U64_MAX when nothing is queued
- * @armed: the tick @hrt is programmed for, or U64_MAX when it is not armed
+ * @armed: the tick @hrt is programmed for, 0 when @cont is queued (the
+ *         next pass comes now), or U64_MAX when neither; @hrt may also be
+ *         armed for an earlier tick than @next_event after timers were
+ *         cancelled or moved away (it then expires once and finds less, or
+ *         nothing, to do)
  * @running: the timer whose callback runs now, or NULL
- * @running_task: the task running @running's callback (detects a callback
+ * @running_task: the task running the expiry path while @processing, so
+ *                the one running @running's callback (detects a callback
  *                that waits for itself)
  * @processing: the expiry path is running on this base (it programs @hrt
  *              itself when it finishes)
@@ -92,6 +104,7 @@
  * @stats: this CPU's counters
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
+ * @cont: a softirq wheel's next pass when one stopped with work left
  * @wq: where hwtimer_cancel_sync() waits for @running to change, except
  *      on PREEMPT_RT for softirq wheels (see @expiry_lock)
  * @expiry_lock: PREEMPT_RT, softirq wheels only: held by the expiry path
@@ -120,6 +133,7 @@ struct hwt_base {
 	struct hwtimer_stats	stats;
 	struct hrtimer		hrt;
 	struct work_struct	work;
+	struct tasklet_struct	cont;
 	wait_queue_head_t	wq;
 #ifdef CONFIG_PREEMPT_RT
 	spinlock_t		expiry_lock;	/* see above */
@@ -133,6 +147,8 @@ struct hwt_base {
  * @epoch_ns: time of tick 0 on the wheel's clock (CLOCK_MONOTONIC, or
  *            CLOCK_BOOTTIME with %HWTIMER_WHEEL_BOOTTIME); tick T starts at
  *            @epoch_ns + T * @tick_ns, so deadlines never drift
+ * @max_tick: (KTIME_MAX - @epoch_ns) / @tick_ns: hwt_tick_time() takes
+ *            this tick and the later ones to begin at KTIME_MAX
  * @slots: level-0 slots, a power of two
  * @lvl0_bits: log2(@slots)
  * @levels: number of levels; the top one covers the whole u64 tick range
@@ -150,7 +166,8 @@ struct hwt_base {
  *           READ_ONCE. Once destroy has passed a base, a reader under
  *           that base's lock sees it set; once destroy's
  *           synchronize_rcu() has returned, every call sees it set or
- *           has returned (calls run in RCU read-side sections).
+ *           has returned (calls run with interrupts disabled, which
+ *           synchronize_rcu() waits for).
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
  *          and no hrtimer or work item is ever armed. Read on the hot
  *          paths only behind a static key that is on while a manual wheel
@@ -171,6 +188,7 @@ struct hwtimer_wheel {
 	char			name[HWTIMER_NAME_MAX];
 	u64			tick_ns;
 	u64			epoch_ns;
+	u64			max_tick;
 	u32			slots;
 	u32			lvl0_bits;
 	u32			levels;

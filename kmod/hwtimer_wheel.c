@@ -55,8 +55,10 @@
  * Each base keeps an occupancy bit per slot. The next tick with work (an
  * occupied level-0 slot, or a level boundary whose coarse slot is occupied)
  * is found from the bitmaps, and the base's soft hrtimer is programmed for
- * exactly that tick. A base with nothing queued has no hrtimer armed; ticks
- * with nothing to do are skipped, never visited.
+ * exactly that tick. It is not cancelled when the timers it was programmed
+ * for go (hwt_program()): it expires once more, finds nothing, and a base
+ * with nothing queued then has no hrtimer armed. Ticks with nothing to do
+ * are skipped, never visited.
  *
  * Expiry
  * ------
@@ -66,9 +68,10 @@
  * dropped and @running set, so hwtimer_cancel_sync() can wait for a running
  * callback (compare __run_timers() and timer_delete_sync()). At most
  * HWT_EXPIRE_BATCH callbacks run per pass, and for at most HWT_PASS_NS once
- * one has run; the rest are picked up by an
- * immediately re-armed hrtimer (a fresh softirq, so the softirq layer's own
- * time limits and ksoftirqd apply) or after cond_resched().
+ * one has run (the clock is read every HWT_EXPIRE_CHECK callbacks); the
+ * rest are picked up by a fresh softirq pass on the same CPU, a tasklet
+ * (no interrupt; the softirq layer's own time limits and ksoftirqd apply
+ * in between), or after cond_resched() for process-context wheels.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,6 +81,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/interrupt.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -186,9 +190,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwt_expiry_tick);
 /* When tick @tick begins, clamped to KTIME_MAX. */
 static ktime_t hwt_tick_time(const struct hwtimer_wheel *w, u64 tick)
 {
-	u64 max = div64_u64((u64)KTIME_MAX - w->epoch_ns, w->tick_ns);
-
-	if (tick >= max)
+	if (tick >= w->max_tick)
 		return KTIME_MAX;
 	return ns_to_ktime(w->epoch_ns + tick * w->tick_ns);
 }
@@ -212,14 +214,12 @@ static u64 hwt_deadline(u64 now, u64 delay)
  * are such ticks too. With no slack, or no such tick, @first, exactly the
  * tick a timer without slack gets. Never before @first, so never early.
  */
-static u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
-			  u64 slack, u64 clk)
+static u64 __hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
+			    u64 slack, u64 clk)
 {
 	u64 lo = max(first, clk), last;
 	unsigned int h;
 
-	if (!slack)
-		return first;
 	/* @deadline is at most KTIME_MAX: the window ends by KTIME_MAX. */
 	last = hwt_now_tick(w, deadline + min(slack, (u64)KTIME_MAX - deadline));
 	if (last < lo)
@@ -237,19 +237,35 @@ static u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first
 	return last & ~((1ULL << h) - 1);
 }
 
+/* The above, with the common case of no slack inline. */
+static __always_inline u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline,
+					  u64 first, u64 slack, u64 clk)
+{
+	if (!slack)
+		return first;
+	return __hwt_slack_tick(w, deadline, first, slack, clk);
+}
+
 /* ---- levels and slots --------------------------------------------------- */
 
-static unsigned int hwt_lvl_shift(const struct hwtimer_wheel *w, unsigned int lvl)
+static __always_inline unsigned int hwt_lvl_shift(const struct hwtimer_wheel *w,
+						  unsigned int lvl)
 {
 	return lvl ? w->lvl0_bits + (lvl - 1) * HWT_LVL_BITS : 0;
 }
 
-static unsigned int hwt_lvl_offset(const struct hwtimer_wheel *w, unsigned int lvl)
+static __always_inline unsigned int hwt_lvl_offset(const struct hwtimer_wheel *w,
+						   unsigned int lvl)
 {
 	return lvl ? w->slots + (lvl - 1) * HWT_LVL_SIZE : 0;
 }
 
-/* The level for a timer expiring at tick @expires when the clock is @clk. */
+/*
+ * The level for a timer expiring at tick @expires when the clock is @clk.
+ * Level 0 holds distances below S, level l >= 1 those below S * 64^l, and
+ * the top level the rest: a distance of f significant bits (at least
+ * log2(S) + 1 here) needs the level ceil((f - log2(S)) / 6).
+ */
 VISIBLE_IF_KUNIT unsigned int hwt_calc_level(const struct hwtimer_wheel *w,
 					     u64 expires, u64 clk)
 {
@@ -258,46 +274,59 @@ VISIBLE_IF_KUNIT unsigned int hwt_calc_level(const struct hwtimer_wheel *w,
 
 	if (delta < w->slots)
 		return 0;
-	for (lvl = 1; lvl < w->levels - 1; lvl++) {
-		/* Level lvl holds distances below S * 64^lvl. */
-		if (delta < (1ULL << (w->lvl0_bits + lvl * HWT_LVL_BITS)))
-			return lvl;
-	}
-	return w->levels - 1;
+	lvl = (fls64(delta) - w->lvl0_bits + HWT_LVL_BITS - 1) / HWT_LVL_BITS;
+	return min(lvl, w->levels - 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_calc_level);
 
 /*
- * Put @t, expiring at tick @expires, in its slot on @base. Lowers
- * @next_event if this is earlier work. Counting is the callers' business.
+ * The slot of a timer expiring at tick @expires (at least @clk) when the
+ * base clock is @clk, and in *@event the tick at which that slot has work:
+ * @expires itself on level 0, the boundary at which a coarser slot
+ * cascades.
  */
-static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
+static __always_inline unsigned int hwt_slot(const struct hwtimer_wheel *w, u64 expires,
+					     u64 clk, u64 *event)
 {
-	const struct hwtimer_wheel *w = base->wheel;
-	unsigned int lvl, shift, idx;
-	u64 event;
+	unsigned int lvl = hwt_calc_level(w, expires, clk), shift;
 
+	if (!lvl) {
+		*event = expires;
+		return expires & (w->slots - 1);
+	}
+	shift = hwt_lvl_shift(w, lvl);
+	*event = expires & ~((1ULL << shift) - 1);
+	return hwt_lvl_offset(w, lvl) + ((expires >> shift) & HWT_LVL_MASK);
+}
+
+/*
+ * Put @t, expiring at tick @expires (at least @clk), in slot @idx on
+ * @base, whose work is at tick @event (hwt_slot()). Lowers @next_event if
+ * this is earlier work. Counting is the callers' business.
+ */
+static __always_inline void hwt_place_at(struct hwt_base *base, struct hwtimer *t,
+					 u64 expires, unsigned int idx, u64 event)
+{
 	lockdep_assert_held(&base->lock);
 
-	if (expires < base->clk)
-		expires = base->clk;
 	t->expires = expires;
-
-	lvl = hwt_calc_level(w, expires, base->clk);
-	if (!lvl) {
-		idx = expires & (w->slots - 1);
-		event = expires;
-	} else {
-		shift = hwt_lvl_shift(w, lvl);
-		idx = hwt_lvl_offset(w, lvl) + ((expires >> shift) & HWT_LVL_MASK);
-		/* The slot cascades when the clock reaches this boundary. */
-		event = expires & ~((1ULL << shift) - 1);
-	}
 	t->slot = idx;
 	hlist_add_head(&t->entry, &base->vectors[idx]);
 	__set_bit(idx, base->pending_map);
 	if (event < base->next_event)
 		base->next_event = event;
+}
+
+/* hwt_place_at() for tick @expires, or @clk if that is later. */
+static __always_inline void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
+{
+	unsigned int idx;
+	u64 event;
+
+	if (expires < base->clk)
+		expires = base->clk;
+	idx = hwt_slot(base->wheel, expires, base->clk, &event);
+	hwt_place_at(base, t, expires, idx, event);
 }
 
 /*
@@ -307,7 +336,8 @@ static void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
  * a cascade, a migration), so hwtimer_cancel() never returns 0 for a timer
  * that is still going to fire.
  */
-static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
+static __always_inline void hwt_unlink(struct hwt_base *base, struct hwtimer *t,
+				       bool clear_pending)
 {
 	struct hlist_node *entry = &t->entry;
 
@@ -327,7 +357,7 @@ static void hwt_unlink(struct hwt_base *base, struct hwtimer *t, bool clear_pend
 }
 
 /* Queue @t on @base, expiring at tick @expires. */
-static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
+static __always_inline void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
 	hwt_debug_activate(t);
 	hwt_place(base, t, expires);
@@ -335,7 +365,8 @@ static void hwt_enqueue(struct hwt_base *base, struct hwtimer *t, u64 expires)
 }
 
 /* Take a pending @t off @base (see hwt_unlink() for @clear_pending). */
-static void hwt_dequeue(struct hwt_base *base, struct hwtimer *t, bool clear_pending)
+static __always_inline void hwt_dequeue(struct hwt_base *base, struct hwtimer *t,
+					bool clear_pending)
 {
 	hwt_debug_deactivate(t);
 	hwt_unlink(base, t, clear_pending);
@@ -501,48 +532,54 @@ static bool hwt_do_tick(struct hwt_base *base, unsigned int *quota)
 }
 
 /*
- * Program the base's hrtimer for its next event, or cancel it when nothing
- * is queued. Skipped while the expiry path runs (it programs on its way
- * out), on a stopped wheel, on a dead CPU and on manual test wheels.
+ * Program the base's hrtimer for its next event if that comes before the
+ * tick it is armed for. Skipped while the expiry path runs (it programs on
+ * its way out), on a stopped wheel, on a dead CPU and on manual test wheels.
  *
- * Only ever called on this CPU's base, or on a remote base to cancel its
- * hrtimer: hrtimer_start() of a pinned hrtimer queues it on the calling
- * CPU, which would move that base's expiries here. A timer whose callback
- * runs on a remote base stays there (see hwt_target_base()), but that base
- * is then processing and programs itself.
+ * Nothing ever disarms it early: when timers are cancelled or moved away,
+ * or the base empties, it stays armed for the tick it was programmed for,
+ * and the expiry path that runs then finds less to do, or nothing, and
+ * programs it for the next event, if any. That costs one expiry where
+ * cancelling would cost an hrtimer cancel (and, if it was the CPU's next
+ * event, a reprogramming of its clock event device) on every cancel that
+ * empties a base, and a start on the next arm.
+ *
+ * Only ever called on this CPU's base: hrtimer_start() of a pinned hrtimer
+ * queues it on the calling CPU, which would move that base's expiries
+ * here. A timer whose callback runs on a remote base stays there (see
+ * hwt_target_base()), but that base is then processing and programs
+ * itself.
  */
-static void hwt_program(struct hwt_base *base)
+static void __hwt_program(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
 
-	lockdep_assert_held(&base->lock);
-
 	if (hwt_is_manual(w) || base->processing || base->offline ||
 	    READ_ONCE(w->stopped))
-		return;
-	if (base->next_event == U64_MAX) {
-		if (base->armed != U64_MAX) {
-			hrtimer_try_to_cancel(&base->hrt);
-			base->armed = U64_MAX;
-		}
-		return;
-	}
-	if (base->next_event >= base->armed)
 		return;
 	base->armed = base->next_event;
 	hrtimer_start(&base->hrt, hwt_tick_time(w, base->next_event),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
-/*
- * Move an idle base's clock up to now, so that a new timer's distance is
- * measured from the present. Only event-free ticks are skipped, never an
- * open tick (whose @next_event is at or before it).
- */
-static void hwt_forward(struct hwt_base *base, u64 now)
+static __always_inline void hwt_program(struct hwt_base *base)
 {
-	u64 tick = hwt_now_tick(base->wheel, now);
+	lockdep_assert_held(&base->lock);
 
+	/* Also when nothing is queued and nothing is armed (both U64_MAX). */
+	if (likely(base->next_event >= base->armed))
+		return;
+	__hwt_program(base);
+}
+
+/*
+ * Move an idle base's clock up to @tick, the tick that contains now, so
+ * that a new timer's distance is measured from the present. Only
+ * event-free ticks are skipped, never an open tick (whose @next_event is
+ * at or before it). An earlier @tick only moves it less far.
+ */
+static void hwt_forward(struct hwt_base *base, u64 tick)
+{
 	lockdep_assert_held(&base->lock);
 
 	if (base->clk <= tick && base->next_event > tick && !base->in_tick)
@@ -649,10 +686,14 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 		  (u64)ktime_to_ns(hwt_tick_time(w, t->expires)) : t->deadline;
 	int count;
 
-	hwt_dequeue(base, t, true);
+	/* Off @due: no slot bit to look at, as hwt_unlink() would. */
+	hwt_debug_deactivate(t);
+	__hlist_del(&t->entry);
+	t->entry.next = LIST_POISON2;
+	WRITE_ONCE(t->entry.pprev, NULL);
+	base->npending--;
 	hwt_cap_uncharge(w);
 	base->running = t;
-	base->running_task = current;
 	base->stats.fired++;
 	base->stats.visited++;
 	if (now > due && now - due > w->tick_ns)
@@ -678,8 +719,7 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	raw_spin_lock_irq(&base->lock);
 
 	base->running = NULL;
-	base->running_task = NULL;
-	if (base->sync_waiters) {
+	if (unlikely(base->sync_waiters)) {
 		/* Never under the raw lock: a wait queue's lock sleeps on RT. */
 		raw_spin_unlock_irq(&base->lock);
 		hwt_sync_wake(base);
@@ -691,9 +731,13 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
  * cascades have moved about HWT_TICK_BATCH entries; stop after HWT_PASS_NS
- * in any case, once something was done. The base lock is
- * dropped around every callback and after every HWT_LOCKED_MAX cascaded
- * entries, so no hold of it grows with the number of timers.
+ * in any case, once something was done, looking at the clock after every
+ * HWT_EXPIRE_CHECK callbacks. The base lock is dropped around every
+ * callback and after every HWT_LOCKED_MAX cascaded entries, so no hold of
+ * it grows with the number of timers. When work is left, a softirq wheel
+ * goes on in a fresh softirq pass on this CPU (@cont, a tasklet: no
+ * interrupt, and the softirq layer's time limits and ksoftirqd apply in
+ * between, as they would to an hrtimer's).
  *
  * Context: softirq or process context with interrupts enabled; takes
  * @base->lock.
@@ -702,7 +746,7 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
-	unsigned int budget = HWT_EXPIRE_BATCH, tick_budget = HWT_TICK_BATCH;
+	unsigned int ran = 0, tick_budget = HWT_TICK_BATCH;
 	unsigned int quota, hold, held = 0;
 	bool more = false;
 	u64 now, now_tick, ev, start = local_clock();
@@ -715,6 +759,7 @@ static bool hwt_run(struct hwt_base *base)
 		return false;
 	}
 	base->processing = true;
+	base->running_task = current;
 	base->armed = U64_MAX;
 	base->stats.wakeups++;
 	now = hwt_now(w);
@@ -722,15 +767,16 @@ static bool hwt_run(struct hwt_base *base)
 
 	for (;;) {
 		if (!hlist_empty(&base->due)) {
-			if (!budget || (budget < HWT_EXPIRE_BATCH &&
-					local_clock() - start > HWT_PASS_NS)) {
+			/* Once per HWT_EXPIRE_CHECK callbacks: the batch divides. */
+			if (ran && !(ran % HWT_EXPIRE_CHECK) &&
+			    (ran >= HWT_EXPIRE_BATCH || local_clock() - start > HWT_PASS_NS)) {
 				more = true;
 				break;
 			}
-			budget--;
+			ran++;
 			hwt_expire_one(base, now);
 			held = 0;
-			if (READ_ONCE(w->stopped) || base->offline)
+			if (unlikely(READ_ONCE(w->stopped) || base->offline))
 				break;
 			continue;
 		}
@@ -773,15 +819,19 @@ static bool hwt_run(struct hwt_base *base)
 	}
 
 	base->processing = false;
+	base->running_task = NULL;
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
 		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
-			/* A fresh softirq pass, behind whatever else is pending. */
+			/*
+			 * A fresh softirq pass, behind whatever else is
+			 * pending; @armed 0 says one is coming, so that no
+			 * start arms the hrtimer meanwhile.
+			 */
 			base->armed = 0;
-			hrtimer_start(&base->hrt, ns_to_ktime(hwt_now(w)),
-				      HRTIMER_MODE_ABS_PINNED_SOFT);
+			tasklet_schedule(&base->cont);
 		}
 	} else {
 		hwt_program(base);
@@ -803,6 +853,21 @@ static enum hrtimer_restart hwt_hrtimer_fn(struct hrtimer *hrt)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * The next pass of a softirq wheel's expiry path, queued by the one before
+ * on its base's CPU. If that CPU died meanwhile, the tasklet runs on
+ * another: hwt_migrate() has moved the base's timers and reset it, so
+ * there is nothing left to do (and a pass here would arm the hrtimer of
+ * that base on this CPU).
+ */
+static void hwt_cont_fn(struct tasklet_struct *tl)
+{
+	struct hwt_base *base = from_tasklet(base, tl, cont);
+
+	if (base->cpu == smp_processor_id())
+		hwt_run(base);
+}
+
 static void hwt_work_fn(struct work_struct *work)
 {
 	struct hwt_base *base = container_of(work, struct hwt_base, work);
@@ -814,26 +879,32 @@ static void hwt_work_fn(struct work_struct *work)
 /* ---- timer operations ---------------------------------------------------- */
 
 /*
- * Lock the base @t is queued on (or was last queued on), re-checking after
- * locking that it did not move meanwhile, as lock_timer_base() does. A
- * timer being moved (HWT_MIGRATING) is on no base: its mover holds a base
- * lock with interrupts off, so the wait is short, on RT too.
+ * Disable interrupts and lock the base @t is queued on (or was last queued
+ * on), re-checking after locking that it did not move meanwhile, as
+ * lock_timer_base() does. A timer being moved (HWT_MIGRATING) is on no
+ * base: its mover holds a base lock with interrupts off, so the wait is
+ * short, on RT too.
  *
- * Context: in an RCU read-side section (see hwtimer_wheel_destroy()).
+ * Interrupts stay disabled from before @t->wheel is first read until the
+ * caller's raw_spin_unlock_irqrestore(): the whole call is an RCU read-side
+ * critical section (synchronize_rcu() waits for interrupt-disabled
+ * regions), which is what hwtimer_wheel_destroy() waits for, at no cost of
+ * its own.
  */
-static struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
+static __always_inline struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigned long *flags)
 	__acquires(&base->lock)
 {
+	local_irq_save(*flags);
 	for (;;) {
 		u32 tf = READ_ONCE(t->flags);
 		struct hwt_base *base;
 
 		if (!(tf & HWT_MIGRATING)) {
 			base = per_cpu_ptr(t->wheel->bases, tf & HWT_CPUMASK);
-			raw_spin_lock_irqsave(&base->lock, *flags);
+			raw_spin_lock(&base->lock);
 			if (READ_ONCE(t->flags) == tf)
 				return base;
-			raw_spin_unlock_irqrestore(&base->lock, *flags);
+			raw_spin_unlock(&base->lock);
 		}
 		cpu_relax();
 	}
@@ -889,60 +960,87 @@ static struct hwt_base *hwt_target_base(struct hwt_base *base, struct hwtimer *t
 	return this_cpu_ptr(t->wheel->bases);
 }
 
-/* @base has nothing queued any more: leave no hrtimer armed there. */
-static void hwt_base_emptied(struct hwt_base *base)
+/* Mark whether slack put @t on a later tick than its deadline's. */
+static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 {
-	if (!base->npending) {
-		base->next_event = U64_MAX;
-		hwt_program(base);
-	}
+	if (slacked)
+		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
+	else if (t->flags & HWT_SLACKED)
+		WRITE_ONCE(t->flags, t->flags & ~HWT_SLACKED);
 }
 
 /*
  * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
  * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
- * once by the caller.
+ * once by the caller. One copy behind all the start and modify calls: a
+ * copy inlined into each measured no faster (see the commit that undid it).
  */
-static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
-		   unsigned int opts)
+static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned int opts)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
 	unsigned long flags;
-	u64 first, tick;
-	bool was_pending;
+	u64 first, tick, now_tick, event;
+	unsigned int idx;
+	bool was_pending, slacked;
 	int ret;
 
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
+	/* Pure arithmetic on the wheel's constants: outside the lock. */
+	first = hwt_expiry_tick(w, deadline);
+	now_tick = hwt_now_tick(w, now);
 
-	rcu_read_lock();
 	base = hwt_lock_base(t, &flags);
-	if (t->flags & HWT_SHUTDOWN) {
+	if (unlikely(t->flags & HWT_SHUTDOWN)) {
 		ret = -EIDRM;
 		goto out_reject;
 	}
-	if (READ_ONCE(w->stopped)) {
+	if (unlikely(READ_ONCE(w->stopped))) {
 		ret = -ESHUTDOWN;
 		goto out_reject;
 	}
+	new_base = hwt_target_base(base, t);
 	was_pending = hwtimer_pending(t);
-	if (was_pending && !(opts & HWT_ARM_MODIFY)) {
-		ret = -EALREADY;
-		goto out_unlock;
-	}
-	if (!was_pending && !hwt_cap_charge(w)) {
+	if (was_pending) {
+		if (!(opts & HWT_ARM_MODIFY)) {
+			ret = -EALREADY;
+			goto out_unlock;
+		}
+	} else if (unlikely(!hwt_cap_charge(w))) {
 		ret = -EBUSY;
 		goto out_reject;
 	}
-	/* A pending timer keeps reading as pending while it moves. */
-	if (was_pending)
-		hwt_dequeue(base, t, false);
 
-	new_base = hwt_target_base(base, t);
-	if (base != new_base) {
+	if (likely(base == new_base)) {
+		if (!base->processing)
+			hwt_forward(base, now_tick);
+		tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
+		slacked = tick > first;
+		tick = max(tick, base->clk);
+		idx = hwt_slot(w, tick, base->clk, &event);
+		if (was_pending) {
+			/*
+			 * A new tick in the slot it is in: update it there, as
+			 * __mod_timer() keeps a timer in its bucket. The slot
+			 * holds every tick it covers, a coarse one cascades
+			 * each timer by its own tick, and the slot's event
+			 * stays. Not for a timer on @due, the only place where
+			 * a tick before @clk can be: it must move, not fire
+			 * now.
+			 */
+			if (idx == t->slot && t->expires >= base->clk) {
+				WRITE_ONCE(t->deadline, deadline);
+				t->expires = tick;
+				hwt_set_slacked(t, slacked);
+				goto out_armed;
+			}
+			/* A pending timer keeps reading as pending while it moves. */
+			hwt_dequeue(base, t, false);
+		}
+	} else {
 		if (was_pending)
-			hwt_base_emptied(base);
+			hwt_dequeue(base, t, false);
 		/*
 		 * As __mod_timer(): drop the old lock before taking the new
 		 * one, so two base locks never nest here; hwt_lock_base()
@@ -968,43 +1066,45 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack,
 			ret = -ESHUTDOWN;
 			goto out_reject;
 		}
+		if (!base->processing)
+			hwt_forward(base, now_tick);
+		tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
+		slacked = tick > first;
+		tick = max(tick, base->clk);
+		idx = hwt_slot(w, tick, base->clk, &event);
 	}
 
-	if (!base->processing)
-		hwt_forward(base, now);
 	/* hwtimer_expires() reads it without the lock. */
 	WRITE_ONCE(t->deadline, deadline);
-	first = hwt_expiry_tick(w, deadline);
-	tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
-	if (tick > first)
-		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
-	else if (t->flags & HWT_SLACKED)
-		WRITE_ONCE(t->flags, t->flags & ~HWT_SLACKED);
-	hwt_enqueue(base, t, tick);
+	hwt_set_slacked(t, slacked);
+	hwt_debug_activate(t);
+	hwt_place_at(base, t, tick, idx, event);
+	base->npending++;
+	hwt_program(base);
+out_armed:
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
-	hwt_program(base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return (opts & HWT_ARM_MODIFY) ? was_pending : 0;
 
 out_reject:
 	base->stats.rejected++;
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return ret;
 }
 
 /* @now + @delay_ns on @w's clock, clamped to KTIME_MAX. */
-static int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, u64 slack_ns, unsigned int opts)
+static __always_inline int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, u64 slack_ns,
+				       unsigned int opts)
 {
 	u64 now = hwt_now(t->wheel);
 
 	return hwt_arm(t, now, hwt_deadline(now, delay_ns), slack_ns, opts);
 }
 
-static int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns, unsigned int opts)
+static __always_inline int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns,
+				       unsigned int opts)
 {
 	return hwt_arm(t, hwt_now(t->wheel), min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
 		       opts);
@@ -1199,7 +1299,7 @@ int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns
 }
 
 /* Cancel @t if pending; the caller holds @base->lock. */
-static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
+static __always_inline int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
 {
 	lockdep_assert_held(&base->lock);
 
@@ -1209,7 +1309,6 @@ static int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
 	hwt_cap_uncharge(base->wheel);
 	base->stats.cancelled++;
 	trace_hwtimer_cancel(t);
-	hwt_base_emptied(base);
 	return 1;
 }
 
@@ -1232,11 +1331,9 @@ int hwtimer_cancel(struct hwtimer *timer)
 	hwt_debug_assert_init(timer);
 	if (!hwtimer_pending(timer))
 		return 0;
-	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	ret = hwt_cancel_locked(base, timer);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
@@ -1262,25 +1359,21 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	 * every start exactly once.
 	 */
 	for (;;) {
-		rcu_read_lock();
 		base = hwt_lock_base(t, &flags);
 		if (shutdown)
 			WRITE_ONCE(t->flags, t->flags | HWT_SHUTDOWN);
 		if (base->running != t) {
 			ret = hwt_cancel_locked(base, t);
 			raw_spin_unlock_irqrestore(&base->lock, flags);
-			rcu_read_unlock();
 			return ret;
 		}
 		if (base->running_task == current) {
 			raw_spin_unlock_irqrestore(&base->lock, flags);
-			rcu_read_unlock();
 			WARN_ONCE(1, "hwtimer: %ps waits for its own callback\n", t->function);
 			return -EDEADLK;
 		}
 		base->sync_waiters++;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
-		rcu_read_unlock();
 
 		hwt_sync_wait(base, t);
 
@@ -1350,7 +1443,6 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	unsigned long flags;
 
 	hwt_debug_assert_init(timer);
-	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (hwtimer_pending(timer))
 		state = HWTIMER_PENDING;
@@ -1359,7 +1451,6 @@ enum hwtimer_state hwtimer_state(struct hwtimer *timer)
 	else if (timer->flags & HWT_SHUTDOWN)
 		state = HWTIMER_SHUTDOWN;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return state;
 }
 EXPORT_SYMBOL_GPL(hwtimer_state);
@@ -1414,7 +1505,6 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
 	hwt_debug_assert_init(timer);
-	rcu_read_lock();
 	base = hwt_lock_base(timer, &flags);
 	if (WARN_ON_ONCE(hwtimer_pending(timer)))
 		goto out_unlock;
@@ -1429,7 +1519,6 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	WRITE_ONCE(timer->deadline, deadline);
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	rcu_read_unlock();
 	return orun;
 }
 EXPORT_SYMBOL_GPL(hwtimer_forward);
@@ -1614,6 +1703,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		hwt_manual_get();
 	w->owner = owner;
 	w->epoch_ns = manual ? 0 : hwt_now(w);
+	w->max_tick = div64_u64((u64)KTIME_MAX - w->epoch_ns, w->tick_ns);
 	INIT_LIST_HEAD(&w->node);
 
 	ret = -ENOMEM;
@@ -1640,6 +1730,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
 				  HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_WORK(&base->work, hwt_work_fn);
+		tasklet_setup(&base->cont, hwt_cont_fn);
 		init_waitqueue_head(&base->wq);
 		base->vectors = kvcalloc(w->nslots, sizeof(*base->vectors), GFP_KERNEL);
 		base->pending_map = bitmap_zalloc_node(w->nslots, GFP_KERNEL,
@@ -1738,7 +1829,7 @@ static unsigned long hwt_drain(struct hwt_base *base,
  * (cancel) they cancel it. None may begin once destroy has been called,
  * and afterwards the timers set up on @wheel must not be used until set up
  * again: destroy waits for the calls in flight (an RCU grace period, all
- * calls being RCU read-side sections), not for later ones.
+ * calls running with interrupts disabled), not for later ones.
  *
  * Context: process context; may sleep. Not from a callback of @wheel.
  * Return: the number of unprocessed timers handed to @unprocessed.
@@ -1776,6 +1867,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 
 		/* Neither can re-arm the other once the wheel is stopped. */
 		hrtimer_cancel(&base->hrt);
+		tasklet_kill(&base->cont);
 		if (wheel->wq)
 			cancel_work_sync(&base->work);
 	}
@@ -1821,7 +1913,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 	raw_spin_lock(&new->lock);
 	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
 	if (!new->processing)
-		hwt_forward(new, hwt_now(w));
+		hwt_forward(new, hwt_now_tick(w, hwt_now(w)));
 	for (n = 0; n < HWT_LOCKED_MAX; n++) {
 		t = hwt_first_pending(old);
 		if (!t)
@@ -1856,7 +1948,11 @@ static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 	raw_spin_lock_irq(&old->lock);
 	old->offline = true;
 	raw_spin_unlock_irq(&old->lock);
-	/* The offline flag stops either from re-arming the other. */
+	/*
+	 * The offline flag stops either from re-arming the other. A queued
+	 * @cont waits on the dead CPU until the tasklets move, later in the
+	 * same hotplug operation, and does nothing then (hwt_cont_fn()).
+	 */
 	hrtimer_cancel(&old->hrt);
 	if (w->wq)
 		cancel_work_sync(&old->work);
@@ -1921,6 +2017,9 @@ static struct notifier_block hwt_module_nb = {
 int hwt_core_init(void)
 {
 	int ret;
+
+	/* hwt_run() looks at the batch only where it looks at the clock. */
+	BUILD_BUG_ON(HWT_EXPIRE_BATCH % HWT_EXPIRE_CHECK);
 
 	hwt_debugfs_root = debugfs_create_dir("hwtimer", NULL);
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "hwtimer:prepare",

@@ -343,6 +343,90 @@ static void wheel_modify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS), 0);
 }
 
+/*
+ * A modify whose new tick falls in the slot the timer is in leaves it
+ * there (as __mod_timer() does): it still fires exactly on its new tick,
+ * earlier or later in that slot, and the stats count a re-arm.
+ */
+static void wheel_modify_same_slot(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 2);
+	struct hwtimer_stats s;
+	u32 slot;
+
+	/* Tick 200: level 1, whose slots span 64 ticks (192..255). */
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 200 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 200 * MS), 0);
+	slot = kt[0].t.slot;
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 250 * MS), 1);
+	KUNIT_EXPECT_EQ_MSG(test, kt[0].t.slot, slot, "a modify within the slot moved it");
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[1].t, 193 * MS), 1);
+	KUNIT_EXPECT_EQ(test, kt[1].t.slot, slot);
+	KUNIT_EXPECT_EQ(test, hwtimer_expires(&kt[1].t), 193 * MS);
+	hwt_manual_advance(w, 193 * MS - 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[1].fires), 0, "fired before its new tick");
+	hwt_manual_advance(w, 193 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[1].fires), 1, "missed its new, earlier tick");
+	hwt_manual_advance(w, 249 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[0].fires), 0, "fired at its old tick");
+	hwt_manual_advance(w, 250 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
+	/* And one to another slot moves. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 100 * MS), 0);
+	slot = kt[0].t.slot;
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 1000 * MS), 1);
+	KUNIT_EXPECT_NE(test, kt[0].t.slot, slot);
+	hwt_manual_advance(w, 1249 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
+	hwt_manual_advance(w, 1250 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 2);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_EXPECT_EQ(test, s.started, 6ULL);
+	KUNIT_EXPECT_EQ(test, s.fired, 3ULL);
+	KUNIT_EXPECT_EQ(test, s.pending, 0ULL);
+}
+
+/*
+ * A timer whose tick was processed but whose callback has not run yet
+ * (a pass stopped after a batch) sits on its base's due list, not in a
+ * slot: a modify to a tick that maps to the same slot index must move
+ * it, not leave it to fire now.
+ */
+static void wheel_modify_due_timer_moves(struct kunit *test)
+{
+	const int n = HWT_EXPIRE_BATCH + 8;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, n);
+	unsigned int cpu;
+	int i, late = -1;
+
+	preempt_disable();
+	cpu = smp_processor_id();
+	for (i = 0; i < n; i++)
+		hwtimer_start(&kt[i].t, 3 * MS);
+	preempt_enable();
+	WRITE_ONCE(w->manual_now, 3 * MS);
+	KUNIT_ASSERT_TRUE_MSG(test, hwt_manual_run_once(w, cpu), "the burst finished in one pass");
+	for (i = 0; i < n && late < 0; i++)
+		if (!atomic_read(&kt[i].fires))
+			late = i;
+	KUNIT_ASSERT_GE(test, late, 0);
+	/* Tick 3 + 64: level 0 again, the same slot index as tick 3. */
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[late].t, 64 * MS), 1);
+	while (hwt_manual_run_once(w, cpu))
+		;
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[late].fires), 0,
+			    "a due timer modified to tick 67 fired at tick 3");
+	hwt_manual_advance(w, 67 * MS - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[late].fires), 0);
+	hwt_manual_advance(w, 67 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[late].fires), 1);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[i].fires), 1, "timer %d fired %d times",
+				    i, atomic_read(&kt[i].fires));
+}
+
 static void wheel_cancel(struct kunit *test)
 {
 	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
@@ -638,11 +722,13 @@ static void wheel_cascade_bounded(struct kunit *test)
 
 /*
  * A pass of the expiry path stops after HWT_PASS_NS once it ran a
- * callback, however many more are due: a slow callback (the device's
- * wakeup of every epoll entry a user put on a file) must not make a
- * softirq run as long as the user likes.
+ * callback, however many more are due, looking at the clock after every
+ * HWT_EXPIRE_CHECK callbacks: slow callbacks (the device's wakeup of every
+ * epoll entry a user put on a file) must not make a softirq run as long as
+ * the user likes. Each callback here takes twice HWT_PASS_NS, so no pass
+ * may run more than HWT_EXPIRE_CHECK of them.
  */
-#define KT_SLOW_N	8
+#define KT_SLOW_N	(2 * HWT_EXPIRE_CHECK)
 
 struct kt_slow {
 	struct hwtimer	t;
@@ -682,10 +768,11 @@ static void wheel_pass_time_bounded(struct kunit *test)
 	hwt_manual_advance(w, 10 * MS);
 	hwtimer_wheel_stats(w, &s1);
 	KUNIT_EXPECT_EQ(test, fired, KT_SLOW_N);
-	KUNIT_EXPECT_GE_MSG(test, s1.wakeups - s0.wakeups, (u64)KT_SLOW_N,
-			    "%d callbacks of %llu us each ran in %llu passes: a pass went on past %llu us",
+	KUNIT_EXPECT_GE_MSG(test, s1.wakeups - s0.wakeups, (u64)KT_SLOW_N / HWT_EXPIRE_CHECK,
+			    "%d callbacks of %llu us each ran in %llu passes: a pass went on past %llu us for more than %d callbacks",
 			    KT_SLOW_N, div_u64(2 * HWT_PASS_NS, NSEC_PER_USEC),
-			    s1.wakeups - s0.wakeups, div_u64(HWT_PASS_NS, NSEC_PER_USEC));
+			    s1.wakeups - s0.wakeups, div_u64(HWT_PASS_NS, NSEC_PER_USEC),
+			    HWT_EXPIRE_CHECK);
 }
 
 /* Random delays over many levels on a small wheel: every timer exact. */
@@ -1099,6 +1186,8 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_abs_in_past_fires_next_tick),
 	KUNIT_CASE(wheel_start_pending_is_ealready),
 	KUNIT_CASE(wheel_modify),
+	KUNIT_CASE(wheel_modify_same_slot),
+	KUNIT_CASE(wheel_modify_due_timer_moves),
 	KUNIT_CASE(wheel_cancel),
 	KUNIT_CASE(wheel_cancel_sync_idle_and_pending),
 	KUNIT_CASE(wheel_on_stack_timer),

@@ -32,8 +32,10 @@
  * all of them in fields that were reserved. Version 1 programs keep
  * working unchanged, except that a non-zero reserved[0] of an arm entry,
  * which version 1 refused with EINVAL, is now its slack.
+ * Version 3 adds the completion ring (%HWTIMER_IOC_RING and mmap()): a
+ * new ioctl, nothing changed in the structures of versions 1 and 2.
  */
-#define HWTIMER_ABI_VERSION	2
+#define HWTIMER_ABI_VERSION	3
 
 /* The most entries one ARM, CANCEL, MODIFY or GET call takes (else E2BIG). */
 #define HWTIMER_BATCH_MAX	4096
@@ -378,6 +380,59 @@ struct hwtimer_expiry {
 	__s32 error;
 };
 
+/* The most records a completion ring holds (%HWTIMER_IOC_RING). */
+#define HWTIMER_RING_MAX	65536
+
+/* The offset to pass to mmap() for the ring of %HWTIMER_IOC_RING. */
+#define HWTIMER_RING_OFF	0ULL
+
+/*
+ * Flags the kernel sets in the ring's flags word (@flags_off of
+ * &struct hwtimer_ring_params).
+ *
+ * HWTIMER_RING_OVERFLOW: records that did not fit in the ring wait in the
+ * kernel's queue; read() returns them (they are newer than every record in
+ * the ring). Cleared when that queue is empty.
+ */
+#define HWTIMER_RING_OVERFLOW	(1U << 0)
+
+/**
+ * struct hwtimer_ring_params - argument of %HWTIMER_IOC_RING
+ * @entries: in: how many records the ring should hold, 1 to
+ *           %HWTIMER_RING_MAX, rounded up to a power of two (else EINVAL);
+ *           out: how many it holds
+ * @flags: in: must be zero
+ * @head_off: out: offset in the mapping of the ring's head, a __u32 that
+ *            user space writes: the index of the next record it will
+ *            consume
+ * @tail_off: out: offset of the ring's tail, a __u32 that the kernel
+ *            writes: one past the index of the last record it wrote
+ * @flags_off: out: offset of a __u32 of HWTIMER_RING_* flags that the
+ *             kernel writes
+ * @records_off: out: offset of the first of @entries records, each a
+ *               &struct hwtimer_expiry; record i is at index i & (@entries - 1)
+ * @mmap_size: out: the length to map with mmap(), at offset
+ *             %HWTIMER_RING_OFF, shared, readable and writable
+ * @reserved: in: must be zero
+ *
+ * The ring is io_uring's completion queue for expiration records: the
+ * kernel writes records at the tail and advances @tail (with release
+ * semantics: load it with acquire semantics before reading the records
+ * below it); user space consumes records at the head and advances @head
+ * (with release semantics, once it has read them). Indexes are free
+ * running __u32 counters: the ring holds tail - head records.
+ */
+struct hwtimer_ring_params {
+	__u32 entries;
+	__u32 flags;
+	__u32 head_off;
+	__u32 tail_off;
+	__u32 flags_off;
+	__u32 records_off;
+	__aligned_u64 mmap_size;
+	__aligned_u64 reserved[4];
+};
+
 /*
  * The ioctl magic 'J' is unused in
  * Documentation/userspace-api/ioctl/ioctl-number.rst; hwtimer uses
@@ -443,5 +498,19 @@ struct hwtimer_expiry {
  * EFAULT.
  */
 #define HWTIMER_IOC_CONFIG	_IOW(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_config)
+
+/**
+ * define HWTIMER_IOC_RING - give the file a completion ring
+ *
+ * (Version 3.) Takes &struct hwtimer_ring_params. From then on, expiration
+ * records go to the ring, which user space maps with mmap(); records that
+ * find it full wait in the kernel's queue, where read() takes them, and go
+ * to the ring as it frees up. poll() and epoll report the file readable
+ * while the ring or the queue holds a record. A record written to the ring
+ * is consumed, as a record returned by read() is. At most one ring per
+ * file. Errors: EINVAL (@entries 0 or above %HWTIMER_RING_MAX, a flag or
+ * reserved field not zero), EBUSY (the file has a ring), ENOMEM, EFAULT.
+ */
+#define HWTIMER_IOC_RING	_IOWR(HWTIMER_IOC_MAGIC, 0x06, struct hwtimer_ring_params)
 
 #endif /* _UAPI_LINUX_HWTIMER_H */

@@ -361,7 +361,7 @@ static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
 static void hwtd_start(struct hwtd_file *hf, const struct hwtd_call *call,
 		       struct hwtd_hold *hold, u32 idx, u64 slack)
 {
-	struct hwtd_slot *s = hwtd_slot(hf, idx);
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 
 	if (s->deadline <= call->now) {
 		s->state = HWTD_PENDING;
@@ -379,7 +379,7 @@ static void hwtd_start(struct hwtd_file *hf, const struct hwtd_call *call,
 /* Take a live timeout out of the wheel or the kernel queue. */
 static u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
 {
-	struct hwtd_slot *s = hwtd_slot(hf, idx);
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 
 	hwtd_list_del(hf, idx);
 	if (s->state != HWTD_QUEUED)
@@ -434,7 +434,7 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 		goto out_failed;
 	}
 
-	s = hwtd_slot(hf, idx);
+	s = hwtd_slot_at(hf, idx);
 	s->cookie = e->cookie;
 	s->deadline = deadline;
 	/* With the spare checked above, this cannot fail. */
@@ -843,6 +843,7 @@ static void hwtd_set_config(struct hwtd_file *hf, unsigned int p, unsigned int c
 {
 	hf->wheel = hwtd_wheels[p][c];
 	hf->tick_ns = hf->wheel->tick_ns;
+	hf->tick_inv = div64_u64(U64_MAX, hf->tick_ns);
 	hf->epoch = hf->wheel->epoch_ns;
 	hf->precision = p;
 	hf->boottime = c;
@@ -956,6 +957,11 @@ static unsigned int hwtd_read_some(struct hwtd_file *hf, struct hwtimer_expiry *
 	hwtd_hold_end(hf, &hold);
 	spin_unlock_irq(&hf->lock);
 	for (i = 0; i < n; i++) {
+		if (!offset) {
+			/* Only a deadline can be past INT64_MAX in host time. */
+			recs[i].deadline_ns = min_t(u64, recs[i].deadline_ns, KTIME_MAX);
+			continue;
+		}
 		recs[i].deadline_ns = hwtd_time_from_host(recs[i].deadline_ns, offset);
 		recs[i].expired_ns = hwtd_time_from_host(recs[i].expired_ns, offset);
 	}
@@ -1051,6 +1057,7 @@ static struct hwtd_file *hwtd_file_alloc(void)
 	hwtd_lists_init(hf);
 	init_waitqueue_head(&hf->wq);
 	hf->armed = U64_MAX;
+	hf->low = HWTD_NIL;
 	atomic_long_inc(&hwtd_stats.files);
 	return hf;
 }
@@ -1257,6 +1264,7 @@ struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch)
 	}
 	hf->manual = true;
 	hf->tick_ns = tick_ns;
+	hf->tick_inv = div64_u64(U64_MAX, tick_ns);
 	hf->epoch = epoch;
 	return hf;
 }

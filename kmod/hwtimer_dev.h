@@ -216,6 +216,8 @@ struct hwtd_timer {
  * @dir: the slot directory's first level
  * @leafroom: leaves with a chunk that has a free slot
  * @nchunks: chunks 0 to @nchunks - 1 exist, no other
+ * @low: the lowest chunk with a free slot, or %HWTD_NIL when not known
+ *       (then the bitmaps tell)
  * @spare_chunk: a chunk allocated outside the lock, for the next growth
  * @spare_extra: an extra array allocated outside the lock
  * @spare_leaf: a leaf allocated outside the lock
@@ -225,6 +227,7 @@ struct hwtd_timer {
  *       has expired or is on the todo list; the others are in buckets
  * @armed: the tick @timer is armed for, U64_MAX when it is not
  * @tick_ns: the tick, as the file's wheel of the per-CPU layer has it
+ * @tick_inv: U64_MAX / @tick_ns, to divide by the tick with a multiply
  * @epoch: tick 0 of that wheel, host ns of the file's clock
  * @nlive: live timeouts, pending or with their record in the kernel
  *         queue: what the per-file cap counts
@@ -256,6 +259,7 @@ struct hwtd_file {
 	struct hwtd_leaf	*dir[HWTD_DIR_LEAVES];
 	unsigned long		leafroom[BITS_TO_LONGS(HWTD_DIR_LEAVES)];
 	u32			nchunks;
+	u32			low;
 	struct hwtd_chunk	*spare_chunk;
 	struct hwtd_extra	*spare_extra;
 	struct hwtd_leaf	*spare_leaf;
@@ -264,6 +268,7 @@ struct hwtd_file {
 	u64			clk;
 	u64			armed;
 	u64			tick_ns;
+	u64			tick_inv;
 	u64			epoch;
 	unsigned long		nlive;
 	unsigned long		nqueued;
@@ -326,6 +331,14 @@ extern struct hwtd_stats hwtd_stats;
 static inline void hwtd_lockdep_assert(struct hwtd_file *hf)
 {
 	lockdep_assert_held(&hf->lock);
+}
+
+/* The slot at index @idx, which names one (from a list, a free list). */
+static inline struct hwtd_slot *hwtd_slot_at(struct hwtd_file *hf, u32 idx)
+{
+	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
+
+	return &hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS]->slots[off];
 }
 
 /* hwtimer_dev_table.c */

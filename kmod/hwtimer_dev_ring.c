@@ -144,7 +144,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_end);
 void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx,
 		struct hwtimer_expiry *rec)
 {
-	struct hwtd_slot *s = hwtd_slot(hf, idx);
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 	struct hwtd_extra *x = hwtd_extra(hf, idx);
 	u64 now, missed = 0, delta, next;
 
@@ -204,7 +204,7 @@ static void hwtd_ring_put(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
  */
 void hwtd_deliver(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
 {
-	struct hwtd_slot *s = hwtd_slot(hf, idx);
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 
 	s->expired = hwtd_hold_now(hf, hold);
 	if (!hold->delivered) {

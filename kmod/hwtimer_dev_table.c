@@ -168,8 +168,11 @@ static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
 	}
 	leaf->chunk[n % HWTD_LEAF_CHUNKS] = c;
 	hf->nchunks = n + 1;
-	if (c->nfree)
+	if (c->nfree) {
 		hwtd_room_set(hf, n);
+		/* Every lower chunk is full: it grows only then. */
+		hf->low = n;
+	}
 	return 0;
 }
 
@@ -196,10 +199,15 @@ int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
 
 	hwtd_lockdep_assert(hf);
 	for (;;) {
+		if (hf->low != HWTD_NIL) {
+			n = hf->low;
+			break;
+		}
 		l = find_first_bit(hf->leafroom, HWTD_DIR_LEAVES);
 		if (l < HWTD_DIR_LEAVES) {
 			k = find_first_bit(hf->dir[l]->room, HWTD_LEAF_CHUNKS);
 			n = l * HWTD_LEAF_CHUNKS + k;
+			hf->low = n;
 			break;
 		}
 		n = hf->nchunks;
@@ -218,8 +226,10 @@ int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
 	c->nused++;
 	if (s->gen > c->gen_hi)
 		c->gen_hi = s->gen;
-	if (!c->nfree)
+	if (!c->nfree) {
 		hwtd_room_clear(hf, n);
+		hf->low = HWTD_NIL;
+	}
 	if (c->extra)
 		memset(&c->extra[*idx & (BIT(HWTD_IDX_SHIFT) - 1)], 0,
 		       sizeof(struct hwtd_extra));
@@ -269,6 +279,8 @@ static unsigned int hwtd_trim_some(struct hwtd_file *hf, unsigned int max)
 		leaf->floor[n % HWTD_LEAF_CHUNKS] = c->gen_hi;
 		leaf->chunk[n % HWTD_LEAF_CHUNKS] = NULL;
 		hwtd_room_clear(hf, n);
+		if (hf->low == n)
+			hf->low = HWTD_NIL;
 		hf->nchunks = n;
 		hwtd_chunk_release(hf, c);
 		done++;
@@ -302,10 +314,15 @@ void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
 	s->state = HWTD_FREE;
 	s->link.next = c->free;
 	c->free = off;
-	if (!c->nfree++)
+	if (!c->nfree++) {
 		hwtd_room_set(hf, n);
+		if (hf->low != HWTD_NIL && n < hf->low)
+			hf->low = n;
+	}
 	c->nused--;
-	hwtd_trim_some(hf, 2);
+	/* Only these two frees can make a give-back due (hwtd_trim_due()). */
+	if (!c->nused || c->nfree == HWTD_CHUNK_SLOTS / 2)
+		hwtd_trim_some(hf, 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_free);
 

@@ -59,7 +59,7 @@ static struct hwtd_link *hwtd_link(struct hwtd_file *hf, u32 i)
 {
 	if (i & HWTD_SENT)
 		return &hf->sent[i & ~HWTD_SENT];
-	return &hwtd_slot(hf, i)->link;
+	return &hwtd_slot_at(hf, i)->link;
 }
 
 /* Every list empty: each sentinel linked to itself. */
@@ -134,12 +134,28 @@ static void hwtd_list_splice(struct hwtd_file *hf, u32 dst, u32 src)
 
 /* ---- ticks ------------------------------------------------------------------ */
 
+/*
+ * @d / @tick_ns, rounded down, with a multiply by the reciprocal: it is at
+ * most two short, which the loop makes up (a division costs as much as the
+ * rest of an arm).
+ */
+static u64 hwtd_div_tick(const struct hwtd_file *hf, u64 d)
+{
+	u64 q = mul_u64_u64_shr(d, hf->tick_inv, 64), r = d - q * hf->tick_ns;
+
+	while (r >= hf->tick_ns) {
+		q++;
+		r -= hf->tick_ns;
+	}
+	return q;
+}
+
 /* The tick that contains @now: every tick up to it has begun. */
 u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
 {
 	if (now <= hf->epoch)
 		return 0;
-	return div64_u64(now - hf->epoch, hf->tick_ns);
+	return hwtd_div_tick(hf, now - hf->epoch);
 }
 
 /*
@@ -159,7 +175,7 @@ u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 	if (deadline <= hf->epoch)
 		return 0;
 	d = deadline - hf->epoch;
-	first = div64_u64(d, hf->tick_ns);
+	first = hwtd_div_tick(hf, d);
 	if (first * hf->tick_ns < d)
 		first++;
 	if (!slack)
@@ -211,7 +227,7 @@ static bool hwtd_same_rotation(u64 t, u64 clk, unsigned int lvl)
  */
 bool hwtd_place(struct hwtd_file *hf, u32 idx)
 {
-	struct hwtd_slot *s = hwtd_slot(hf, idx);
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 	unsigned int lvl, digit;
 	u64 t = s->tick;
 

@@ -77,6 +77,8 @@ USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*
 # abi_v1_test is built against the frozen ABI version 1 header, never the
 # live one, to prove that version 1 programs still work.
 UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
+# dev_v2_test likewise against the frozen version 2 header.
+UT_INC_dev_v2_test := -I$(CURDIR)/userspace-test/abi-v2
 
 user: ut tools
 ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))

@@ -589,7 +589,7 @@ static void epoll_drain(int epfd, int *fds, unsigned long cnt, struct epoll_even
 	int k;
 
 	while (got < cnt) {
-		k = epoll_wait(epfd, evs, EPOLL_EVENTS, 10000);
+		k = epoll_wait(epfd, evs, EPOLL_EVENTS, 120000);
 		if (k <= 0)
 			die("epoll_wait");
 		while (k--) {
@@ -647,7 +647,7 @@ static void uw_loop(unsigned long cnt)
 	long r;
 
 	while (uw_fired < cnt) {
-		if (epoll_wait(uwep, &ev, 1, 10000) != 1)
+		if (epoll_wait(uwep, &ev, 1, 120000) != 1)
 			die("epoll_wait (wheel)");
 		if (read(uw.tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 			die("read timerfd (wheel)");
@@ -1172,7 +1172,7 @@ static void bench_lateness(unsigned int rep, __s64 *lat)
 			tfd_read(i);
 	}
 	for (got = 0; got < n;) {
-		k = epoll_wait(ep, evs, EPOLL_EVENTS, 10000);
+		k = epoll_wait(ep, evs, EPOLL_EVENTS, 120000);
 		if (k <= 0)
 			die("epoll_wait");
 		while (k--) {

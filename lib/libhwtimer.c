@@ -35,7 +35,13 @@ struct hwtimer_file {
 	unsigned int abi_version;
 	unsigned int batch_max;
 
-	/* The ring, when hwtimer_file_setup_ring() gave the file one. */
+	/*
+	 * The ring, when hwtimer_file_setup_ring() gave the file one: what
+	 * the kernel reported (kept when mmap() failed, to map it later), or
+	 * @broken when that made no sense.
+	 */
+	struct hwtimer_ring_params params;
+	bool broken;
 	void *map;
 	size_t map_size;
 	unsigned int entries;		/* a power of two, or 0: no ring */
@@ -150,44 +156,59 @@ static bool in_map(const struct hwtimer_ring_params *p, uint64_t off, uint64_t l
 
 HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entries)
 {
-	struct hwtimer_ring_params p;
+	struct hwtimer_ring_params *p = &f->params;
 	void *map;
 
 	if (f->map)
 		return -EBUSY;
+	if (f->broken)
+		return -EPROTO;
 	if (!entries || entries > HWTIMER_RING_MAX)
 		return -EINVAL;
 	if (f->abi_version < 3)
 		return -EOPNOTSUPP;
-	memset(&p, 0, sizeof(p));
-	p.entries = entries;
-	if (ioctl(f->fd, HWTIMER_IOC_RING, &p))
-		return errno == ENOTTY ? -EOPNOTSUPP : -errno;
-	/*
-	 * The kernel is trusted, but what it reports is checked before it is
-	 * used as an address: a ring of at least @entries records, a power of
-	 * two, every word and record inside the mapping.
-	 */
-	if (p.entries < entries || p.entries > HWTIMER_RING_MAX ||
-	    (p.entries & (p.entries - 1)) || !p.mmap_size || p.mmap_size > SIZE_MAX ||
-	    !in_map(&p, p.head_off, sizeof(uint32_t), sizeof(uint32_t)) ||
-	    !in_map(&p, p.tail_off, sizeof(uint32_t), sizeof(uint32_t)) ||
-	    !in_map(&p, p.flags_off, sizeof(uint32_t), sizeof(uint32_t)) ||
-	    !in_map(&p, p.records_off, (uint64_t)p.entries * sizeof(struct hwtimer_expiry),
-		    sizeof(uint64_t)))
-		return -EPROTO;
-	map = mmap(NULL, p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
+	/* Unless the kernel made the ring and only mapping it failed. */
+	if (!p->mmap_size) {
+		memset(p, 0, sizeof(*p));
+		p->entries = entries;
+		if (ioctl(f->fd, HWTIMER_IOC_RING, p)) {
+			int err = errno;
+
+			memset(p, 0, sizeof(*p));
+			return err == ENOTTY ? -EOPNOTSUPP : -err;
+		}
+		/*
+		 * The kernel is trusted, but what it reports is checked before
+		 * it is used as an address: a ring of at least @entries
+		 * records, a power of two, every word and record inside the
+		 * mapping. The ring it made cannot be used: the file's records
+		 * go there from now on.
+		 */
+		if (p->entries < entries || p->entries > HWTIMER_RING_MAX ||
+		    (p->entries & (p->entries - 1)) || !p->mmap_size ||
+		    p->mmap_size > SIZE_MAX ||
+		    !in_map(p, p->head_off, sizeof(uint32_t), sizeof(uint32_t)) ||
+		    !in_map(p, p->tail_off, sizeof(uint32_t), sizeof(uint32_t)) ||
+		    !in_map(p, p->flags_off, sizeof(uint32_t), sizeof(uint32_t)) ||
+		    !in_map(p, p->records_off,
+			    (uint64_t)p->entries * sizeof(struct hwtimer_expiry),
+			    sizeof(uint64_t))) {
+			f->broken = true;
+			return -EPROTO;
+		}
+	}
+	map = mmap(NULL, p->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
 		   HWTIMER_RING_OFF);
 	if (map == MAP_FAILED)
 		return -errno;
 	f->map = map;
-	f->map_size = p.mmap_size;
-	f->khead = (uint32_t *)((char *)map + p.head_off);
-	f->ktail = (const uint32_t *)((char *)map + p.tail_off);
-	f->kflags = (const uint32_t *)((char *)map + p.flags_off);
-	f->ring = (const struct hwtimer_expiry *)((char *)map + p.records_off);
+	f->map_size = p->mmap_size;
+	f->khead = (uint32_t *)((char *)map + p->head_off);
+	f->ktail = (const uint32_t *)((char *)map + p->tail_off);
+	f->kflags = (const uint32_t *)((char *)map + p->flags_off);
+	f->ring = (const struct hwtimer_expiry *)((char *)map + p->records_off);
 	f->head = __atomic_load_n(f->khead, __ATOMIC_RELAXED);
-	f->entries = p.entries;
+	f->entries = p->entries;
 	return 0;
 }
 
@@ -334,10 +355,12 @@ HWT_EXPORT int hwtimer_file_modify(struct hwtimer_file *f, uint64_t id, uint64_t
 HWT_EXPORT int hwtimer_file_get(struct hwtimer_file *f, uint64_t id,
 				struct hwtimer_get_entry *entry)
 {
-	if (f->abi_version < 2)
-		return -EOPNOTSUPP;
 	memset(entry, 0, sizeof(*entry));
 	entry->id = id;
+	if (f->abi_version < 2) {
+		entry->result = -EOPNOTSUPP;
+		return -EOPNOTSUPP;
+	}
 	return one(f, HWTIMER_IOC_GET, entry, &entry->result);
 }
 

@@ -19,7 +19,9 @@ set -euo pipefail
 trees() {
 	local d
 	for d in /usr/src/linux-headers-*; do
-		[ -f "$d/.config" ] && [ -f "$d/Makefile" ] && echo "$d"
+		if [ -f "$d/.config" ] && [ -f "$d/Makefile" ]; then
+			echo "$d"
+		fi
 	done | sort -V
 }
 

@@ -85,6 +85,8 @@ USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*
 # abi_v1_test is built against the frozen ABI version 1 header, never the
 # live one, to prove that version 1 programs still work.
 UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
+# Link flags of one test: lib_mock_test plays the kernel for libhwtimer.
+UT_LDFLAGS_lib_mock_test := $(foreach f,open ioctl read poll mmap munmap,-Wl,--wrap=$(f))
 
 user: ut tools
 ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
@@ -93,12 +95,12 @@ tools: $(TOOL_BIN)
 $(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) -m32 $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB32_A)
+	$(USER_CC) -m32 $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
 
 $(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A)
+	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
 
 $(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A)
 	@mkdir -p $(@D)

@@ -5,13 +5,18 @@
 #
 #   make lib            build/lib/: libhwtimer.a, libhwtimer.so.1.0.0 (soname
 #                       libhwtimer.so.1, with the links libhwtimer.so.1 and
-#                       libhwtimer.so) and libhwtimer.pc; build/lib32/: the
-#                       -m32 libhwtimer.a the 32-bit tests link
+#                       libhwtimer.so); build/lib32/: the -m32 libhwtimer.a
+#                       the 32-bit tests link
 #   make install-lib    install the library, its header, <linux/hwtimer.h>,
 #                       the pkg-config file and the section 3 manual pages
 #                       under DESTDIR/PREFIX (PREFIX /usr/local; LIBDIR,
 #                       INCLUDEDIR, MANDIR, PKGCONFIGDIR change the parts)
 #   make uninstall-lib  remove what install-lib installed
+#   make lib-check      on the host, no VM: install into a scratch DESTDIR
+#                       and build the libhwtimer(3) example against it
+#                       (pkg-config, shared and static), check the shared
+#                       library's exports and the man pages, run
+#                       lib_mock_test (lib/check.sh)
 #
 # Every user-space program of the tree (tests, tools, bench) links the
 # static library: the test VM has no shared libraries.
@@ -31,7 +36,6 @@ LIB32_OUT := $(HWT_OUT)/lib32
 LIB_A := $(LIB_OUT)/$(LIB_NAME).a
 LIB32_A := $(LIB32_OUT)/$(LIB_NAME).a
 LIB_SO := $(LIB_OUT)/$(LIB_NAME).so.$(LIB_VERSION)
-LIB_PC := $(LIB_OUT)/$(LIB_NAME).pc
 
 LIB_SRC := $(LIB_SRCDIR)/libhwtimer.c
 LIB_HDR := $(LIB_SRCDIR)/libhwtimer.h
@@ -52,9 +56,9 @@ MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL ?= install
 
-.PHONY: lib install-lib uninstall-lib
+.PHONY: lib install-lib uninstall-lib lib-check
 
-lib: $(LIB_A) $(LIB32_A) $(LIB_SO) $(LIB_PC)
+lib: $(LIB_A) $(LIB32_A) $(LIB_SO)
 
 $(LIB_OUT)/libhwtimer.o: $(LIB_DEPS)
 	@mkdir -p $(@D)
@@ -82,14 +86,11 @@ $(LIB_SO): $(LIB_OUT)/libhwtimer.pic.o $(LIB_MAP)
 	ln -sf $(notdir $@) $(LIB_OUT)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(LIB_OUT)/$(LIB_NAME).so
 
-$(LIB_PC): $(LIB_SRCDIR)/libhwtimer.pc.in $(MAKEFILE_LIST)
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(LIB_VERSION)|g' $< >$@
-
 # The man pages: one file per page, and for each further function a page
 # names in its NAME section, a ".so" link to that page, as man-pages does.
-install-lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
+# The pkg-config file is written at install time, with the directories of
+# that install.
+install-lib: $(LIB_A) $(LIB_SO)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/linux \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -98,7 +99,9 @@ install-lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/$(LIB_NAME).so
 	$(INSTALL) -m 644 $(LIB_HDR) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(LIB_UAPI) $(DESTDIR)$(INCLUDEDIR)/linux/
-	$(INSTALL) -m 644 $(LIB_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(LIB_VERSION)|g' \
+	    $(LIB_SRCDIR)/libhwtimer.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/$(LIB_NAME).pc
 	$(INSTALL) -m 644 $(LIB_MAN) $(DESTDIR)$(MANDIR)/man3/
 	@set -e; for page in $(LIB_MAN); do \
 		base=$$(basename $$page); \
@@ -118,3 +121,6 @@ uninstall-lib:
 			rm -f $(DESTDIR)$(MANDIR)/man3/$$fn.3; \
 		done; \
 	done
+
+lib-check: lib $(HWT_OUT)/ut/lib_mock_test
+	$(LIB_SRCDIR)/check.sh $(HWT_OUT)

@@ -28,7 +28,7 @@
 #define HWT_EXPORT	__attribute__((visibility("default")))
 
 /* Records one read() into the library's own buffer takes. */
-#define HWT_BUF_RECS	256
+#define HWT_BUF_RECS	1024
 
 struct hwtimer_file {
 	int fd;
@@ -382,11 +382,17 @@ static ssize_t ring_avail(struct hwtimer_file *f)
 	if (n)
 		return n;
 	/*
-	 * Empty. If the kernel's queue holds records the flag says so; if it
-	 * does not, records the kernel moved from its queue into the ring
-	 * before clearing the flag are visible now (the tail was stored
-	 * before the flag was cleared): look once more.
+	 * Empty. The kernel wakes the file's waiters only for records that
+	 * arrive once it has seen a head that consumed every earlier one, so
+	 * our last head store must be visible to it before we look again
+	 * and let the caller sleep: a store, then loads, needs a full
+	 * barrier (hwtimer(4), the ring and edge-triggered epoll). If the
+	 * kernel's queue holds records, the flag says so; if it does not,
+	 * records it moved from its queue into the ring before clearing the
+	 * flag are visible now (the tail was stored before the flag was
+	 * cleared): look once more.
 	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (load_acquire(f->kflags) & HWTIMER_RING_OVERFLOW)
 		return 0;
 	n = load_acquire(f->ktail) - f->head;

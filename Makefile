@@ -85,6 +85,8 @@ USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*
 # abi_v1_test is built against the frozen ABI version 1 header, never the
 # live one, to prove that version 1 programs still work.
 UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
+# dev_v2_test likewise against the frozen version 2 header.
+UT_INC_dev_v2_test := -I$(CURDIR)/userspace-test/abi-v2
 # Link flags of one test: lib_mock_test plays the kernel for libhwtimer.
 UT_LDFLAGS_lib_mock_test := $(foreach f,open ioctl read poll mmap munmap,-Wl,--wrap=$(f))
 

@@ -232,17 +232,19 @@ static inline void hwt_debug_deactivate(struct hwtimer *timer) { }
 static inline void hwt_debug_assert_init(struct hwtimer *timer) { }
 #endif
 
-/*
- * The wheels of the char device, by precision (HWTIMER_PRECISION_* of the
- * uapi header) and clock (0: CLOCK_MONOTONIC, 1: CLOCK_BOOTTIME), from the
- * module glue.
+/**
+ * struct hwtd_wheel_params - how the module glue wants the char device's
+ *                            wheels, by precision (HWTIMER_PRECISION_*)
+ * @tick_ns: the tick of each precision's wheels
+ * @slots: their level-0 slots
  */
-#define HWT_DEV_PRECISIONS	3
-#define HWT_DEV_CLOCKS		2
-struct hwtimer_wheel *hwt_dev_wheel(unsigned int precision, unsigned int clock);
+struct hwtd_wheel_params {
+	u64	tick_ns[3];
+	u32	slots[3];
+};
 
 /* The char device, for the module glue. */
-int hwtd_init(void);
+int hwtd_init(const struct hwtd_wheel_params *params);
 void hwtd_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)

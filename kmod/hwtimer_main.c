@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtimer module glue: module parameters, the default wheel and the other
- * wheels of /dev/hwtimer, and the order in which the wheel core and
- * /dev/hwtimer come up and go down.
+ * hwtimer module glue: module parameters, the default wheel, and the order
+ * in which the wheel core, the default wheel and /dev/hwtimer come up and
+ * go down. /dev/hwtimer gets the ticks and slots of its wheels from here
+ * (hwtd_init()) and owns them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,7 +25,7 @@ MODULE_PARM_DESC(slots, "Level-0 slots of the default wheel, rounded up to a pow
 
 static ulong max_pending;
 module_param(max_pending, ulong, 0444);
-MODULE_PARM_DESC(max_pending, "Cap on timers pending on each wheel of the module, 0 for none (default 0)");
+MODULE_PARM_DESC(max_pending, "Cap on timers pending on the default wheel, 0 for none (default 0)");
 
 static ulong fine_tick_ns = 100000;
 module_param(fine_tick_ns, ulong, 0444);
@@ -42,49 +43,27 @@ static uint coarse_slots = 512;
 module_param(coarse_slots, uint, 0444);
 MODULE_PARM_DESC(coarse_slots, "Level-0 slots of the coarse-precision wheel (default 512)");
 
-/*
- * The wheels of /dev/hwtimer, by precision (HWTIMER_PRECISION_*) and
- * clock: all created at load, so that a bad parameter fails the load and
- * choosing one never fails; an idle wheel costs its memory only (no tick).
- * The default-precision CLOCK_MONOTONIC one is the default wheel. Written
- * before the device is registered, read-only afterwards.
- */
-static struct hwtimer_wheel *dev_wheels[HWT_DEV_PRECISIONS][HWT_DEV_CLOCKS];
+/* The module's own wheel, for modules that need none of their own. */
+static struct hwtimer_wheel *default_wheel;
 
 /**
  * hwtimer_default_wheel - the wheel owned by the hwtimer module
  *
  * The default wheel is configured by the module parameters tick_ns, slots
- * and max_pending, runs callbacks in softirq context, serves the files of
- * /dev/hwtimer left at the default precision and clock, and is there for
- * modules that do not need a wheel of their own. It lives
- * as long as the hwtimer module, which a caller's module pins by using this
- * symbol. Never destroy it.
+ * and max_pending, runs callbacks in softirq context, and is there for
+ * modules that do not need a wheel of their own. It lives as long as the
+ * hwtimer module, which a caller's module pins by using this symbol. Never
+ * destroy it. (/dev/hwtimer has wheels of its own, with the same tick and
+ * slots at its default precision.)
  *
  * Context: any.
  * Return: the default wheel.
  */
 struct hwtimer_wheel *hwtimer_default_wheel(void)
 {
-	return dev_wheels[HWTIMER_PRECISION_DEFAULT][0];
+	return default_wheel;
 }
 EXPORT_SYMBOL_GPL(hwtimer_default_wheel);
-
-/**
- * hwt_dev_wheel - the wheel of /dev/hwtimer for a precision and clock
- * @precision: %HWTIMER_PRECISION_DEFAULT, _FINE or _COARSE
- * @clock: 0 for CLOCK_MONOTONIC, 1 for CLOCK_BOOTTIME
- *
- * Context: any, once the module is loaded.
- * Return: the wheel, or NULL for an argument out of range or a clock that
- * has no wheel.
- */
-struct hwtimer_wheel *hwt_dev_wheel(unsigned int precision, unsigned int clock)
-{
-	if (precision >= HWT_DEV_PRECISIONS || clock >= HWT_DEV_CLOCKS)
-		return NULL;
-	return dev_wheels[precision][clock];
-}
 
 static void hwt_default_unprocessed(struct hwtimer *timer, void *arg)
 {
@@ -93,79 +72,61 @@ static void hwt_default_unprocessed(struct hwtimer *timer, void *arg)
 	(*n)++;
 }
 
-/* Destroy the wheels of /dev/hwtimer; the default one last. */
-static void hwt_dev_wheels_destroy(void)
+static void hwt_default_wheel_destroy(void)
 {
-	unsigned long left;
-	int p, c;
+	unsigned long left = 0;
 
-	for (p = HWT_DEV_PRECISIONS - 1; p >= 0; p--) {
-		for (c = HWT_DEV_CLOCKS - 1; c >= 0; c--) {
-			if (!dev_wheels[p][c])
-				continue;
-			left = 0;
-			hwtimer_wheel_destroy(dev_wheels[p][c], hwt_default_unprocessed, &left);
-			/* Every user of these wheels holds a module reference. */
-			WARN(left, "hwtimer: %lu timers still pending on wheel %d/%d at unload\n",
-			     left, p, c);
-			dev_wheels[p][c] = NULL;
-		}
-	}
+	hwtimer_wheel_destroy(default_wheel, hwt_default_unprocessed, &left);
+	/* Every user of the default wheel holds a module reference. */
+	WARN(left, "hwtimer: %lu timers still pending on the default wheel at unload\n",
+	     left);
+	default_wheel = NULL;
 }
 
-static int hwt_dev_wheels_create(void)
+static int hwt_default_wheel_create(void)
 {
-	static const char * const names[HWT_DEV_PRECISIONS][HWT_DEV_CLOCKS] = {
-		[HWTIMER_PRECISION_DEFAULT] = { "default", "dev-boottime" },
-		[HWTIMER_PRECISION_FINE] = { "dev-fine", "dev-fine-boottime" },
-		[HWTIMER_PRECISION_COARSE] = { "dev-coarse", "dev-coarse-boottime" },
+	struct hwtimer_wheel_config cfg = {
+		.name = "default",
+		.tick_ns = tick_ns,
+		.slots = slots,
+		.max_pending = max_pending,
 	};
-	const u64 ticks[HWT_DEV_PRECISIONS] = {
-		[HWTIMER_PRECISION_DEFAULT] = tick_ns,
-		[HWTIMER_PRECISION_FINE] = fine_tick_ns,
-		[HWTIMER_PRECISION_COARSE] = coarse_tick_ns,
-	};
-	const u32 nslots[HWT_DEV_PRECISIONS] = {
-		[HWTIMER_PRECISION_DEFAULT] = slots,
-		[HWTIMER_PRECISION_FINE] = fine_slots,
-		[HWTIMER_PRECISION_COARSE] = coarse_slots,
-	};
-	struct hwtimer_wheel_config cfg = { .max_pending = max_pending };
-	struct hwtimer_wheel *w;
-	int p, c;
+	struct hwtimer_wheel *w = hwtimer_wheel_create(&cfg);
 
-	for (p = 0; p < HWT_DEV_PRECISIONS; p++) {
-		for (c = 0; c < HWT_DEV_CLOCKS; c++) {
-			cfg.name = names[p][c];
-			cfg.tick_ns = ticks[p];
-			cfg.slots = nslots[p];
-			cfg.flags = c ? HWTIMER_WHEEL_BOOTTIME : 0;
-			w = hwtimer_wheel_create(&cfg);
-			if (IS_ERR(w)) {
-				pr_err("bad parameters of wheel %s: tick_ns=%llu slots=%u: %ld\n",
-				       cfg.name, cfg.tick_ns, cfg.slots, PTR_ERR(w));
-				hwt_dev_wheels_destroy();
-				return PTR_ERR(w);
-			}
-			dev_wheels[p][c] = w;
-		}
+	if (IS_ERR(w)) {
+		pr_err("bad parameters of wheel %s: tick_ns=%llu slots=%u: %ld\n",
+		       cfg.name, cfg.tick_ns, cfg.slots, PTR_ERR(w));
+		return PTR_ERR(w);
 	}
+	default_wheel = w;
 	return 0;
 }
 
 static int __init hwtimer_init(void)
 {
+	const struct hwtd_wheel_params dev_params = {
+		.tick_ns = {
+			[HWTIMER_PRECISION_DEFAULT] = tick_ns,
+			[HWTIMER_PRECISION_FINE] = fine_tick_ns,
+			[HWTIMER_PRECISION_COARSE] = coarse_tick_ns,
+		},
+		.slots = {
+			[HWTIMER_PRECISION_DEFAULT] = slots,
+			[HWTIMER_PRECISION_FINE] = fine_slots,
+			[HWTIMER_PRECISION_COARSE] = coarse_slots,
+		},
+	};
 	int ret;
 
 	ret = hwt_core_init();
 	if (ret)
 		return ret;
 
-	ret = hwt_dev_wheels_create();
+	ret = hwt_default_wheel_create();
 	if (ret)
 		goto out_core;
 
-	ret = hwtd_init();
+	ret = hwtd_init(&dev_params);
 	if (ret)
 		goto out_wheel;
 
@@ -175,7 +136,7 @@ static int __init hwtimer_init(void)
 	return 0;
 
 out_wheel:
-	hwt_dev_wheels_destroy();
+	hwt_default_wheel_destroy();
 out_core:
 	hwt_core_exit();
 	return ret;
@@ -184,7 +145,7 @@ out_core:
 static void __exit hwtimer_exit(void)
 {
 	hwtd_exit();
-	hwt_dev_wheels_destroy();
+	hwt_default_wheel_destroy();
 	hwt_core_exit();
 }
 

@@ -14,8 +14,9 @@
  *   - the file's counters (HWTIMER_IOC_INFO) and the global count match
  *     what this program armed, cancelled and read: nothing half-made;
  *   - the file still works: a timeout can be armed and cancelled on it.
- * At the end every file is closed: the global count and the slab objects
- * of the device's cache must be back at their baseline; kmemleak, run by
+ * At the end every file is closed: the global count and the device's
+ * allocations (debugfs hwtimer/device) must be back at their baseline;
+ * kmemleak, run by
  * the VM afterwards, finds anything a failure path leaked.
  *
  * The guest sets failslab's ignore-gfp-wait to N and verbose to 0 first.
@@ -464,7 +465,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	g0 = ht_global_count();
-	s0 = ht_slab_objects();
+	s0 = ht_dev_objects();
 	tap_plan(quick ? 12 : 17);
 
 	fault_open();
@@ -488,13 +489,13 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < 20; i++) {
 		g1 = ht_global_count();
-		s1 = ht_slab_objects();
+		s1 = ht_dev_objects();
 		if (g1 == g0 && (s0 < 0 || s1 == s0))
 			break;
 		usleep(100000);
 	}
 	tap(g1 == g0, "global count back to %ld (%ld)", g0, g1);
-	tap(s0 < 0 || s1 == s0, "slab objects back to %ld (%ld)", s0, s1);
+	tap(s0 < 0 || s1 == s0, "device chunks, leaves and rings back to %ld (%ld)", s0, s1);
 	printf("faults dev%s points=%lu injected=%lu\n",
 	       sizeof(long) == 4 ? "-32" : "", points, injected);
 	return tap_status();

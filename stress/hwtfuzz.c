@@ -1195,8 +1195,12 @@ static int worker(int w, uint64_t end)
 		if (skew < 0 || skew > 60 * (int64_t)SEC)
 			bad(BAD_TIMENS, "CLOCK_MONOTONIC in the namespace is %lld ns off the host's, not %lld",
 			    (long long)(skew + me->offset_ns), (long long)me->offset_ns);
+		/*
+		 * Ahead, times before the host clock's start show as its
+		 * start; INT64_MAX is every namespace's limit (hwtimer(4)).
+		 */
 		clock_lo = off_s > 0 ? (uint64_t)me->offset_ns : 0;
-		clock_hi = off_s < 0 ? KTIME_MAX + me->offset_ns : KTIME_MAX;
+		clock_hi = KTIME_MAX;
 		fuzz(end + me->offset_ns);
 		_exit(0);
 	}

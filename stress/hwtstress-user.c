@@ -28,8 +28,9 @@
  * queued counts (HWTIMER_IOC_INFO) must add up to the timeouts the ledger
  * holds armed on it. No record may be early (read before its deadline),
  * each must carry the id its arm returned, and no two timeouts of a file
- * may get the same id. Afterwards the device's global count, the objects
- * of its slab cache and (with -c) the memory cgroup's slab figure must be
+ * may get the same id. Afterwards the device's global count, its
+ * allocations (slot chunks, extra arrays, leaves, rings: debugfs
+ * hwtimer/device) and (with -c) the memory cgroup's slab figure must be
  * back at their baseline.
  *
  * Every thread's read polls first for up to @max_poll_ms - 1 ms (default 4;
@@ -871,7 +872,7 @@ int main(int argc, char **argv)
 		cgroup = NULL;
 	}
 	g0 = ht_global_count();
-	s0 = ht_slab_objects();
+	s0 = ht_dev_objects();
 	m0 = memcg_slab();
 	for (i = 0; i < 2; i++) {
 		memset(&global[i], 0, sizeof(global[i]));
@@ -882,7 +883,7 @@ int main(int argc, char **argv)
 	if (!ht_info(global[0].fd, &info))
 		tick_ns = info.tick_ns;
 	diag("%u processes x %u threads for %d s", nproc, nthreads, secs);
-	diag("baseline: global count %ld, slab objects %ld, memcg slab %ld", g0, s0, m0);
+	diag("baseline: global count %ld, device allocations %ld, memcg slab %ld", g0, s0, m0);
 
 	t_end = now_ns() + (uint64_t)secs * SEC;
 	pids = calloc(nproc, sizeof(*pids));
@@ -911,20 +912,19 @@ int main(int argc, char **argv)
 
 	/* Everything is closed: back to the baseline. */
 	g1 = ht_global_count();
-	s1 = ht_slab_objects();
+	s1 = ht_dev_objects();
 	m1 = memcg_slab();
 	for (i = 0; i < 20 && (g1 != g0 || s1 != s0); i++) {
 		usleep(100000);
 		g1 = ht_global_count();
-		s1 = ht_slab_objects();
+		s1 = ht_dev_objects();
 	}
 	/*
 	 * The cgroup's slab bytes lag behind the frees: the memcg statistics
-	 * are flushed lazily (newer kernels at most every 2 s), and closed
-	 * files are freed after an RCU grace period (kfree_rcu(), in
-	 * batches), which on a PREEMPT_RT guest under a busy host took longer
-	 * than the 4 s this once waited. The exact check is the object count
-	 * above; this one only asks that the charge came back: up to 20 s.
+	 * are flushed lazily (newer kernels at most every 2 s), which on a
+	 * PREEMPT_RT guest under a busy host took longer than the 4 s this
+	 * once waited. The exact check is the allocation count above; this
+	 * one only asks that the charge came back: up to 20 s.
 	 * Slab bytes are charged per object, so shrinking caches would not
 	 * help; walking /sys/kernel/slab to do so charged this cgroup with
 	 * hundreds of KiB of sysfs dentries and inodes and made it fail.
@@ -963,7 +963,7 @@ int main(int argc, char **argv)
 	tap(shm->read && shm->cancelled && shm->dropped && shm->periodic_reads,
 	    "all paths taken: read, cancel, close, periodic");
 	tap(g1 == g0 && (s0 < 0 || s1 == s0),
-	    "back to baseline after close: global count %ld -> %ld, slab objects %ld -> %ld",
+	    "back to baseline after close: global count %ld -> %ld, device allocations %ld -> %ld",
 	    g0, g1, s0, s1);
 	if (cgroup && m0 >= 0)
 		tap(m1 <= m0 + MEMCG_SLACK && peak > m0,

@@ -3,7 +3,7 @@
  * The user-space helpers every test, stress and bench program of this tree
  * shares: the device's path, the clock, sleeping, opening the device, its
  * INFO and batch ioctls, reading and writing sysfs, procfs and cgroup
- * files, the device's slab statistics, forking workers, command-line
+ * files, the device's allocation counters, forking workers, command-line
  * options, and TAP through kselftest.h for the programs that do not use
  * the kselftest harness.
  * Static inline only; builds 64-bit and -m32 with -Werror. Not installed,
@@ -363,28 +363,26 @@ usage:
 }
 
 /*
- * Objects of the device's timeout cache in use, exact: the cache's per-CPU
- * slabs are flushed first (the guest boots with slub_nomerge, so the cache
- * is hwtimer's alone). -1 if the kernel does not say.
+ * What /dev/hwtimer has allocated for all its files, exact: slot chunks,
+ * extra arrays, directory leaves, rings and ring pages together, from
+ * debugfs (hwtimer/device). Back to its baseline once the files that
+ * allocated it are closed. -1 if it cannot be read (no debugfs, not root).
  */
-static inline long ht_slab_objects(void)
+static inline long ht_dev_objects(void)
 {
-	char line[512];
-	long active = -1;
-	FILE *f;
+	static const char *const keys[] = {
+		"chunks:", "extras:", "leaves:", "rings:", "ring_pages:",
+	};
+	long long v, sum = 0;
+	unsigned int k;
 
-	write_file("/sys/kernel/slab/hwt_timeout/shrink", "1");
-	f = fopen("/proc/slabinfo", "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "hwt_timeout ", 12)) {
-			active = strtol(line + 12, NULL, 10);
-			break;
-		}
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		v = read_key("/sys/kernel/debug/hwtimer/device", keys[k]);
+		if (v < 0)
+			return -1;
+		sum += v;
 	}
-	fclose(f);
-	return active;
+	return sum;
 }
 
 #endif /* HWTIMER_USER_H */

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * /dev/hwtimer internals shared by its four files:
+ *
+ *   hwtimer_dev.c        the ABI: open, ioctl, read, poll, mmap, close;
+ *                        batches, caps, clocks and time namespaces
+ *   hwtimer_dev_table.c  the slot table: where a file's timeouts live,
+ *                        their ids, chunks of memory grown and given back
+ *   hwtimer_dev_wheel.c  the file's own hierarchical wheel and the one
+ *                        hwtimer per file that drives it
+ *   hwtimer_dev_ring.c   where records go: the mmap'd completion ring and
+ *                        the kernel queue behind it, and read()
+ *
+ * Nothing here is an API for other modules.
+ */
+#ifndef _HWTIMER_DEV_H
+#define _HWTIMER_DEV_H
+
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/build_bug.h>
+#include <linux/hwtimer.h>
+#include <linux/log2.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include <uapi/linux/hwtimer.h>
+
+/* "No slot": the end of a list, an empty list, no free slot. */
+#define HWTD_NIL		U32_MAX
+
+/*
+ * The file's wheel: HWTD_LEVELS levels of 64 buckets, level L holding the
+ * timeouts whose expiry tick differs from the wheel's clock first in bits
+ * [6L, 6L + 6): 11 levels cover every u64 tick.
+ */
+#define HWTD_LVL_BITS		6
+#define HWTD_LVL_SIZE		64
+#define HWTD_LEVELS		11
+#define HWTD_NBUCKETS		(HWTD_LEVELS * HWTD_LVL_SIZE)
+/*
+ * The lists a slot can be on: the buckets, then the todo list of an expiry
+ * pass and the kernel queue of records. Each list is circular and doubly
+ * linked through its sentinel, whose index is HWTD_SENT | list number, so
+ * a slot can be unlinked, and a whole bucket spliced, without knowing
+ * which list it is on.
+ */
+#define HWTD_LIST_TODO		HWTD_NBUCKETS
+#define HWTD_LIST_QUEUE		(HWTD_NBUCKETS + 1)
+#define HWTD_NLISTS		(HWTD_NBUCKETS + 2)
+#define HWTD_SENT		0x80000000u
+
+/*
+ * Entries one hold of the file lock processes at most: batch entries,
+ * expired or cascaded timeouts, records moved or read, chunks given back.
+ * A constant, so no hold grows with what a user controls.
+ */
+#define HWTD_CHUNK		64
+
+/**
+ * enum hwtd_state - what a slot holds
+ * @HWTD_FREE: nothing; on its chunk's free list
+ * @HWTD_PENDING: a timeout waiting for its tick: in a bucket of the wheel,
+ *               or on the todo list of an expiry pass that took it out of
+ *               its bucket and has not yet expired or re-placed it
+ * @HWTD_QUEUED: a timeout that expired and whose record waits in the
+ *              kernel queue
+ * @HWTD_RETIRED: nothing, for ever: its generation would wrap
+ */
+enum hwtd_state {
+	HWTD_FREE,
+	HWTD_PENDING,
+	HWTD_QUEUED,
+	HWTD_RETIRED,
+};
+
+/**
+ * struct hwtd_link - the links of a slot or a list sentinel
+ * @next: the next slot or sentinel; for a free slot, the offset of the
+ *        next free slot of its chunk (%HWTD_NIL ends the free list)
+ * @prev: the previous slot or sentinel
+ */
+struct hwtd_link {
+	u32	next;
+	u32	prev;
+};
+
+/**
+ * struct hwtd_slot - one timeout, 40 bytes
+ * @cookie: the caller's cookie
+ * @deadline: the deadline now, host ns of the file's clock, unclamped (a
+ *            deadline at most INT64_MAX in a time namespace behind the host
+ *            is beyond INT64_MAX in host time, and stays exact)
+ * @tick: %HWTD_PENDING: the tick of the file's wheel it expires at
+ * @expired: %HWTD_QUEUED: when it expired, host ns of the file's clock
+ * @link: its links on a list, or on its chunk's free list
+ * @gen: generation, the upper half of the id; bumped at each free
+ * @state: enum hwtd_state
+ * @pad: zero
+ *
+ * Period and slack live apart, in the chunk's &struct hwtd_extra array,
+ * allocated only for chunks that hold a periodic or slacked timeout.
+ */
+struct hwtd_slot {
+	u64	cookie;
+	u64	deadline;
+	union {
+		u64	tick;
+		u64	expired;
+	};
+	struct hwtd_link	link;
+	u32	gen;
+	u8	state;
+	u8	pad[3];
+};
+
+/** struct hwtd_extra - the rare parts of a timeout: period and slack, ns */
+struct hwtd_extra {
+	u64	period;
+	u64	slack;
+};
+
+/**
+ * struct hwtd_chunk - a page of slots
+ * @extra: period and slack of each slot, or NULL while none has any
+ * @free: offset of the first free slot, %HWTD_NIL when none
+ * @nfree: slots on the free list
+ * @nused: slots not free: live timeouts and retired slots
+ * @gen_hi: the highest generation any slot of the chunk has had
+ * @slots: the slots
+ */
+struct hwtd_chunk {
+	struct hwtd_extra	*extra;
+	u32			free;
+	u16			nfree;
+	u16			nused;
+	u32			gen_hi;
+	u32			pad;
+	struct hwtd_slot	slots[];
+};
+
+#define HWTD_CHUNK_BYTES	PAGE_SIZE
+#define HWTD_CHUNK_SLOTS	((HWTD_CHUNK_BYTES - sizeof(struct hwtd_chunk)) / \
+				 sizeof(struct hwtd_slot))
+/*
+ * A slot's index is its chunk's number shifted left by HWTD_IDX_SHIFT,
+ * plus its offset in the chunk: no division to find it. The offsets from
+ * HWTD_CHUNK_SLOTS to the next power of two name no slot.
+ */
+#define HWTD_IDX_SHIFT		order_base_2(HWTD_CHUNK_SLOTS)
+#define HWTD_LEAF_CHUNKS	256
+#define HWTD_DIR_LEAVES		128
+#define HWTD_MAX_CHUNKS		(HWTD_LEAF_CHUNKS * HWTD_DIR_LEAVES)
+
+/**
+ * struct hwtd_leaf - the second level of a file's slot directory
+ * @chunk: the chunks, by number within the leaf; NULL above the last one
+ * @floor: the generation the slots of a chunk start at when it is
+ *         allocated: above every generation that chunk number ever had,
+ *         so that an id is never handed out twice, even after its chunk
+ *         was given back and allocated again
+ * @room: chunks with a free slot
+ *
+ * A leaf, once allocated, lives as long as its file (it remembers @floor).
+ */
+struct hwtd_leaf {
+	struct hwtd_chunk	*chunk[HWTD_LEAF_CHUNKS];
+	u32			floor[HWTD_LEAF_CHUNKS];
+	unsigned long		room[BITS_TO_LONGS(HWTD_LEAF_CHUNKS)];
+};
+
+/**
+ * struct hwtd_user - the timeouts of one user, for the per-user cap
+ * @uid: the real uid, in the initial user namespace, of the credentials
+ *       that opened the files (file->f_cred->uid)
+ * @refs: open files of this user; the last one to close frees it
+ * @count: timeouts all files of this user hold; what the per-user cap
+ *         counts (see hwtd_charge())
+ */
+struct hwtd_user {
+	kuid_t		uid;
+	refcount_t	refs;
+	atomic_long_t	count;
+};
+
+struct hwtd_ring;
+struct hwtd_file;
+
+/** struct hwtd_timer - a timer of a file, on one of the device's wheels */
+struct hwtd_timer {
+	struct hwtimer		timer;
+	struct hwtd_file	*hf;
+};
+
+/* The wheels a file may run on, by precision and clock, from the glue. */
+#define HWTD_PRECISIONS		3
+#define HWTD_CLOCKS		2
+
+/**
+ * struct hwtd_file - one open file of /dev/hwtimer
+ * @lock: the file lock. Taken with interrupts disabled (the expiry pass
+ *        runs in softirq context). It protects everything below but @wq,
+ *        @user, @timer's internals and @work, and the slots, chunks and
+ *        leaves of the file, and the kernel side of the ring.
+ *        Nesting: taken before a wheel base lock (the driving timer is
+ *        armed under it); nothing else is taken inside; @wq is woken after
+ *        it is dropped. No hold of it does more than a constant amount of
+ *        work (%HWTD_CHUNK entries, one advance of the wheel's clock), and
+ *        nothing that sleeps or faults runs under it: user memory is
+ *        reached only through pages pinned before it is taken.
+ * @dir: the slot directory's first level
+ * @leafroom: leaves with a chunk that has a free slot
+ * @nchunks: chunks 0 to @nchunks - 1 exist, no other
+ * @spare_chunk: a chunk allocated outside the lock, for the next growth
+ * @spare_extra: an extra array allocated outside the lock
+ * @spare_leaf: a leaf allocated outside the lock
+ * @sent: the sentinel of each list; buckets first
+ * @occupied: per level, the buckets that are not empty
+ * @clk: the wheel's clock: every timeout whose tick is at or before @clk
+ *       has expired or is on the todo list; the others are in buckets
+ * @armed: the tick @timer is armed for, U64_MAX when it is not
+ * @tick_ns: the tick, as the file's wheel of the per-CPU layer has it
+ * @epoch: tick 0 of that wheel, host ns of the file's clock
+ * @nlive: live timeouts, pending or with their record in the kernel
+ *         queue: what the per-file cap counts
+ * @nqueued: records in the kernel queue
+ * @processing: an expiry pass runs (it arms @timer when it ends)
+ * @closing: release() has begun: nothing may arm @timer or queue @work
+ * @manual: KUnit only: no timer, no @work, the clock is @manual_now; tests
+ *          run passes themselves
+ * @manual_now: the clock of a @manual file
+ * @ring: the completion ring, or NULL; set once, never changed
+ * @timer: the file's timer in use, the one on @wheel, armed for the
+ *         earliest tick that may have work (see hwtd_file_timer_init())
+ * @timers: a timer on each of the device's wheels
+ * @work: goes on with an expiry pass that ran out of its softirq budget
+ * @wheel: the per-CPU wheel of the file's precision and clock
+ * @wq: readers and pollers wait here (see hwtd_hold_end())
+ * @user: the user the timeouts are charged to; set at open, put at close
+ * @nbusy: batch ioctls in progress on the file
+ * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
+ * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
+ *
+ * The configuration (@wheel, @tick_ns, @epoch, @precision, @boottime)
+ * changes only while @nlive and @nbusy are both zero (HWTIMER_IOC_CONFIG),
+ * so a batch or timeout that reads it sees the value that holds as long as
+ * it runs or lives.
+ */
+struct hwtd_file {
+	spinlock_t		lock;	/* the file lock, see above */
+	struct hwtd_leaf	*dir[HWTD_DIR_LEAVES];
+	unsigned long		leafroom[BITS_TO_LONGS(HWTD_DIR_LEAVES)];
+	u32			nchunks;
+	struct hwtd_chunk	*spare_chunk;
+	struct hwtd_extra	*spare_extra;
+	struct hwtd_leaf	*spare_leaf;
+	struct hwtd_link	sent[HWTD_NLISTS];
+	u64			occupied[HWTD_LEVELS];
+	u64			clk;
+	u64			armed;
+	u64			tick_ns;
+	u64			epoch;
+	unsigned long		nlive;
+	unsigned long		nqueued;
+	bool			processing;
+	bool			closing;
+	bool			manual;
+	u64			manual_now;
+	struct hwtd_ring	*ring;
+	struct hwtimer		*timer;
+	struct hwtd_timer	timers[HWTD_PRECISIONS][HWTD_CLOCKS];
+	struct work_struct	work;
+	struct hwtimer_wheel	*wheel;
+	wait_queue_head_t	wq;
+	struct hwtd_user	*user;
+	unsigned int		nbusy;
+	u8			precision;
+	bool			boottime;
+};
+
+/**
+ * struct hwtd_hold - what one hold of the file lock shares
+ * @now: the file's clock (host), read once per hold, under the lock, when
+ *       first needed: records stamped in one hold share it, and holds are
+ *       ordered, so records leave in the order of their expiry times
+ * @have_now: @now was read
+ * @room: records the ring can take in this hold (read once per hold)
+ * @have_room: @room was read
+ * @tail0: the ring's tail before the hold's first record
+ * @empty0: the file had no record in the kernel queue before the first
+ *          record of this hold
+ * @delivered: records went to the ring or the queue in this hold
+ * @freed: timeouts that ended in this hold, to be uncharged from the
+ *         user's and the global count when it ends
+ * @wake: the file's waiters must be woken once the lock is dropped
+ */
+struct hwtd_hold {
+	u64	now;
+	bool	have_now;
+	bool	have_room;
+	bool	delivered;
+	bool	empty0;
+	bool	wake;
+	u32	room;
+	u32	tail0;
+	u32	freed;
+};
+
+/* Module-wide counts of what the device allocated, for debugfs and tests. */
+struct hwtd_stats {
+	atomic_long_t	files;
+	atomic_long_t	chunks;
+	atomic_long_t	extras;
+	atomic_long_t	leaves;
+	atomic_long_t	rings;
+	atomic_long_t	ring_pages;
+};
+
+extern struct hwtd_stats hwtd_stats;
+
+static inline void hwtd_lockdep_assert(struct hwtd_file *hf)
+{
+	lockdep_assert_held(&hf->lock);
+}
+
+/* hwtimer_dev_table.c */
+struct hwtd_slot *hwtd_slot(struct hwtd_file *hf, u32 idx);
+struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *idx);
+int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx);
+void hwtd_slot_free(struct hwtd_file *hf, u32 idx);
+int hwtd_table_prealloc(struct hwtd_file *hf, bool extra);
+void hwtd_table_destroy(struct hwtd_file *hf);
+bool hwtd_trim(struct hwtd_file *hf);
+struct hwtd_extra *hwtd_extra(struct hwtd_file *hf, u32 idx);
+int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack);
+
+static inline u64 hwtd_id(const struct hwtd_slot *s, u32 idx)
+{
+	return (u64)s->gen << 32 | idx;
+}
+
+/* hwtimer_dev_wheel.c */
+void hwtd_lists_init(struct hwtd_file *hf);
+void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx);
+void hwtd_list_del(struct hwtd_file *hf, u32 idx);
+u32 hwtd_list_first(struct hwtd_file *hf, u32 list);
+u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack);
+u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now);
+bool hwtd_place(struct hwtd_file *hf, u32 idx);
+u64 hwtd_next_event(struct hwtd_file *hf);
+bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *budget);
+void hwtd_forward(struct hwtd_file *hf, u64 now);
+void hwtd_file_timer_init(struct hwtd_file *hf,
+			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS]);
+void hwtd_file_timer_select(struct hwtd_file *hf, unsigned int precision,
+			    unsigned int clock);
+void hwtd_file_timer_stop(struct hwtd_file *hf);
+void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now);
+
+/* hwtimer_dev_ring.c */
+u64 hwtd_hold_now(struct hwtd_file *hf, struct hwtd_hold *hold);
+void hwtd_deliver(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx);
+void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx,
+		struct hwtimer_expiry *rec);
+void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx);
+void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold);
+void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold);
+unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int max);
+unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
+			  struct hwtimer_expiry *recs, unsigned int max);
+bool hwtd_has_records(struct hwtd_file *hf);
+long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *uparams);
+int hwtd_mmap(struct file *file, struct vm_area_struct *vma);
+void hwtd_ring_free(struct hwtd_file *hf);
+u32 hwtd_ring_entries(struct hwtd_file *hf);
+
+/* hwtimer_dev.c */
+void hwtd_uncharge(struct hwtd_file *hf, long n);
+s64 hwtd_timens_offset(bool boottime);
+u64 hwtd_time_from_host(u64 t, s64 offset);
+u64 hwtd_clock_now(const struct hwtd_file *hf);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch);
+void hwtd_file_destroy_manual(struct hwtd_file *hf);
+int hwtd_kunit_op(struct hwtd_file *hf, unsigned int cmd, void *ent, u64 now);
+unsigned int hwtd_kunit_read(struct hwtd_file *hf, struct hwtimer_expiry *recs,
+			     unsigned int max);
+long hwtd_kunit_global_count(void);
+void hwtd_kunit_run(struct hwtd_file *hf, u64 now);
+#endif
+
+#endif /* _HWTIMER_DEV_H */

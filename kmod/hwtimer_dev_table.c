@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/hwtimer: the slot table, where a file keeps its timeouts.
+ *
+ * Each timeout is a 40-byte struct hwtd_slot in memory the file owns: a
+ * page-sized chunk of slots (HWTD_CHUNK_SLOTS, 101 with 4 KiB pages),
+ * charged to the memory cgroup of the task whose call grew the table. A
+ * fixed two-level directory finds a chunk by number: HWTD_DIR_LEAVES
+ * pointers in the file, HWTD_LEAF_CHUNKS chunk pointers per leaf. Nothing
+ * is ever reallocated or copied under the file lock: chunks, leaves and
+ * extra arrays are allocated with the lock dropped, as spares, and taken
+ * under it.
+ *
+ * Identifiers: a slot's id is its generation (upper 32 bits) and its index
+ * (lower 32). Generations start at 1, so no id is 0, and a slot's
+ * generation goes up by one each time it is freed, so a stale id never
+ * names a newer timeout (ABA). A slot whose generation would wrap is
+ * retired, never used again: one slot lost per 2^32 reuses of it. A chunk
+ * given back and allocated again starts its slots above every generation
+ * that chunk number ever had (struct hwtd_leaf::floor).
+ *
+ * Free slots sit on per-chunk free lists; a new timeout takes a slot from
+ * the lowest chunk that has one (two bitmaps find it), so live timeouts
+ * gather in the low chunks and a file that shrinks empties its high ones.
+ * The highest chunk is given back once it is empty and the chunk below it
+ * is at least half free (the hysteresis keeps a file that hovers at a
+ * chunk boundary from allocating and freeing a chunk per timeout); chunk
+ * 0 stays until the file is closed.
+ *
+ * Everything here runs under the file lock, but hwtd_table_prealloc() and
+ * hwtd_table_destroy(), which run in process context without it.
+ */
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/lockdep.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "hwtimer_dev.h"
+
+static_assert(sizeof(struct hwtd_slot) == 40);
+static_assert(sizeof(struct hwtd_chunk) == 24);
+static_assert(HWTD_CHUNK_SLOTS >= 64 && HWTD_CHUNK_SLOTS <= U16_MAX);
+static_assert(sizeof(struct hwtd_leaf) <= PAGE_SIZE);
+/* Indexes stay below 2^31: %HWTD_NIL is never one. */
+static_assert((u64)HWTD_MAX_CHUNKS << order_base_2(HWTD_CHUNK_SLOTS) < (1ULL << 31));
+
+/* Generations of a chunk number that was used up: never allocated again. */
+#define HWTD_FLOOR_DEAD		U32_MAX
+
+#define HWTD_EXTRA_BYTES	(HWTD_CHUNK_SLOTS * sizeof(struct hwtd_extra))
+
+/* Free what @p points to, if anything, and count it out of @count. */
+static void hwtd_free_counted(void *p, atomic_long_t *count)
+{
+	if (!p)
+		return;
+	kfree(p);
+	atomic_long_dec(count);
+}
+
+static struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *hf, u32 n)
+{
+	return hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS];
+}
+
+/**
+ * hwtd_slot() - the slot at an index
+ * @hf: the file
+ * @idx: an index, as found in an id; any value
+ *
+ * Context: the file lock held.
+ * Return: the slot, whatever its state, or NULL when @idx names none.
+ */
+struct hwtd_slot *hwtd_slot(struct hwtd_file *hf, u32 idx)
+{
+	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
+
+	if (n >= hf->nchunks || off >= HWTD_CHUNK_SLOTS)
+		return NULL;
+	return &hwtd_chunk_nr(hf, n)->slots[off];
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_slot);
+
+/**
+ * hwtd_lookup() - the live timeout an id names
+ * @hf: the file
+ * @id: an id from user space; any value
+ * @idx: set to the slot's index
+ *
+ * Context: the file lock held.
+ * Return: the slot of the timeout (%HWTD_PENDING or %HWTD_QUEUED, same
+ * generation), or NULL.
+ */
+struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *idx)
+{
+	struct hwtd_slot *s;
+
+	hwtd_lockdep_assert(hf);
+	*idx = (u32)id;
+	s = hwtd_slot(hf, *idx);
+	if (!s || s->gen != (u32)(id >> 32) ||
+	    (s->state != HWTD_PENDING && s->state != HWTD_QUEUED))
+		return NULL;
+	return s;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_lookup);
+
+static void hwtd_room_set(struct hwtd_file *hf, u32 n)
+{
+	__set_bit(n % HWTD_LEAF_CHUNKS, hf->dir[n / HWTD_LEAF_CHUNKS]->room);
+	__set_bit(n / HWTD_LEAF_CHUNKS, hf->leafroom);
+}
+
+static void hwtd_room_clear(struct hwtd_file *hf, u32 n)
+{
+	struct hwtd_leaf *leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
+
+	__clear_bit(n % HWTD_LEAF_CHUNKS, leaf->room);
+	if (bitmap_empty(leaf->room, HWTD_LEAF_CHUNKS))
+		__clear_bit(n / HWTD_LEAF_CHUNKS, hf->leafroom);
+}
+
+/*
+ * Chunk number @n as a fresh chunk, from the spare. Its slots start at
+ * the generation after its floor, all free, or all retired when that
+ * chunk number has used up its generations. Return: -EAGAIN when a spare
+ * chunk or leaf is missing (hwtd_table_prealloc() makes them).
+ */
+static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
+{
+	struct hwtd_leaf *leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
+	struct hwtd_chunk *c;
+	u32 floor, i;
+
+	if (!leaf) {
+		if (!hf->spare_leaf)
+			return -EAGAIN;
+		leaf = hf->spare_leaf;
+		hf->spare_leaf = NULL;
+		hf->dir[n / HWTD_LEAF_CHUNKS] = leaf;
+	}
+	if (!hf->spare_chunk)
+		return -EAGAIN;
+	c = hf->spare_chunk;
+	hf->spare_chunk = NULL;
+	floor = leaf->floor[n % HWTD_LEAF_CHUNKS];
+
+	c->extra = NULL;
+	c->gen_hi = floor;
+	c->pad = 0;
+	for (i = 0; i < HWTD_CHUNK_SLOTS; i++) {
+		struct hwtd_slot *s = &c->slots[i];
+
+		memset(s, 0, sizeof(*s));
+		s->gen = floor + 1;
+		s->state = floor == HWTD_FLOOR_DEAD ? HWTD_RETIRED : HWTD_FREE;
+		s->link.next = i + 1 < HWTD_CHUNK_SLOTS ? i + 1 : HWTD_NIL;
+	}
+	if (floor == HWTD_FLOOR_DEAD) {
+		c->free = HWTD_NIL;
+		c->nfree = 0;
+		c->nused = HWTD_CHUNK_SLOTS;
+	} else {
+		c->free = 0;
+		c->nfree = HWTD_CHUNK_SLOTS;
+		c->nused = 0;
+	}
+	leaf->chunk[n % HWTD_LEAF_CHUNKS] = c;
+	hf->nchunks = n + 1;
+	if (c->nfree)
+		hwtd_room_set(hf, n);
+	return 0;
+}
+
+/**
+ * hwtd_slot_alloc() - take a free slot
+ * @hf: the file
+ * @idx: set to its index
+ *
+ * The slot comes from the lowest chunk with room; only when every chunk is
+ * full is a chunk added, from the spares. The slot is left %HWTD_FREE with
+ * its generation set: the caller fills it and makes it live.
+ *
+ * Context: the file lock held.
+ * Return: 0; -EAGAIN when the table must grow and a spare chunk or leaf is
+ * missing; -ENOSPC when the directory is full.
+ */
+int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
+{
+	struct hwtd_chunk *c;
+	struct hwtd_slot *s;
+	unsigned long l, k;
+	u32 n;
+	int ret;
+
+	hwtd_lockdep_assert(hf);
+	for (;;) {
+		l = find_first_bit(hf->leafroom, HWTD_DIR_LEAVES);
+		if (l < HWTD_DIR_LEAVES) {
+			k = find_first_bit(hf->dir[l]->room, HWTD_LEAF_CHUNKS);
+			n = l * HWTD_LEAF_CHUNKS + k;
+			break;
+		}
+		n = hf->nchunks;
+		if (n >= HWTD_MAX_CHUNKS)
+			return -ENOSPC;
+		ret = hwtd_chunk_add(hf, n);
+		if (ret)
+			return ret;
+		/* A chunk whose generations are used up has no room: next. */
+	}
+	c = hwtd_chunk_nr(hf, n);
+	s = &c->slots[c->free];
+	*idx = n << HWTD_IDX_SHIFT | c->free;
+	c->free = s->link.next;
+	c->nfree--;
+	c->nused++;
+	if (s->gen > c->gen_hi)
+		c->gen_hi = s->gen;
+	if (!c->nfree)
+		hwtd_room_clear(hf, n);
+	if (c->extra)
+		memset(&c->extra[*idx & (BIT(HWTD_IDX_SHIFT) - 1)], 0,
+		       sizeof(struct hwtd_extra));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_alloc);
+
+/* Free a chunk's memory, or keep it as the file's spare. */
+static void hwtd_chunk_release(struct hwtd_file *hf, struct hwtd_chunk *c)
+{
+	if (c->extra && !hf->spare_extra)
+		hf->spare_extra = c->extra;
+	else
+		hwtd_free_counted(c->extra, &hwtd_stats.extras);
+	if (!hf->spare_chunk)
+		hf->spare_chunk = c;
+	else
+		hwtd_free_counted(c, &hwtd_stats.chunks);
+}
+
+/*
+ * Whether the highest chunk should be given back: it is empty, and the
+ * chunk below it has at least half its slots free.
+ */
+static bool hwtd_trim_due(struct hwtd_file *hf)
+{
+	u32 n = hf->nchunks;
+
+	return n >= 2 && !hwtd_chunk_nr(hf, n - 1)->nused &&
+	       hwtd_chunk_nr(hf, n - 2)->nfree >= HWTD_CHUNK_SLOTS / 2;
+}
+
+/* Give back at most @max highest chunks that are due; return how many. */
+static unsigned int hwtd_trim_some(struct hwtd_file *hf, unsigned int max)
+{
+	struct hwtd_leaf *leaf;
+	struct hwtd_chunk *c;
+	unsigned int done = 0;
+	u32 n;
+
+	hwtd_lockdep_assert(hf);
+	while (done < max && hwtd_trim_due(hf)) {
+		n = hf->nchunks - 1;
+		leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
+		c = leaf->chunk[n % HWTD_LEAF_CHUNKS];
+		/* Above every generation it handed out. */
+		leaf->floor[n % HWTD_LEAF_CHUNKS] = c->gen_hi;
+		leaf->chunk[n % HWTD_LEAF_CHUNKS] = NULL;
+		hwtd_room_clear(hf, n);
+		hf->nchunks = n;
+		hwtd_chunk_release(hf, c);
+		done++;
+	}
+	return done;
+}
+
+/**
+ * hwtd_slot_free() - free a slot that held a timeout
+ * @hf: the file
+ * @idx: its index
+ *
+ * Bumps the generation, so the timeout's id is dead for good, or retires
+ * the slot if the generation would wrap; gives back up to two chunks.
+ *
+ * Context: the file lock held.
+ */
+void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
+{
+	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
+	struct hwtd_chunk *c = hwtd_chunk_nr(hf, n);
+	struct hwtd_slot *s = &c->slots[off];
+
+	hwtd_lockdep_assert(hf);
+	if (s->gen == U32_MAX) {
+		/* Still counted in @nused: the chunk is never given back. */
+		s->state = HWTD_RETIRED;
+		return;
+	}
+	s->gen++;
+	s->state = HWTD_FREE;
+	s->link.next = c->free;
+	c->free = off;
+	if (!c->nfree++)
+		hwtd_room_set(hf, n);
+	c->nused--;
+	hwtd_trim_some(hf, 2);
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_free);
+
+/**
+ * hwtd_trim() - give back the chunks a shrunk file no longer needs
+ * @hf: the file
+ *
+ * hwtd_slot_free() gives back at most two chunks each time; after a burst
+ * of frees, more may be due. This gives them back %HWTD_CHUNK at a time
+ * per hold of the file lock.
+ *
+ * Context: process; takes the file lock.
+ * Return: true if it gave back any.
+ */
+bool hwtd_trim(struct hwtd_file *hf)
+{
+	unsigned int n, total = 0;
+
+	do {
+		spin_lock_irq(&hf->lock);
+		n = hwtd_trim_some(hf, HWTD_CHUNK);
+		spin_unlock_irq(&hf->lock);
+		total += n;
+		cond_resched();
+	} while (n == HWTD_CHUNK);
+	return total;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_trim);
+
+/**
+ * hwtd_extra() - the period and slack of a slot
+ * @hf: the file
+ * @idx: the slot's index
+ *
+ * Context: the file lock held.
+ * Return: the slot's &struct hwtd_extra, or NULL when its chunk has none
+ * (then both are 0).
+ */
+struct hwtd_extra *hwtd_extra(struct hwtd_file *hf, u32 idx)
+{
+	struct hwtd_chunk *c = hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT);
+
+	if (!c->extra)
+		return NULL;
+	return &c->extra[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
+}
+
+/**
+ * hwtd_extra_set() - set the period and slack of a slot
+ * @hf: the file
+ * @idx: the slot's index
+ * @period: the period, 0 for none
+ * @slack: the slack, 0 for none
+ *
+ * Context: the file lock held.
+ * Return: 0, or -EAGAIN when the chunk needs an extra array and there is
+ * no spare (hwtd_table_prealloc() makes one); then nothing changed.
+ */
+int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack)
+{
+	struct hwtd_chunk *c = hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT);
+	struct hwtd_extra *x;
+
+	hwtd_lockdep_assert(hf);
+	if (!c->extra) {
+		if (!period && !slack)
+			return 0;
+		if (!hf->spare_extra)
+			return -EAGAIN;
+		c->extra = hf->spare_extra;
+		hf->spare_extra = NULL;
+		memset(c->extra, 0, HWTD_EXTRA_BYTES);
+	}
+	x = &c->extra[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
+	x->period = period;
+	x->slack = slack;
+	return 0;
+}
+
+/**
+ * hwtd_table_prealloc() - make the spares the table may need
+ * @hf: the file
+ * @extra: an extra array is needed too
+ *
+ * Allocates, with %GFP_KERNEL_ACCOUNT and the file lock dropped, a spare
+ * chunk, a spare leaf when the next chunk starts a leaf that does not
+ * exist, and a spare extra array if asked, each only if the file has none.
+ * An allocation another caller made meanwhile is freed again.
+ *
+ * Context: process; may sleep; takes the file lock.
+ * Return: 0, or -ENOMEM.
+ */
+int hwtd_table_prealloc(struct hwtd_file *hf, bool extra)
+{
+	struct hwtd_chunk *c = NULL;
+	struct hwtd_extra *x = NULL;
+	struct hwtd_leaf *l = NULL;
+	bool need_c, need_x, need_l;
+	int ret = 0;
+
+	spin_lock_irq(&hf->lock);
+	need_c = !hf->spare_chunk;
+	need_x = extra && !hf->spare_extra;
+	need_l = !hf->spare_leaf && hf->nchunks < HWTD_MAX_CHUNKS &&
+		 !hf->dir[hf->nchunks / HWTD_LEAF_CHUNKS];
+	spin_unlock_irq(&hf->lock);
+
+	if (need_c) {
+		c = kmalloc(HWTD_CHUNK_BYTES, GFP_KERNEL_ACCOUNT);
+		if (!c)
+			ret = -ENOMEM;
+	}
+	if (need_x) {
+		x = kzalloc(HWTD_EXTRA_BYTES, GFP_KERNEL_ACCOUNT);
+		if (!x)
+			ret = -ENOMEM;
+	}
+	if (need_l) {
+		l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
+		if (!l)
+			ret = -ENOMEM;
+	}
+
+	spin_lock_irq(&hf->lock);
+	if (c && !hf->spare_chunk) {
+		hf->spare_chunk = c;
+		atomic_long_inc(&hwtd_stats.chunks);
+		c = NULL;
+	}
+	if (x && !hf->spare_extra) {
+		hf->spare_extra = x;
+		atomic_long_inc(&hwtd_stats.extras);
+		x = NULL;
+	}
+	if (l && !hf->spare_leaf) {
+		hf->spare_leaf = l;
+		atomic_long_inc(&hwtd_stats.leaves);
+		l = NULL;
+	}
+	spin_unlock_irq(&hf->lock);
+	kfree(c);
+	kfree(x);
+	kfree(l);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_table_prealloc);
+
+/**
+ * hwtd_table_destroy() - free every chunk, extra array and leaf of a file
+ * @hf: the file, which nothing else can reach any more
+ *
+ * Context: process; may sleep (reschedules between leaves).
+ */
+void hwtd_table_destroy(struct hwtd_file *hf)
+{
+	unsigned int l, k;
+
+	for (l = 0; l < HWTD_DIR_LEAVES; l++) {
+		struct hwtd_leaf *leaf = hf->dir[l];
+
+		if (!leaf)
+			continue;
+		for (k = 0; k < HWTD_LEAF_CHUNKS; k++) {
+			struct hwtd_chunk *c = leaf->chunk[k];
+
+			if (!c)
+				continue;
+			hwtd_free_counted(c->extra, &hwtd_stats.extras);
+			hwtd_free_counted(c, &hwtd_stats.chunks);
+		}
+		hwtd_free_counted(leaf, &hwtd_stats.leaves);
+		hf->dir[l] = NULL;
+		cond_resched();
+	}
+	hf->nchunks = 0;
+	hwtd_free_counted(hf->spare_chunk, &hwtd_stats.chunks);
+	hwtd_free_counted(hf->spare_extra, &hwtd_stats.extras);
+	hwtd_free_counted(hf->spare_leaf, &hwtd_stats.leaves);
+	hf->spare_chunk = NULL;
+	hf->spare_extra = NULL;
+	hf->spare_leaf = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_table_destroy);

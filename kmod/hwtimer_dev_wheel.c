@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/hwtimer: each file's own hierarchical timing wheel, and the one
+ * hwtimer per file that drives it.
+ *
+ * The wheel
+ * ---------
+ * A file's timeouts wait in its own wheel (timeout.c's design): 11 levels
+ * of 64 buckets, each bucket a circular list of slots linked by index, each
+ * level with a u64 bitmap of its non-empty buckets. The wheel's clock @clk
+ * is a tick of the file's precision wheel (the same @tick_ns and @epoch,
+ * so a tick boundary of the file is one of the per-CPU wheel too). A
+ * timeout expiring at tick t > @clk is in level L, the 6-bit group of the
+ * highest bit in which t and @clk differ, bucket (t >> 6L) & 63: its
+ * bucket's range of ticks begins after @clk, in @clk's current rotation of
+ * that level. So the earliest tick with work is found from the bitmaps in
+ * 11 steps (hwtd_next_event()), and when the clock reaches the start of a
+ * bucket, the whole bucket is spliced, in O(1), onto the todo list
+ * (hwtd_advance()), whose timeouts then expire (t <= @clk) or go one or
+ * more levels down: a timeout is touched at most once per level in its
+ * life, and a tick touches only what is due or cascades.
+ *
+ * Driving it
+ * ----------
+ * One struct hwtimer per file (@timer), on the per-CPU wheel of the
+ * file's precision and clock, is armed for the earliest tick that may
+ * have work (@armed). Arming a timeout touches the per-CPU wheel only when
+ * its tick is earlier than @armed; cancelling never does (an expiry that
+ * finds nothing due re-arms for the next tick with work). The callback
+ * runs an expiry pass (hwtd_pass()): under the file lock, HWTD_CHUNK
+ * entries per hold (expired, cascaded, or records moved from the kernel
+ * queue to the ring), the clock read once per hold, the lock dropped
+ * between holds, for at most HWT_PASS_NS in all, the budget of the
+ * per-CPU wheel's own expiry path. A pass that runs out of budget hands
+ * the rest to @work, in process context, which goes on at once, holding
+ * the lock for HWTD_CHUNK entries at a time, and arms @timer when done: a
+ * burst of a million expiries at one tick takes one softirq pass and then
+ * the time its work takes, not a tick per chunk.
+ *
+ * Records stamped in one hold share its clock reading, and each hold reads
+ * the clock again: records leave in non-decreasing order of expired_ns,
+ * timeouts of different ticks in tick order (the pass advances @clk to one
+ * next tick with work at a time).
+ */
+#include <linux/bitops.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+
+#include "hwtimer_internal.h"
+#include "hwtimer_dev.h"
+
+/* ---- lists ---------------------------------------------------------------- */
+
+static struct hwtd_link *hwtd_link(struct hwtd_file *hf, u32 i)
+{
+	if (i & HWTD_SENT)
+		return &hf->sent[i & ~HWTD_SENT];
+	return &hwtd_slot(hf, i)->link;
+}
+
+/* Every list empty: each sentinel linked to itself. */
+void hwtd_lists_init(struct hwtd_file *hf)
+{
+	u32 i;
+
+	for (i = 0; i < HWTD_NLISTS; i++) {
+		hf->sent[i].next = HWTD_SENT | i;
+		hf->sent[i].prev = HWTD_SENT | i;
+	}
+}
+
+static bool hwtd_list_empty(struct hwtd_file *hf, u32 list)
+{
+	return hf->sent[list].next == (HWTD_SENT | list);
+}
+
+/* The first slot of @list, or %HWTD_NIL when it is empty. */
+u32 hwtd_list_first(struct hwtd_file *hf, u32 list)
+{
+	u32 i = hf->sent[list].next;
+
+	return (i & HWTD_SENT) ? HWTD_NIL : i;
+}
+
+/* Put slot @idx at the tail of @list. */
+void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx)
+{
+	struct hwtd_link *s = &hf->sent[list], *l = hwtd_link(hf, idx);
+	u32 tail = s->prev;
+
+	l->next = HWTD_SENT | list;
+	l->prev = tail;
+	hwtd_link(hf, tail)->next = idx;
+	s->prev = idx;
+}
+
+/*
+ * Take slot @idx off whatever list it is on. A bucket it leaves empty has
+ * its bit cleared: then both its neighbours are that bucket's sentinel.
+ */
+void hwtd_list_del(struct hwtd_file *hf, u32 idx)
+{
+	struct hwtd_link *l = hwtd_link(hf, idx);
+	u32 prev = l->prev, next = l->next, b;
+
+	hwtd_link(hf, prev)->next = next;
+	hwtd_link(hf, next)->prev = prev;
+	if (prev == next && (prev & HWTD_SENT)) {
+		b = prev & ~HWTD_SENT;
+		if (b < HWTD_NBUCKETS)
+			hf->occupied[b / HWTD_LVL_SIZE] &= ~BIT_ULL(b % HWTD_LVL_SIZE);
+	}
+}
+
+/* Move every slot of @src to the tail of @dst; @src ends empty. */
+static void hwtd_list_splice(struct hwtd_file *hf, u32 dst, u32 src)
+{
+	struct hwtd_link *s = &hf->sent[src], *d = &hf->sent[dst];
+	u32 first = s->next, last = s->prev, tail = d->prev;
+
+	if (first == (HWTD_SENT | src))
+		return;
+	hwtd_link(hf, tail)->next = first;
+	hwtd_link(hf, first)->prev = tail;
+	hwtd_link(hf, last)->next = HWTD_SENT | dst;
+	d->prev = last;
+	s->next = HWTD_SENT | src;
+	s->prev = HWTD_SENT | src;
+}
+
+/* ---- ticks ------------------------------------------------------------------ */
+
+/* The tick that contains @now: every tick up to it has begun. */
+u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
+{
+	if (now <= hf->epoch)
+		return 0;
+	return div64_u64(now - hf->epoch, hf->tick_ns);
+}
+
+/*
+ * The tick a timeout with @deadline and @slack expires at. With no slack,
+ * the first tick that begins at or after @deadline. With slack, among the
+ * ticks from that one (or the wheel's next, if later) to the last that
+ * begins by @deadline + @slack, the one with the most trailing zero bits,
+ * as the per-CPU wheel picks it (hwt_slack_tick()): timeouts whose windows
+ * overlap tend to share it, so the file's timer wakes less often. Never
+ * before @deadline's tick, so never early.
+ */
+u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
+{
+	u64 first, last, lo, d;
+	unsigned int h;
+
+	if (deadline <= hf->epoch)
+		return 0;
+	d = deadline - hf->epoch;
+	first = div64_u64(d, hf->tick_ns);
+	if (first * hf->tick_ns < d)
+		first++;
+	if (!slack)
+		return first;
+	last = hwtd_now_tick(hf, deadline + min(slack, U64_MAX - deadline));
+	lo = max(first, hf->clk + 1);
+	if (last < lo)
+		return first;
+	if (last == lo)
+		return lo;
+	h = fls64(lo ^ last) - 1;
+	if (!lo || __ffs64(lo) > h)
+		return lo;
+	return last & ~((1ULL << h) - 1);
+}
+
+/* When tick @tick begins, host ns, at most KTIME_MAX. */
+static u64 hwtd_tick_time(const struct hwtd_file *hf, u64 tick)
+{
+	if (hf->epoch > (u64)KTIME_MAX ||
+	    tick > div64_u64((u64)KTIME_MAX - hf->epoch, hf->tick_ns))
+		return KTIME_MAX;
+	return hf->epoch + tick * hf->tick_ns;
+}
+
+/* ---- the wheel ---------------------------------------------------------------- */
+
+static unsigned int hwtd_shift(unsigned int lvl)
+{
+	return lvl * HWTD_LVL_BITS;
+}
+
+/* @t and @clk are in the same rotation of level @lvl (same higher bits). */
+static bool hwtd_same_rotation(u64 t, u64 clk, unsigned int lvl)
+{
+	unsigned int s = hwtd_shift(lvl) + HWTD_LVL_BITS;
+
+	return s >= 64 || (t >> s) == (clk >> s);
+}
+
+/**
+ * hwtd_place() - put a pending timeout in its bucket
+ * @hf: the file
+ * @idx: the slot, on no list, with its @tick set
+ *
+ * Context: the file lock held.
+ * Return: true if it was placed (its tick is after the wheel's clock),
+ * false if it is due: then it is on no list, and the caller expires it.
+ */
+bool hwtd_place(struct hwtd_file *hf, u32 idx)
+{
+	struct hwtd_slot *s = hwtd_slot(hf, idx);
+	unsigned int lvl, digit;
+	u64 t = s->tick;
+
+	hwtd_lockdep_assert(hf);
+	s->state = HWTD_PENDING;
+	if (t <= hf->clk)
+		return false;
+	lvl = (fls64(t ^ hf->clk) - 1) / HWTD_LVL_BITS;
+	digit = (t >> hwtd_shift(lvl)) & (HWTD_LVL_SIZE - 1);
+	hwtd_list_add(hf, lvl * HWTD_LVL_SIZE + digit, idx);
+	hf->occupied[lvl] |= BIT_ULL(digit);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_place);
+
+/* The buckets of level @lvl after the wheel clock's own: all of them. */
+static u64 hwtd_above(u64 clk, unsigned int lvl)
+{
+	unsigned int digit = (clk >> hwtd_shift(lvl)) & (HWTD_LVL_SIZE - 1);
+
+	return digit == HWTD_LVL_SIZE - 1 ? 0 : ~0ULL << (digit + 1);
+}
+
+/**
+ * hwtd_next_event() - the earliest tick at which the wheel may have work
+ * @hf: the file
+ *
+ * The start of the first non-empty bucket: the exact tick for level 0, a
+ * cascade for higher levels. The todo list is not looked at.
+ *
+ * Context: the file lock held.
+ * Return: that tick, after the wheel's clock, or U64_MAX when the wheel is
+ * empty.
+ */
+u64 hwtd_next_event(struct hwtd_file *hf)
+{
+	u64 best = U64_MAX, clk = hf->clk, m, start;
+	unsigned int lvl, s;
+
+	for (lvl = 0; lvl < HWTD_LEVELS; lvl++) {
+		m = hf->occupied[lvl] & hwtd_above(clk, lvl);
+		if (WARN_ON_ONCE(m != hf->occupied[lvl]))
+			m = hf->occupied[lvl];
+		if (!m)
+			continue;
+		s = hwtd_shift(lvl);
+		start = s + HWTD_LVL_BITS >= 64 ? 0 :
+			(clk >> (s + HWTD_LVL_BITS)) << (s + HWTD_LVL_BITS);
+		start |= (u64)__ffs64(m) << s;
+		if (start < best)
+			best = start;
+	}
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_next_event);
+
+/*
+ * Move the wheel's clock to @target, after it: every bucket whose range
+ * has begun by @target goes onto the todo list, level 0 first. At most
+ * HWTD_NBUCKETS splices, each O(1).
+ */
+static void hwtd_advance(struct hwtd_file *hf, u64 target)
+{
+	unsigned int lvl, d;
+	u64 take, dt;
+
+	for (lvl = 0; lvl < HWTD_LEVELS; lvl++) {
+		if (!hf->occupied[lvl])
+			continue;
+		if (hwtd_same_rotation(target, hf->clk, lvl)) {
+			/* The buckets up to @target's own. */
+			dt = (target >> hwtd_shift(lvl)) & (HWTD_LVL_SIZE - 1);
+			take = hf->occupied[lvl] &
+			       (dt == HWTD_LVL_SIZE - 1 ? ~0ULL : BIT_ULL(dt + 1) - 1);
+		} else {
+			/* The clock left this rotation: all of it has begun. */
+			take = hf->occupied[lvl];
+		}
+		hf->occupied[lvl] &= ~take;
+		while (take) {
+			d = __ffs64(take);
+			take &= take - 1;
+			hwtd_list_splice(hf, HWTD_LIST_TODO, lvl * HWTD_LVL_SIZE + d);
+		}
+	}
+	hf->clk = target;
+}
+
+/**
+ * hwtd_forward() - move an idle wheel's clock up to now
+ * @hf: the file
+ * @now: host time of the file's clock
+ *
+ * Only when no bucket begins by now and nothing is on the todo list, so
+ * nothing is skipped; then timeouts armed next are placed relative to the
+ * present, at the lowest level their distance allows.
+ *
+ * Context: the file lock held.
+ */
+void hwtd_forward(struct hwtd_file *hf, u64 now)
+{
+	u64 tick = hwtd_now_tick(hf, now);
+
+	hwtd_lockdep_assert(hf);
+	if (tick > hf->clk && !hf->processing &&
+	    hwtd_list_empty(hf, HWTD_LIST_TODO) && hwtd_next_event(hf) > tick)
+		hf->clk = tick;
+}
+
+/**
+ * hwtd_expire() - run the wheel up to the hold's clock
+ * @hf: the file
+ * @hold: this hold of the file lock
+ * @budget: entries this hold may still process; decremented
+ *
+ * Expires what is due and cascades what has reached its bucket, one next
+ * tick with work at a time, each advance and each entry taken off the
+ * todo list costing one unit of *@budget.
+ *
+ * Context: the file lock held.
+ * Return: true when nothing up to the hold's clock is left to do.
+ */
+bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *budget)
+{
+	u64 now_tick = hwtd_now_tick(hf, hwtd_hold_now(hf, hold)), ev;
+	u32 idx;
+
+	hwtd_lockdep_assert(hf);
+	while (*budget) {
+		idx = hwtd_list_first(hf, HWTD_LIST_TODO);
+		if (idx == HWTD_NIL) {
+			ev = hwtd_next_event(hf);
+			if (ev > now_tick) {
+				if (hf->clk < now_tick)
+					hf->clk = now_tick;
+				return true;
+			}
+			hwtd_advance(hf, ev);
+		} else {
+			hwtd_list_del(hf, idx);
+			if (!hwtd_place(hf, idx))
+				hwtd_deliver(hf, hold, idx);
+		}
+		(*budget)--;
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_expire);
+
+/* ---- the file's timer ---------------------------------------------------------- */
+
+/**
+ * hwtd_arm_timer() - arm the file's timer for a tick
+ * @hf: the file
+ * @tick: the tick
+ * @now: host time of the file's clock, read under the lock or before
+ *
+ * Context: the file lock held (the wheel's base lock nests inside).
+ */
+void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
+{
+	int ret;
+
+	hwtd_lockdep_assert(hf);
+	if (hf->manual || hf->closing)
+		return;
+	ret = hwt_modify_abs_at(hf->timer, hwtd_tick_time(hf, tick), now);
+	/* The device's wheels have no cap, and outlive every file. */
+	WARN_ON_ONCE(ret < 0);
+	hf->armed = tick;
+}
+
+/*
+ * One expiry pass (see the top of this file). From the callback
+ * (@from_work false) it stops after HWT_PASS_NS; from @work it runs to the
+ * end, rescheduling between holds. Return: true when the callback left
+ * work for @work.
+ */
+static bool hwtd_pass(struct hwtd_file *hf, bool from_work)
+{
+	u64 start = local_clock(), ev;
+	struct hwtd_hold hold;
+	unsigned int budget;
+	bool done, more = false;
+
+	spin_lock_irq(&hf->lock);
+	if (hf->closing || (!from_work && hf->processing)) {
+		spin_unlock_irq(&hf->lock);
+		return false;
+	}
+	if (!from_work) {
+		hf->processing = true;
+		hf->armed = U64_MAX;
+	}
+	for (;;) {
+		memset(&hold, 0, sizeof(hold));
+		budget = HWTD_CHUNK;
+		done = hwtd_refill(hf, &hold, budget) < budget;
+		budget = HWTD_CHUNK;
+		done &= hwtd_expire(hf, &hold, &budget);
+		hwtd_hold_end(hf, &hold);
+		if (done)
+			break;
+		if (!from_work && local_clock() - start > HWT_PASS_NS) {
+			more = true;
+			break;
+		}
+		spin_unlock_irq(&hf->lock);
+		hwtd_hold_wake(hf, &hold);
+		if (from_work)
+			cond_resched();
+		spin_lock_irq(&hf->lock);
+		if (hf->closing) {
+			spin_unlock_irq(&hf->lock);
+			return false;
+		}
+	}
+	if (!more) {
+		hf->processing = false;
+		ev = hwtd_next_event(hf);
+		if (ev != U64_MAX)
+			hwtd_arm_timer(hf, ev, hwtd_hold_now(hf, &hold));
+	}
+	spin_unlock_irq(&hf->lock);
+	hwtd_hold_wake(hf, &hold);
+	return more;
+}
+
+static void hwtd_timer_fn(struct hwtimer *timer)
+{
+	struct hwtd_file *hf = container_of(timer, struct hwtd_timer, timer)->hf;
+
+	if (hwtd_pass(hf, false))
+		queue_work(system_wq, &hf->work);
+}
+
+static void hwtd_work_fn(struct work_struct *work)
+{
+	struct hwtd_file *hf = container_of(work, struct hwtd_file, work);
+
+	hwtd_pass(hf, true);
+	hwtd_trim(hf);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * hwtd_kunit_run() - an expiry pass of a manual file at a given time
+ * @hf: the file
+ * @now: its clock, host ns
+ *
+ * The pass the file's timer would run, to the end.
+ *
+ * Context: process; takes the file lock.
+ */
+void hwtd_kunit_run(struct hwtd_file *hf, u64 now)
+{
+	WRITE_ONCE(hf->manual_now, now);
+	spin_lock_irq(&hf->lock);
+	hf->processing = true;
+	spin_unlock_irq(&hf->lock);
+	hwtd_pass(hf, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
+#endif
+
+/**
+ * hwtd_file_timer_init() - set up the file's timers and work
+ * @hf: the file
+ * @wheels: the device's wheels, by precision and clock
+ *
+ * A file has a timer on each of the device's wheels, of which the one of
+ * its configuration is in use (@timer): changing the configuration never
+ * sets up a timer whose callback may still be running.
+ *
+ * Context: process, before the file is in use.
+ */
+void hwtd_file_timer_init(struct hwtd_file *hf,
+			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS])
+{
+	unsigned int p, c;
+
+	for (p = 0; p < HWTD_PRECISIONS; p++) {
+		for (c = 0; c < HWTD_CLOCKS; c++) {
+			hwtimer_setup(&hf->timers[p][c].timer, wheels[p][c], hwtd_timer_fn);
+			hf->timers[p][c].hf = hf;
+		}
+	}
+	INIT_WORK(&hf->work, hwtd_work_fn);
+	hf->timer = &hf->timers[0][0].timer;
+	hf->armed = U64_MAX;
+}
+
+/**
+ * hwtd_file_timer_select() - use the timer of another precision and clock
+ * @hf: the file, which holds no timeout
+ * @precision: HWTIMER_PRECISION_*
+ * @clock: 0 for CLOCK_MONOTONIC, 1 for CLOCK_BOOTTIME
+ *
+ * The timer in use is cancelled; a callback of it that runs meanwhile
+ * finds nothing to do, as any early expiry does.
+ *
+ * Context: the file lock held.
+ */
+void hwtd_file_timer_select(struct hwtd_file *hf, unsigned int precision,
+			    unsigned int clock)
+{
+	hwtd_lockdep_assert(hf);
+	if (!hf->manual)
+		hwtimer_cancel(hf->timer);
+	hf->timer = &hf->timers[precision][clock].timer;
+	hf->armed = U64_MAX;
+}
+
+/**
+ * hwtd_file_timer_stop() - stop the file's timers and work for good
+ * @hf: the file, being released
+ *
+ * After it, no expiry pass runs or will run.
+ *
+ * Context: process; may sleep.
+ */
+void hwtd_file_timer_stop(struct hwtd_file *hf)
+{
+	unsigned int p, c;
+
+	spin_lock_irq(&hf->lock);
+	hf->closing = true;
+	spin_unlock_irq(&hf->lock);
+	if (hf->manual)
+		return;
+	/* The callbacks queue @work: stop them first. */
+	for (p = 0; p < HWTD_PRECISIONS; p++)
+		for (c = 0; c < HWTD_CLOCKS; c++)
+			hwtimer_shutdown_sync(&hf->timers[p][c].timer);
+	cancel_work_sync(&hf->work);
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of /dev/hwtimer's slot table and per-file wheel, on files
+ * with a manual clock (hwtd_file_create_manual()): the batch operations'
+ * own functions arm, cancel and modify (hwtd_kunit_op()), the expiry pass
+ * runs at a time the test sets (hwtd_kunit_run()), and records are read as
+ * read() takes them (hwtd_kunit_read()).
+ */
+#include <kunit/test.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include <uapi/linux/hwtimer.h>
+
+#include "hwtimer_kunit.h"
+#include "hwtimer_dev.h"
+
+#define KD_TICK		1000ULL
+#define KD_EPOCH	5000ULL
+
+/* When tick @t begins. */
+static u64 kd_tick_time(u64 t)
+{
+	return KD_EPOCH + t * KD_TICK;
+}
+
+/* The first tick at or after @d. */
+static u64 kd_tick_of(u64 d)
+{
+	return d <= KD_EPOCH ? 0 : DIV_ROUND_UP_ULL(d - KD_EPOCH, KD_TICK);
+}
+
+static struct hwtd_file *kd_file(struct kunit *test)
+{
+	struct hwtd_file *hf = hwtd_file_create_manual(KD_TICK, KD_EPOCH);
+
+	KUNIT_ASSERT_NOT_NULL(test, hf);
+	return hf;
+}
+
+/* Arm an absolute deadline at clock @now; returns the id (0 on failure). */
+static u64 kd_arm(struct kunit *test, struct hwtd_file *hf, u64 now, u64 deadline,
+		  u64 period, u64 slack, u64 cookie)
+{
+	struct hwtimer_arm_entry e = {
+		.cookie = cookie, .expires_ns = deadline, .period_ns = period,
+		.flags = HWTIMER_TIMEOUT_ABS, .slack_ns = slack,
+	};
+
+	KUNIT_EXPECT_EQ_MSG(test, 0, hwtd_kunit_op(hf, HWTIMER_IOC_ARM, &e, now),
+			    "arm of deadline %llu at %llu", deadline, now);
+	KUNIT_EXPECT_EQ(test, deadline, e.deadline_ns);
+	return e.id;
+}
+
+static int kd_cancel(struct hwtd_file *hf, u64 id)
+{
+	struct hwtimer_cancel_entry e = { .id = id };
+
+	return hwtd_kunit_op(hf, HWTIMER_IOC_CANCEL, &e, 0);
+}
+
+/*
+ * Timeouts at random deadlines over @span ticks, the clock moved in random
+ * steps of up to @step ticks, sometimes to a tick boundary, sometimes just
+ * before one: after each pass, exactly the timeouts whose tick has begun
+ * have a record (never early, never a tick late), and records come in tick
+ * order. Spans up to 2^34 ticks cascade through six levels.
+ */
+static void kd_exact(struct kunit *test, unsigned int n, u64 span, u64 step)
+{
+	struct hwtd_file *hf = kd_file(test);
+	struct hwtimer_expiry *r;
+	u64 *dl, *id, now = KD_EPOCH, last_tick = 0, end;
+	unsigned int i, k, got, total = 0;
+	bool *seen;
+
+	dl = kunit_kcalloc(test, n, sizeof(*dl), GFP_KERNEL);
+	id = kunit_kcalloc(test, n, sizeof(*id), GFP_KERNEL);
+	seen = kunit_kcalloc(test, n, sizeof(*seen), GFP_KERNEL);
+	r = kunit_kcalloc(test, n, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, dl && id && seen && r);
+	for (i = 0; i < n; i++) {
+		dl[i] = KD_EPOCH + 1 + get_random_u64() % (span * KD_TICK);
+		/* A quarter on tick boundaries exactly. */
+		if (!(i % 4))
+			dl[i] = kd_tick_time(kd_tick_of(dl[i]));
+		id[i] = kd_arm(test, hf, now, dl[i], 0, 0, i);
+	}
+	end = KD_EPOCH + (span + 1) * KD_TICK;
+	while (total < n && now < end) {
+		u64 t = 1 + get_random_u64() % step;
+
+		now = kd_tick_time(kd_tick_of(now) + t);
+		if (get_random_u32() & 1)
+			now--;		/* just before the boundary */
+		hwtd_kunit_run(hf, now);
+		got = hwtd_kunit_read(hf, r, n);
+		for (k = 0; k < got; k++) {
+			i = r[k].cookie;
+			KUNIT_ASSERT_LT(test, i, n);
+			KUNIT_EXPECT_FALSE_MSG(test, seen[i], "timeout %u read twice", i);
+			seen[i] = true;
+			KUNIT_EXPECT_EQ(test, id[i], r[k].id);
+			KUNIT_EXPECT_EQ(test, dl[i], r[k].deadline_ns);
+			KUNIT_EXPECT_EQ(test, now, r[k].expired_ns);
+			KUNIT_EXPECT_LE_MSG(test, kd_tick_time(kd_tick_of(dl[i])), now,
+					    "timeout %u early: deadline %llu, tick %llu, now %llu",
+					    i, dl[i], kd_tick_of(dl[i]), now);
+			KUNIT_EXPECT_GE_MSG(test, kd_tick_of(dl[i]), last_tick,
+					    "record of tick %llu after one of tick %llu",
+					    kd_tick_of(dl[i]), last_tick);
+			last_tick = kd_tick_of(dl[i]);
+		}
+		total += got;
+		/* Every timeout whose tick has begun has its record. */
+		for (i = 0; i < n; i++)
+			if (!seen[i] && kd_tick_time(kd_tick_of(dl[i])) <= now)
+				KUNIT_FAIL(test, "timeout %u (tick %llu) late at %llu",
+					   i, kd_tick_of(dl[i]), now);
+		last_tick = 0;
+	}
+	KUNIT_EXPECT_EQ(test, n, total);
+	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	hwtd_file_destroy_manual(hf);
+}
+
+static void dev_exact_near(struct kunit *test)
+{
+	kd_exact(test, 2000, 5000, 7);
+}
+
+static void dev_exact_cascades(struct kunit *test)
+{
+	kd_exact(test, 2000, 1ULL << 20, 1ULL << 12);
+}
+
+static void dev_exact_far(struct kunit *test)
+{
+	kd_exact(test, 500, 1ULL << 34, 1ULL << 28);
+}
+
+/*
+ * A slacked timeout expires on a tick of its window, never before its
+ * deadline's tick nor after the last tick that begins by deadline + slack,
+ * and timeouts with overlapping windows share ticks.
+ */
+static void dev_slack(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	u64 *dl, slack = 100 * KD_TICK, now, prev = U64_MAX;
+	unsigned int i, k, got, ticks = 0;
+	struct hwtimer_expiry *r;
+
+	dl = kunit_kcalloc(test, 256, sizeof(*dl), GFP_KERNEL);
+	r = kunit_kcalloc(test, 64, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, dl && r);
+	for (i = 0; i < 256; i++) {
+		dl[i] = KD_EPOCH + 10 * KD_TICK + get_random_u64() % (1000 * KD_TICK);
+		kd_arm(test, hf, KD_EPOCH, dl[i], 0, slack, i);
+	}
+	for (now = KD_EPOCH; now <= KD_EPOCH + 1200 * KD_TICK; now += KD_TICK) {
+		hwtd_kunit_run(hf, now);
+		while ((got = hwtd_kunit_read(hf, r, 64))) {
+			for (k = 0; k < got; k++) {
+				i = r[k].cookie;
+				KUNIT_EXPECT_LE(test, kd_tick_time(kd_tick_of(dl[i])), now);
+				KUNIT_EXPECT_LE_MSG(test, now, dl[i] + slack,
+						    "timeout %u: deadline %llu slack %llu expired %llu",
+						    i, dl[i], slack, now);
+			}
+			if (now != prev)
+				ticks++;
+			prev = now;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	/* 256 deadlines over 1000 ticks, 100-tick windows: far fewer ticks. */
+	KUNIT_EXPECT_LT_MSG(test, ticks, 64U, "%u ticks with expiries", ticks);
+	hwtd_file_destroy_manual(hf);
+}
+
+/*
+ * Ids: never 0, never given twice; a slot whose generation would wrap is
+ * retired and never used again.
+ */
+static void dev_ids(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	struct hwtd_slot *s;
+	u64 id, id2, far = KD_EPOCH + 1000000 * KD_TICK;
+	u32 idx;
+
+	id = kd_arm(test, hf, KD_EPOCH, far, 0, 0, 1);
+	KUNIT_EXPECT_NE(test, 0, id);
+	KUNIT_EXPECT_EQ(test, 1, id >> 32);
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id));
+	KUNIT_EXPECT_EQ(test, -ENOENT, kd_cancel(hf, id));
+	/* The same slot, the next generation. */
+	id2 = kd_arm(test, hf, KD_EPOCH, far, 0, 0, 2);
+	KUNIT_EXPECT_EQ(test, (u32)id, (u32)id2);
+	KUNIT_EXPECT_EQ(test, 2, id2 >> 32);
+	KUNIT_EXPECT_EQ(test, -ENOENT, kd_cancel(hf, id));
+
+	/* Its generation at the top: used once more, then retired. */
+	spin_lock_irq(&hf->lock);
+	s = hwtd_lookup(hf, id2, &idx);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->gen = U32_MAX;
+	spin_unlock_irq(&hf->lock);
+	id2 = (u64)U32_MAX << 32 | idx;
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id2));
+	spin_lock_irq(&hf->lock);
+	KUNIT_EXPECT_EQ(test, HWTD_RETIRED, hwtd_slot(hf, idx)->state);
+	spin_unlock_irq(&hf->lock);
+	id = kd_arm(test, hf, KD_EPOCH, far, 0, 0, 3);
+	KUNIT_EXPECT_NE_MSG(test, idx, (u32)id, "a retired slot was used again");
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id));
+	hwtd_file_destroy_manual(hf);
+}
+
+/*
+ * A file that shrinks gives its chunks back (all but the first), and a
+ * chunk allocated again never hands out an id it handed out before.
+ */
+static void dev_chunks(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	unsigned int n = 20 * HWTD_CHUNK_SLOTS, i, j;
+	u64 far = KD_EPOCH + 1000000 * KD_TICK, *ids;
+	long g0 = hwtd_kunit_global_count();
+
+	ids = kunit_kcalloc(test, 2 * n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	for (i = 0; i < n; i++)
+		ids[i] = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
+	KUNIT_EXPECT_EQ(test, 20, hf->nchunks);
+	KUNIT_EXPECT_EQ(test, g0 + n, hwtd_kunit_global_count());
+	/* Cancelled in a scattered order. */
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, ids[(i * 7919) % n]));
+	hwtd_trim(hf);
+	KUNIT_EXPECT_EQ(test, 1, hf->nchunks);
+	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	KUNIT_EXPECT_EQ(test, g0, hwtd_kunit_global_count());
+	for (i = 0; i < n; i++)
+		ids[n + i] = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
+	KUNIT_EXPECT_EQ(test, 20, hf->nchunks);
+	for (i = n; i < 2 * n; i++)
+		for (j = 0; j < n; j++)
+			if (ids[i] == ids[j])
+				KUNIT_FAIL(test, "id %llx handed out twice", ids[i]);
+	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, g0, hwtd_kunit_global_count());
+}
+
+/*
+ * A burst due at one tick: one hold of the file lock expires at most
+ * HWTD_CHUNK of them; the whole pass expires them all, in order.
+ */
+static void dev_chunked(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	unsigned int n = 10 * HWTD_CHUNK, i, budget = HWTD_CHUNK, got;
+	u64 dl = KD_EPOCH + 10 * KD_TICK;
+	struct hwtd_hold hold = { };
+	struct hwtimer_expiry *r;
+	bool done;
+
+	r = kunit_kcalloc(test, n, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < n; i++)
+		kd_arm(test, hf, KD_EPOCH, dl, 0, 0, i);
+	WRITE_ONCE(hf->manual_now, dl);
+	spin_lock_irq(&hf->lock);
+	done = hwtd_expire(hf, &hold, &budget);
+	hwtd_hold_end(hf, &hold);
+	spin_unlock_irq(&hf->lock);
+	KUNIT_EXPECT_FALSE(test, done);
+	KUNIT_EXPECT_EQ(test, 0, budget);
+	KUNIT_EXPECT_LE(test, hf->nqueued, (unsigned long)HWTD_CHUNK);
+	hwtd_kunit_run(hf, dl);
+	got = hwtd_kunit_read(hf, r, n);
+	KUNIT_EXPECT_EQ(test, n, got);
+	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	hwtd_file_destroy_manual(hf);
+}
+
+/*
+ * Periodic: re-armed when its record is read, for the first period after
+ * the read, the periods skipped counted; one record in the kernel at most.
+ */
+static void dev_periodic(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	u64 period = 10 * KD_TICK, dl = KD_EPOCH + period, id;
+	struct hwtimer_expiry r[4];
+
+	id = kd_arm(test, hf, KD_EPOCH, dl, period, 0, 9);
+	hwtd_kunit_run(hf, dl + 35 * KD_TICK);
+	hwtd_kunit_run(hf, dl + 55 * KD_TICK);
+	KUNIT_EXPECT_EQ(test, 1, hf->nqueued);
+	WRITE_ONCE(hf->manual_now, dl + 55 * KD_TICK);
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 4));
+	KUNIT_EXPECT_EQ(test, id, r[0].id);
+	KUNIT_EXPECT_EQ(test, dl, r[0].deadline_ns);
+	KUNIT_EXPECT_EQ(test, dl + 35 * KD_TICK, r[0].expired_ns);
+	KUNIT_EXPECT_EQ(test, 5, r[0].overrun);
+	KUNIT_EXPECT_EQ(test, HWTIMER_EXPIRY_REARMED, r[0].flags);
+	/* Next: the first period after the read, dl + 6 periods. */
+	hwtd_kunit_run(hf, dl + 6 * period - 1);
+	KUNIT_EXPECT_EQ(test, 0, hf->nqueued);
+	hwtd_kunit_run(hf, dl + 6 * period);
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 4));
+	KUNIT_EXPECT_EQ(test, dl + 6 * period, r[0].deadline_ns);
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id));
+	hwtd_file_destroy_manual(hf);
+}
+
+static struct kunit_case dev_cases[] = {
+	KUNIT_CASE(dev_exact_near),
+	KUNIT_CASE(dev_exact_cascades),
+	KUNIT_CASE(dev_exact_far),
+	KUNIT_CASE(dev_slack),
+	KUNIT_CASE(dev_ids),
+	KUNIT_CASE(dev_chunks),
+	KUNIT_CASE(dev_chunked),
+	KUNIT_CASE(dev_periodic),
+	{}
+};
+
+static struct kunit_suite dev_suite = {
+	.name = "hwtimer_dev",
+	.test_cases = dev_cases,
+};
+
+kunit_test_suites(&dev_suite);

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * FROZEN COPY - DO NOT EDIT. This is include/uapi/linux/hwtimer.h exactly as
+ * it was at ABI version 2 (commit 75835d0); only this comment was added.
+ * userspace-test/dev_v2_test.c is built against it (see the Makefile), to
+ * prove that a program compiled against the version 2 header still works,
+ * unchanged, with the current module.
+ */
+/*
+ * /dev/hwtimer - many timeouts behind one file descriptor.
+ *
+ * Arm, cancel, modify and query timeouts in batches with ioctl(); read
+ * their expirations as fixed-size records with read(); wait for them with
+ * poll(), select() or epoll (EPOLLIN | EPOLLRDNORM while a record is
+ * queued; the file is woken when its queue goes from empty to non-empty, so
+ * edge-triggered epoll users read until EAGAIN). All times are nanoseconds
+ * of the file's clock, CLOCK_MONOTONIC unless %HWTIMER_IOC_CONFIG chose
+ * CLOCK_BOOTTIME, as clock_gettime() reports it to the caller: in a time
+ * namespace, the namespace's clock, converted at each call with the
+ * namespace of the task that makes it.
+ *
+ * Every structure has the same layout for 32-bit and 64-bit callers: only
+ * fixed-width fields, 64-bit fields naturally aligned, no implicit padding.
+ * Fields marked "must be zero" are checked: a non-zero value fails with
+ * EINVAL, so they can be given a meaning later. The manual page hwtimer(4)
+ * documents the semantics in full.
+ */
+#ifndef _UAPI_LINUX_HWTIMER_H
+#define _UAPI_LINUX_HWTIMER_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/*
+ * The version of the ABI described here, reported by HWTIMER_IOC_INFO.
+ * Version 2 adds, to version 1: %HWTIMER_IOC_GET, %HWTIMER_IOC_CONFIG
+ * (clock and precision of a file), the @precision and @flags of
+ * &struct hwtimer_info and the @slack_ns of &struct hwtimer_arm_entry,
+ * all of them in fields that were reserved. Version 1 programs keep
+ * working unchanged, except that a non-zero reserved[0] of an arm entry,
+ * which version 1 refused with EINVAL, is now its slack.
+ */
+#define HWTIMER_ABI_VERSION	2
+
+/* The most entries one ARM, CANCEL, MODIFY or GET call takes (else E2BIG). */
+#define HWTIMER_BATCH_MAX	4096
+
+/**
+ * struct hwtimer_info - what %HWTIMER_IOC_INFO reports
+ * @abi_version: %HWTIMER_ABI_VERSION of the running module
+ * @batch_max: the most entries one batch ioctl takes, %HWTIMER_BATCH_MAX
+ * @tick_ns: tick of the file's timer wheel in ns (it depends on the
+ *           file's precision): timeouts expire on tick boundaries, never
+ *           before their deadline and normally within one tick after it
+ *           (plus their slack); also the shortest period accepted
+ * @slots: slots in the first level of the file's wheel
+ * @record_size: size of one expiration record, sizeof(struct hwtimer_expiry)
+ * @file_cap: the most timeouts one open file may hold (module parameter
+ *            file_cap); arming beyond it fails with ENOSPC
+ * @global_cap: the most timeouts all open files together may hold (module
+ *              parameter global_cap); arming beyond it fails with EDQUOT
+ * @global_count: timeouts held by all open files now
+ * @pending: timeouts of this file that wait for their deadline
+ * @queued: timeouts of this file that expired and whose record was not
+ *          read yet
+ * @user_cap: the most timeouts the open files of one user may hold together
+ *            (module parameter user_cap); arming beyond it fails with
+ *            EDQUOT. A user is the real user ID of the process that opened
+ *            the file, as the initial user namespace sees it.
+ * @user_count: timeouts held now by all open files of the user this file
+ *              is charged to (the one that opened it)
+ * @precision: (version 2) the file's precision, %HWTIMER_PRECISION_DEFAULT
+ *             (0) unless %HWTIMER_IOC_CONFIG chose another
+ * @flags: (version 2) %HWTIMER_INFO_BOOTTIME when the file's clock is
+ *         CLOCK_BOOTTIME; 0 for CLOCK_MONOTONIC, the default
+ * @reserved1: written as zero
+ * @reserved: the version 1 name of the last 16 bytes, kept so that version
+ *            1 sources still compile: reserved[0] holds @precision and
+ *            @flags, reserved[1] is @reserved1
+ *
+ * @precision and @flags are in what version 1 called reserved[0], written
+ * as zero; it still is for a file left at its default configuration, the
+ * only one a version 1 program can have.
+ *
+ * A timeout counts against the caps from the moment it is armed until it is
+ * cancelled or its last record is read: @pending + @queued of every file.
+ */
+struct hwtimer_info {
+	__u32 abi_version;
+	__u32 batch_max;
+	__aligned_u64 tick_ns;
+	__u32 slots;
+	__u32 record_size;
+	__aligned_u64 file_cap;
+	__aligned_u64 global_cap;
+	__aligned_u64 global_count;
+	__aligned_u64 pending;
+	__aligned_u64 queued;
+	__aligned_u64 user_cap;
+	__aligned_u64 user_count;
+	union {
+		struct {
+			__u32 precision;
+			__u32 flags;
+			__aligned_u64 reserved1;
+		};
+		__aligned_u64 reserved[2];
+	};
+};
+
+/* Flags of struct hwtimer_info: the file's clock is CLOCK_BOOTTIME. */
+#define HWTIMER_INFO_BOOTTIME	(1U << 0)
+
+/*
+ * Precisions, for struct hwtimer_config and struct hwtimer_info: which of
+ * the module's timer wheels a file's timeouts run on. Their ticks and slots
+ * are module parameters (hwtimer(4)): tick_ns and slots (default, 1 ms),
+ * fine_tick_ns and fine_slots (fine, 100 us), coarse_tick_ns and
+ * coarse_slots (coarse, 10 ms). A finer tick gives timeouts less lateness
+ * and wakes the CPU more often.
+ */
+#define HWTIMER_PRECISION_DEFAULT	0
+#define HWTIMER_PRECISION_FINE		1
+#define HWTIMER_PRECISION_COARSE	2
+
+/**
+ * struct hwtimer_config - argument of %HWTIMER_IOC_CONFIG
+ * @clockid: in: the file's clock: CLOCK_MONOTONIC (the default of a new
+ *           file) or CLOCK_BOOTTIME, which also counts the time the system
+ *           spends suspended, as timerfd's CLOCK_BOOTTIME timers do; any
+ *           other value gives EINVAL
+ * @precision: in: %HWTIMER_PRECISION_DEFAULT, %HWTIMER_PRECISION_FINE or
+ *             %HWTIMER_PRECISION_COARSE; any other value gives EINVAL
+ * @reserved: in: must be zero
+ */
+struct hwtimer_config {
+	__s32 clockid;
+	__u32 precision;
+	__aligned_u64 reserved[3];
+};
+
+/*
+ * Flags of struct hwtimer_arm_entry and struct hwtimer_modify_entry.
+ *
+ * HWTIMER_TIMEOUT_ABS: @expires_ns is an absolute deadline on the file's
+ * clock; without it, @expires_ns is a delay from the time of the call.
+ */
+#define HWTIMER_TIMEOUT_ABS	(1U << 0)
+#define HWTIMER_TIMEOUT_FLAGS	HWTIMER_TIMEOUT_ABS
+
+/**
+ * struct hwtimer_arm_entry - one entry of %HWTIMER_IOC_ARM
+ * @cookie: in: any value; returned in every record of this timeout
+ * @expires_ns: in: delay in ns, or with %HWTIMER_TIMEOUT_ABS the absolute
+ *              deadline on the file's clock; the deadline must not exceed
+ *              INT64_MAX. A deadline that is not in the future (a delay of
+ *              0, an absolute time already past) expires at once: its record
+ *              is queued before the ioctl returns.
+ * @period_ns: in: 0 for a one-shot timeout; otherwise the timeout is
+ *             periodic with this period, at least @tick_ns of
+ *             &struct hwtimer_info and at most INT64_MAX (else EINVAL)
+ * @flags: in: %HWTIMER_TIMEOUT_ABS or 0; other bits give EINVAL
+ * @result: out: 0 if the timeout was armed, else a negative errno value
+ * @id: out: the identifier the kernel assigned, valid for %HWTIMER_IOC_CANCEL
+ *      and %HWTIMER_IOC_MODIFY; never 0, and never reused by the same open
+ *      file, so a stale identifier can never reach a newer timeout
+ * @deadline_ns: out: the absolute deadline
+ * @slack_ns: in: (version 2; reserved, zero, in version 1) how late the
+ *            timeout may expire: never before its deadline, and at most
+ *            @slack_ns (plus one tick) after it, which lets the wheel expire
+ *            timeouts with nearby deadlines together and wake the CPU less
+ *            often; 0 for none. At most INT64_MAX (else EINVAL); a deadline
+ *            plus slack beyond INT64_MAX is clamped to INT64_MAX. It applies
+ *            to every period of a periodic timeout and is kept by
+ *            %HWTIMER_IOC_MODIFY.
+ * @reserved1: in: must be zero
+ * @reserved: the version 1 name of the last 16 bytes, kept so that version
+ *            1 sources still compile: reserved[0] is @slack_ns,
+ *            reserved[1] is @reserved1
+ *
+ * @result, @id and @deadline_ns are ignored on input.
+ */
+struct hwtimer_arm_entry {
+	__aligned_u64 cookie;
+	__aligned_u64 expires_ns;
+	__aligned_u64 period_ns;
+	__u32 flags;
+	__s32 result;
+	__aligned_u64 id;
+	__aligned_u64 deadline_ns;
+	union {
+		struct {
+			__aligned_u64 slack_ns;
+			__aligned_u64 reserved1;
+		};
+		__aligned_u64 reserved[2];
+	};
+};
+
+/*
+ * The state a timeout was in when a cancel or modify reached it, in
+ * the status field of struct hwtimer_cancel_entry and
+ * struct hwtimer_modify_entry.
+ *
+ * HWTIMER_STATUS_PENDING: it was waiting for its deadline.
+ * HWTIMER_STATUS_EXPIRED: it had expired and its record was queued but not
+ * read; the record was discarded and will never be read.
+ */
+#define HWTIMER_STATUS_PENDING	1
+#define HWTIMER_STATUS_EXPIRED	2
+
+/**
+ * struct hwtimer_cancel_entry - one entry of %HWTIMER_IOC_CANCEL
+ * @id: in: the identifier %HWTIMER_IOC_ARM returned
+ * @flags: in: must be zero
+ * @result: out: 0 if the timeout was cancelled, else a negative errno value:
+ *          -ENOENT when this file has no such timeout (never armed, already
+ *          cancelled, or a one-shot timeout whose record was already read)
+ * @status: out: on success, %HWTIMER_STATUS_PENDING or
+ *          %HWTIMER_STATUS_EXPIRED; 0 on failure
+ * @reserved: in: must be zero
+ *
+ * After a successful cancel no record of the timeout is ever read again and
+ * its identifier is dead. @result and @status are ignored on input.
+ */
+struct hwtimer_cancel_entry {
+	__aligned_u64 id;
+	__u32 flags;
+	__s32 result;
+	__u32 status;
+	__u32 reserved;
+};
+
+/**
+ * struct hwtimer_modify_entry - one entry of %HWTIMER_IOC_MODIFY
+ * @id: in: the identifier %HWTIMER_IOC_ARM returned
+ * @expires_ns: in: the new delay or absolute deadline, as in
+ *              &struct hwtimer_arm_entry
+ * @period_ns: in: the new period, as in &struct hwtimer_arm_entry (0 makes
+ *             the timeout one-shot)
+ * @flags: in: %HWTIMER_TIMEOUT_ABS or 0; other bits give EINVAL
+ * @result: out: 0 if the timeout was re-armed, else a negative errno value
+ *          (-ENOENT in the cases &struct hwtimer_cancel_entry lists)
+ * @deadline_ns: out: the new absolute deadline
+ * @status: out: on success, the state the timeout was in before,
+ *          %HWTIMER_STATUS_PENDING or %HWTIMER_STATUS_EXPIRED (its unread
+ *          record was discarded); 0 on failure
+ * @reserved: in: must be zero
+ *
+ * A modify re-arms the timeout in place, as a cancel and an arm would, but
+ * keeps its identifier, cookie and slack. @result, @deadline_ns and
+ * @status are ignored on input.
+ */
+struct hwtimer_modify_entry {
+	__aligned_u64 id;
+	__aligned_u64 expires_ns;
+	__aligned_u64 period_ns;
+	__u32 flags;
+	__s32 result;
+	__aligned_u64 deadline_ns;
+	__u32 status;
+	__u32 reserved;
+};
+
+/**
+ * struct hwtimer_get_entry - one entry of %HWTIMER_IOC_GET
+ * @id: in: the identifier %HWTIMER_IOC_ARM returned
+ * @flags: in: must be zero
+ * @result: out: 0, or a negative errno value: -ENOENT in the cases
+ *          &struct hwtimer_cancel_entry lists, -EINVAL for a @flags or
+ *          reserved field that is not zero
+ * @status: out: %HWTIMER_STATUS_PENDING (waiting for its deadline) or
+ *          %HWTIMER_STATUS_EXPIRED (expired, its record queued and not
+ *          read yet); 0 on failure
+ * @reserved: in: must be zero
+ * @cookie: out: the cookie it was armed with
+ * @deadline_ns: out: its deadline, absolute, on the file's clock: the next
+ *               one when pending, the one that expired when expired
+ * @period_ns: out: its period, 0 for a one-shot timeout
+ * @remaining_ns: out: when pending, the time left until its deadline
+ *                (deadline minus the time the entry is processed, 0 if
+ *                that is already past); 0 when expired
+ * @overrun: out: when expired and periodic, the overrun its record would
+ *           report if read now (further periods that have elapsed since
+ *           @deadline_ns); otherwise 0
+ * @slack_ns: out: its slack, as armed
+ * @reserved2: in: must be zero
+ *
+ * A query changes nothing. On failure every output field but @result is
+ * written as zero.
+ */
+struct hwtimer_get_entry {
+	__aligned_u64 id;
+	__u32 flags;
+	__s32 result;
+	__u32 status;
+	__u32 reserved;
+	__aligned_u64 cookie;
+	__aligned_u64 deadline_ns;
+	__aligned_u64 period_ns;
+	__aligned_u64 remaining_ns;
+	__aligned_u64 overrun;
+	__aligned_u64 slack_ns;
+	__aligned_u64 reserved2;
+};
+
+/*
+ * Flags of struct hwtimer_batch.
+ *
+ * HWTIMER_BATCH_CONTINUE: do not stop at an entry that fails; process every
+ * entry and count the failures in @failed.
+ */
+#define HWTIMER_BATCH_CONTINUE	(1U << 0)
+#define HWTIMER_BATCH_FLAGS	HWTIMER_BATCH_CONTINUE
+
+/**
+ * struct hwtimer_batch - argument of %HWTIMER_IOC_ARM, %HWTIMER_IOC_CANCEL,
+ *                        %HWTIMER_IOC_MODIFY and %HWTIMER_IOC_GET
+ * @entries: in: user address of an array of @count entries (struct
+ *           hwtimer_arm_entry, hwtimer_cancel_entry, hwtimer_modify_entry
+ *           or hwtimer_get_entry, by ioctl), cast with (__u64)(uintptr_t)
+ * @count: in: entries in the array, 1 to %HWTIMER_BATCH_MAX (0 gives
+ *         EINVAL, more gives E2BIG)
+ * @flags: in: %HWTIMER_BATCH_CONTINUE or 0; other bits give EINVAL
+ * @done: out: entries processed; each of them has its result written, the
+ *        others were not looked at (each entry's output fields are
+ *        written before it is acted on, so one that cannot be written back
+ *        fails with EFAULT before its timeout is touched, unless another
+ *        thread unmaps or write-protects it during the call: hwtimer(4))
+ * @failed: out: entries processed whose result is not 0
+ * @reserved: in: must be zero
+ *
+ * Entries are processed in array order, each on its own: an entry that
+ * fails changes nothing, an entry that succeeds stays done whatever happens
+ * to later ones. The ioctl returns 0 when @done equals @count and, without
+ * %HWTIMER_BATCH_CONTINUE, no entry failed. Otherwise it fails: with the
+ * error of the entry at @done - 1 when that entry failed and processing
+ * stopped there, with EFAULT when entry @done could not be read or written
+ * back. A caller resumes at entry @done. If the header is invalid
+ * (EINVAL, E2BIG), or it or the @entries range is not accessible (EFAULT),
+ * nothing is processed and @done is not written.
+ */
+struct hwtimer_batch {
+	__aligned_u64 entries;
+	__u32 count;
+	__u32 flags;
+	__u32 done;
+	__u32 failed;
+	__aligned_u64 reserved[2];
+};
+
+/*
+ * Flags of struct hwtimer_expiry.
+ *
+ * HWTIMER_EXPIRY_REARMED: the timeout is periodic and was armed again for
+ * its next period when this record was read; its identifier stays valid.
+ */
+#define HWTIMER_EXPIRY_REARMED	(1U << 0)
+
+/**
+ * struct hwtimer_expiry - one expiration record, as read() returns it
+ * @id: the identifier of the timeout
+ * @cookie: the cookie it was armed with
+ * @deadline_ns: the deadline that expired
+ * @expired_ns: when the expiry was handled, on the file's clock; never less
+ *              than @deadline_ns
+ * @overrun: further periods of a periodic timeout that elapsed before the
+ *           record was read, as with timer_getoverrun(); 0 for a one-shot
+ * @flags: %HWTIMER_EXPIRY_REARMED or 0
+ * @error: 0, or the negative errno value that kept a periodic timeout from
+ *         being armed again (it has then ended, and its identifier is dead)
+ *
+ * A one-shot timeout produces one record, after which its identifier is
+ * dead. A periodic timeout has at most one record queued; it is armed for
+ * the first period that ends after the read, so a period that is never
+ * read costs no work.
+ */
+struct hwtimer_expiry {
+	__aligned_u64 id;
+	__aligned_u64 cookie;
+	__aligned_u64 deadline_ns;
+	__aligned_u64 expired_ns;
+	__aligned_u64 overrun;
+	__u32 flags;
+	__s32 error;
+};
+
+/*
+ * The ioctl magic 'J' is unused in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst; hwtimer uses
+ * 'J' 0x00-0x0F.
+ */
+#define HWTIMER_IOC_MAGIC	'J'
+
+/**
+ * define HWTIMER_IOC_INFO - report the ABI version, limits, counters and the
+ * file's configuration
+ *
+ * Fills &struct hwtimer_info. Errors: EFAULT.
+ */
+#define HWTIMER_IOC_INFO	_IOR(HWTIMER_IOC_MAGIC, 0x00, struct hwtimer_info)
+
+/**
+ * define HWTIMER_IOC_ARM - arm a batch of timeouts
+ *
+ * Takes &struct hwtimer_batch with an array of &struct hwtimer_arm_entry.
+ * Entry errors: EINVAL (unknown flag, reserved field not zero, period
+ * shorter than a tick or longer than INT64_MAX, deadline beyond INT64_MAX),
+ * ENOSPC (the file holds file_cap timeouts), EDQUOT (all files hold
+ * global_cap timeouts, or the files of the user that opened this one hold
+ * user_cap timeouts), ENOMEM, EBUSY (the wheel's own pending cap).
+ */
+#define HWTIMER_IOC_ARM		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_batch)
+
+/**
+ * define HWTIMER_IOC_CANCEL - cancel a batch of timeouts
+ *
+ * Takes &struct hwtimer_batch with an array of &struct hwtimer_cancel_entry.
+ * Entry errors: EINVAL (flags or reserved field not zero), ENOENT.
+ */
+#define HWTIMER_IOC_CANCEL	_IOWR(HWTIMER_IOC_MAGIC, 0x02, struct hwtimer_batch)
+
+/**
+ * define HWTIMER_IOC_MODIFY - move a batch of timeouts to new deadlines
+ *
+ * Takes &struct hwtimer_batch with an array of &struct hwtimer_modify_entry.
+ * Entry errors: EINVAL (as for %HWTIMER_IOC_ARM), ENOENT, EBUSY.
+ */
+#define HWTIMER_IOC_MODIFY	_IOWR(HWTIMER_IOC_MAGIC, 0x03, struct hwtimer_batch)
+
+/**
+ * define HWTIMER_IOC_GET - report the state of a batch of timeouts
+ *
+ * (Version 2.) Takes &struct hwtimer_batch with an array of
+ * &struct hwtimer_get_entry. Entry errors: EINVAL (flags or reserved field
+ * not zero), ENOENT.
+ */
+#define HWTIMER_IOC_GET		_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch)
+
+/**
+ * define HWTIMER_IOC_CONFIG - choose the file's clock and precision
+ *
+ * (Version 2.) Takes &struct hwtimer_config. Only while the file holds no
+ * timeouts (none pending, no record unread) and no other call of ARM,
+ * CANCEL, MODIFY or GET on the file is in progress; the new configuration
+ * applies to every later call. %HWTIMER_IOC_INFO reports it. Errors:
+ * EINVAL (unknown clock or precision, reserved field not zero), EBUSY (the
+ * file holds timeouts, or such a call is in progress), ENOMEM (the wheel
+ * of that precision and clock, created at its first use, could not be),
+ * EFAULT.
+ */
+#define HWTIMER_IOC_CONFIG	_IOW(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_config)
+
+#endif /* _UAPI_LINUX_HWTIMER_H */

@@ -63,7 +63,7 @@
  * lines for errors (then exits non-zero).
  *
  *   hwtbench-user [-n timeouts] [-r repetitions] [-s spread_ms] [-c cgroup]
- *                 [-S sizes] [-b budget_ms] [-k chunk] [-p] [-t]
+ *                 [-S sizes] [-b budget_ms] [-k chunk] [-p] [-t] [-C]
  *
  * With -c the program moves itself into the cgroup v2 directory given
  * (created if needed; its parent must have the memory controller enabled
@@ -75,7 +75,10 @@
  * /dev/hwtimer: the same program, run natively on a host, says which of
  * the VM's ratios between peers carry over to hardware; -t leaves out the
  * columns that need a timerfd per timeout (timerfd, the pool, epoll), for
- * a host whose RLIMIT_NOFILE cannot be raised to 2N. To hold the
+ * a host whose RLIMIT_NOFILE cannot be raised to 2N; -C times the
+ * operations by the thread's CPU time instead of the wall clock, for a
+ * host that runs other work (the times of deliveries then leave out the
+ * interrupt and softirq side). To hold the
  * largest size in one file, the program raises the module's file_cap,
  * user_cap and global_cap (as root) while it runs.
  */
@@ -121,7 +124,7 @@ static unsigned long budget_ms = 2000;
 static unsigned long chunk = 1024;
 static const char *cgroup;
 static const char *sizes_arg = "1000,100000,1000000";
-static bool peers_only, no_tfd;
+static bool peers_only, no_tfd, cpu_clock;
 static unsigned long sizes[MAX_SIZES];
 static unsigned int nsizes;
 static int errors;
@@ -170,6 +173,21 @@ static void die_err(const char *what, int err)
 {
 	errno = -err;
 	die(what);
+}
+
+/*
+ * The clock of the measured intervals: CLOCK_MONOTONIC, or with -C the
+ * thread's CPU time, which a host busy with other work does not inflate
+ * (the system calls' work is in it; interrupts and softirqs are not).
+ */
+static __u64 mclock(void)
+{
+	struct timespec ts;
+
+	if (!cpu_clock)
+		return now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (__u64)ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
 static void sleep_until(__u64 t)
@@ -1082,7 +1100,7 @@ static unsigned long ur_remove(const unsigned long *victims, unsigned long cnt,
 			       const __u64 *delays, __u64 budget_ns)
 {
 	unsigned long done = 0, batch = budget_ns ? MIN_VICTIMS : UR_SQ, i;
-	__u64 t0 = now_ns();
+	__u64 t0 = mclock();
 
 	while (done < cnt) {
 		unsigned long c = cnt - done < batch ? cnt - done : batch;
@@ -1101,7 +1119,7 @@ static unsigned long ur_remove(const unsigned long *victims, unsigned long cnt,
 		ur_submit();
 		ur_reap_ops(c, !delays);
 		done += c;
-		if (budget_ns && now_ns() - t0 >= budget_ns)
+		if (budget_ns && mclock() - t0 >= budget_ns)
 			break;
 		if (batch < UR_SQ)
 			batch *= 2;
@@ -1215,35 +1233,35 @@ static void arm_lib(unsigned int rep)
 	f = lib_open(n);
 	hwt_fill_random();
 	mem_snap(&m0);
-	t0 = now_ns();
+	t0 = mclock();
 	lib_arm(f, arm_ent, n);
-	t1 = now_ns();
+	t1 = mclock();
 	mem_snap(&m1);
 	arm_hwt_ns = t1 - t0;
 	record("user_arm", "hwtimer", "arm", "ns", rep, per(t0, t1));
 	mem_record("hwtimer", rep, &m0, &m1);
 	fill_cancel(NULL, n);
-	t0 = now_ns();
+	t0 = mclock();
 	lib_cancel(f, cancel_ent, n);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "hwtimer", "cancel", "ns", rep, per(t0, t1));
 
 	hwt_fill_random();
 	lib_arm(f, arm_ent, n);
 	fill_modify(NULL, n);
-	t0 = now_ns();
+	t0 = mclock();
 	lib_modify(f, mod_ent, n);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify", "hwtimer", "modify", "ns", rep, per(t0, t1));
 	fill_modify(perm, n);
-	t0 = now_ns();
+	t0 = mclock();
 	lib_modify(f, mod_ent, n);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify_random", "hwtimer", "modify", "ns", rep, per(t0, t1));
 	fill_cancel(perm2, nr);
-	t0 = now_ns();
+	t0 = mclock();
 	lib_cancel(f, cancel_ent, nr);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel_random", "hwtimer", "cancel", "ns", rep, per_k(t0, t1, nr));
 	hwtimer_file_close(f);
 }
@@ -1257,50 +1275,50 @@ static void arm_raw(unsigned int rep)
 
 	fd = raw_open();
 	hwt_fill_random();
-	t0 = now_ns();
+	t0 = mclock();
 	raw_arm(fd, HWTIMER_BATCH_MAX);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_arm", "hwtimer_raw", "arm", "ns", rep, per(t0, t1));
 	fill_cancel(NULL, n);
-	t0 = now_ns();
+	t0 = mclock();
 	raw_cancel(fd, n, HWTIMER_BATCH_MAX);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "hwtimer_raw", "cancel", "ns", rep, per(t0, t1));
 	hwt_fill_random();
 	raw_arm(fd, HWTIMER_BATCH_MAX);
 	fill_modify(NULL, n);
-	t0 = now_ns();
+	t0 = mclock();
 	raw_modify(fd, n, HWTIMER_BATCH_MAX);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify", "hwtimer_raw", "modify", "ns", rep, per(t0, t1));
 	fill_modify(perm, n);
-	t0 = now_ns();
+	t0 = mclock();
 	raw_modify(fd, n, HWTIMER_BATCH_MAX);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify_random", "hwtimer_raw", "modify", "ns", rep, per(t0, t1));
 	fill_cancel(perm2, nr);
-	t0 = now_ns();
+	t0 = mclock();
 	raw_cancel(fd, nr, HWTIMER_BATCH_MAX);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel_random", "hwtimer_raw", "cancel", "ns", rep, per_k(t0, t1, nr));
 	close(fd);
 
 	/* One ioctl per timeout. */
 	fd = raw_open();
 	hwt_fill_random();
-	t0 = now_ns();
+	t0 = mclock();
 	raw_arm(fd, 1);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_arm", "hwtimer_single", "arm", "ns", rep, per(t0, t1));
 	fill_modify(NULL, n);
-	t0 = now_ns();
+	t0 = mclock();
 	raw_modify(fd, n, 1);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify", "hwtimer_single", "modify", "ns", rep, per(t0, t1));
 	fill_cancel(NULL, n);
-	t0 = now_ns();
+	t0 = mclock();
 	raw_cancel(fd, n, 1);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "hwtimer_single", "cancel", "ns", rep, per(t0, t1));
 	close(fd);
 }
@@ -1313,62 +1331,62 @@ static void arm_timerfd(unsigned int rep)
 	__u64 t0, t1, t2;
 
 	mem_snap(&m0);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		tfd[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (tfd[i] < 0)
 			die("timerfd_create");
 		tfd_set(i, dly[i], 0);
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	mem_snap(&m1);
 	arm_tfd_ns = t1 - t0;
 	record("user_arm", "timerfd", "arm", "ns", rep, per(t0, t1));
 	mem_record("timerfd", rep, &m0, &m1);
-	t0 = now_ns();
+	t0 = mclock();
 	tfd_epoll_all();
-	t2 = now_ns();
+	t2 = mclock();
 	mem_snap(&m2);
 	record("user_arm", "timerfd_epoll", "arm", "ns", rep,
 	       (double)(arm_tfd_ns + (t2 - t0)) / n);
 	mem_record("timerfd_epoll", rep, &m0, &m2);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		tfd_set(i, 0, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "timerfd", "cancel", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	tfd_close_all();
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "timerfd", "close", "ns", rep, per(t0, t1));
 
 	/* The pool: timerfd_settime() on idle fds, then on armed ones. */
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], dly[i], 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_arm", "timerfd_pool", "arm", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], dly2[i], 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify", "timerfd_pool", "modify", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		fd_settime(pool[perm[i]], dly2[perm[i]], 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify_random", "timerfd_pool", "modify", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], 0, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "timerfd_pool", "cancel", "ns", rep, per(t0, t1));
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], dly[i], 0);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < nr; i++)
 		fd_settime(pool[perm2[i]], 0, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel_random", "timerfd_pool", "cancel", "ns", rep, per_k(t0, t1, nr));
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], 0, 0);
@@ -1387,32 +1405,32 @@ static void arm_io_uring(unsigned int rep)
 
 	ur_open();
 	mem_snap(&m0);
-	t0 = now_ns();
+	t0 = mclock();
 	ur_arm(NULL, n, dly, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	mem_snap(&m1);
 	arm_ur_ns = t1 - t0;
 	record("user_arm", "io_uring", "arm", "ns", rep, per(t0, t1));
 	mem_record("io_uring", rep, &m0, &m1);
-	t0 = now_ns();
+	t0 = mclock();
 	ur_remove(ident, n, NULL, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "io_uring", "cancel", "ns", rep, per(t0, t1));
 
 	ur_arm(NULL, n, dly, 0);
-	t0 = now_ns();
+	t0 = mclock();
 	ur_remove(ident, n, dly2, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify", "io_uring", "modify", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	k = ur_remove(perm, n, dly2, budget);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify_random", "io_uring", "modify", "ns", rep, per_k(t0, t1, k));
 	printf("D user io_uring rep %u: %lu random modifies of %lu in %llu ms\n", rep, k, n,
 	       (unsigned long long)(t1 - t0) / 1000000);
-	t0 = now_ns();
+	t0 = mclock();
 	k = ur_remove(perm2, n_victims(), NULL, budget);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel_random", "io_uring", "cancel", "ns", rep, per_k(t0, t1, k));
 	printf("D user io_uring rep %u: %lu random cancels of %lu in %llu ms\n", rep, k, n,
 	       (unsigned long long)(t1 - t0) / 1000000);
@@ -1428,43 +1446,43 @@ static void arm_uwheel(unsigned int rep)
 
 	uw_open();
 	uw_update(&uw);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		if (uw_add(&uw, &uwt[i], dly[i]))
 			die("timerfd_settime (wheel)");
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_arm", "uwheel", "arm", "ns", rep, per(t0, t1));
 	uw_update(&uw);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		uw_del(&uw, &uwt[i]);
 		if (uw_add(&uw, &uwt[i], dly2[i]))
 			die("timerfd_settime (wheel)");
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify", "uwheel", "modify", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		uw_del(&uw, &uwt[perm[i]]);
 		if (uw_add(&uw, &uwt[perm[i]], dly2[perm[i]]))
 			die("timerfd_settime (wheel)");
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_modify_random", "uwheel", "modify", "ns", rep, per(t0, t1));
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		uw_del(&uw, &uwt[i]);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel", "uwheel", "cancel", "ns", rep, per(t0, t1));
 	for (i = 0; i < n; i++) {
 		if (uw_add(&uw, &uwt[i], dly[i]))
 			die("timerfd_settime (wheel)");
 	}
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < nr; i++)
 		uw_del(&uw, &uwt[perm2[i]]);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_cancel_random", "uwheel", "cancel", "ns", rep, per_k(t0, t1, nr));
 	for (i = 0; i < n; i++)
 		uw_del(&uw, &uwt[i]);
@@ -1521,12 +1539,12 @@ static void deliver_timerfd(unsigned int rep, struct epoll_event *evs)
 	for (i = 0; i < n; i++)
 		tfd_set(i, dl, 1);
 	sleep_past(dl);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		while (!tfd_read(i))
 			;
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_deliver", "timerfd", "deliver", "ns", rep, per(t0, t1));
 
 	/* timerfd + epoll: all expired, epoll_wait() then read() each. */
@@ -1536,9 +1554,9 @@ static void deliver_timerfd(unsigned int rep, struct epoll_event *evs)
 		tfd_set(i, dl, 1);
 	b0 = busy_ns();
 	sleep_past(dl);
-	t0 = now_ns();
+	t0 = mclock();
 	epoll_drain(ep, tfd, n, evs, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	b1 = busy_ns();
 	record("user_deliver", "timerfd_epoll", "deliver", "ns", rep, per(t0, t1));
 	record_cpu("user_deliver", "timerfd_epoll", rep, b0, b1);
@@ -1550,9 +1568,9 @@ static void deliver_timerfd(unsigned int rep, struct epoll_event *evs)
 		fd_settime(pool[i], dl, 1);
 	b0 = busy_ns();
 	sleep_past(dl);
-	t0 = now_ns();
+	t0 = mclock();
 	epoll_drain(pep, pool, n, evs, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	b1 = busy_ns();
 	record("user_deliver", "timerfd_epollet", "deliver", "ns", rep, per(t0, t1));
 	record_cpu("user_deliver", "timerfd_epollet", rep, b0, b1);
@@ -1579,9 +1597,9 @@ static void bench_deliver(unsigned int rep)
 		lib_arm(f, arm_ent, n);
 		b0 = busy_ns();
 		wait_expired(hwtimer_file_fd(f));
-		t0 = now_ns();
+		t0 = mclock();
 		lib_take(f, n, &early);
-		t1 = now_ns();
+		t1 = mclock();
 		b1 = busy_ns();
 		hwtimer_file_close(f);
 		record("user_deliver", "hwtimer", "deliver", "ns", rep, per(t0, t1));
@@ -1594,9 +1612,9 @@ static void bench_deliver(unsigned int rep)
 		raw_arm(fd, HWTIMER_BATCH_MAX);
 		b0 = busy_ns();
 		wait_expired(fd);
-		t0 = now_ns();
+		t0 = mclock();
 		raw_read(fd, n, &early);
-		t1 = now_ns();
+		t1 = mclock();
 		b1 = busy_ns();
 		close(fd);
 		record("user_deliver", "hwtimer_raw", "deliver", "ns", rep, per(t0, t1));
@@ -1614,9 +1632,9 @@ static void bench_deliver(unsigned int rep)
 	ur_arm(NULL, n, NULL, dl);
 	b0 = busy_ns();
 	sleep_past(dl);
-	t0 = now_ns();
+	t0 = mclock();
 	ur_reap(n, -ETIME);
-	t1 = now_ns();
+	t1 = mclock();
 	b1 = busy_ns();
 	ur_close();
 	record("user_deliver", "io_uring", "deliver", "ns", rep, per(t0, t1));
@@ -1632,9 +1650,9 @@ static void bench_deliver(unsigned int rep)
 	}
 	b0 = busy_ns();
 	sleep_past(dl);
-	t0 = now_ns();
+	t0 = mclock();
 	uw_loop(n);
-	t1 = now_ns();
+	t1 = mclock();
 	b1 = busy_ns();
 	record("user_deliver", "uwheel", "deliver", "ns", rep, per(t0, t1));
 	record_cpu("user_deliver", "uwheel", rep, b0, b1);
@@ -1657,7 +1675,7 @@ static void lifecycle_timerfd(unsigned int rep, struct epoll_event *evs)
 	if (ep < 0)
 		die("epoll_create1");
 	dl = deadline_after(arm_tfd_ns);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		tfd[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (tfd[i] < 0)
@@ -1667,14 +1685,14 @@ static void lifecycle_timerfd(unsigned int rep, struct epoll_event *evs)
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd[i], &ev))
 			die("epoll_ctl");
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	sleep_past(dl);
-	t2 = now_ns();
+	t2 = mclock();
 	epoll_drain(ep, tfd, n, evs, 1);
-	t3 = now_ns();
+	t3 = mclock();
 	record("user_lifecycle", "timerfd", "lifecycle", "ns", rep,
 	       (double)(t1 - t0 + t3 - t2) / n);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++) {
 		tfd[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (tfd[i] < 0)
@@ -1686,29 +1704,29 @@ static void lifecycle_timerfd(unsigned int rep, struct epoll_event *evs)
 	}
 	for (i = 0; i < n; i++)
 		close(tfd[i]);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_lifecycle", "timerfd", "lifecycle_cancel", "ns", rep, per(t0, t1));
 	close(ep);
 	ep = -1;
 
 	/* The pool: settime, epoll_wait() (edge-triggered) and read(). */
 	dl = deadline_after(arm_tfd_ns);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], dl, 1);
-	t1 = now_ns();
+	t1 = mclock();
 	sleep_past(dl);
-	t2 = now_ns();
+	t2 = mclock();
 	epoll_drain(pep, pool, n, evs, 0);
-	t3 = now_ns();
+	t3 = mclock();
 	record("user_lifecycle", "timerfd_pool", "lifecycle", "ns", rep,
 	       (double)(t1 - t0 + t3 - t2) / n);
-	t0 = now_ns();
+	t0 = mclock();
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], dly[i], 0);
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], 0, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_lifecycle", "timerfd_pool", "lifecycle_cancel", "ns", rep, per(t0, t1));
 }
 
@@ -1734,21 +1752,21 @@ static void bench_lifecycle(unsigned int rep)
 		f = lib_open(n);
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
-		t0 = now_ns();
+		t0 = mclock();
 		lib_arm(f, arm_ent, n);
-		t1 = now_ns();
+		t1 = mclock();
 		wait_expired(hwtimer_file_fd(f));
-		t2 = now_ns();
+		t2 = mclock();
 		lib_take(f, n, NULL);
-		t3 = now_ns();
+		t3 = mclock();
 		record("user_lifecycle", "hwtimer", "lifecycle", "ns", rep,
 		       (double)(t1 - t0 + t3 - t2) / n);
 		hwt_fill_random();
-		t0 = now_ns();
+		t0 = mclock();
 		lib_arm(f, arm_ent, n);
 		fill_cancel(NULL, n);
 		lib_cancel(f, cancel_ent, n);
-		t1 = now_ns();
+		t1 = mclock();
 		record("user_lifecycle", "hwtimer", "lifecycle_cancel", "ns", rep, per(t0, t1));
 		hwtimer_file_close(f);
 
@@ -1756,21 +1774,21 @@ static void bench_lifecycle(unsigned int rep)
 		fd = raw_open();
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
-		t0 = now_ns();
+		t0 = mclock();
 		raw_arm(fd, HWTIMER_BATCH_MAX);
-		t1 = now_ns();
+		t1 = mclock();
 		wait_expired(fd);
-		t2 = now_ns();
+		t2 = mclock();
 		raw_read(fd, n, NULL);
-		t3 = now_ns();
+		t3 = mclock();
 		record("user_lifecycle", "hwtimer_raw", "lifecycle", "ns", rep,
 		       (double)(t1 - t0 + t3 - t2) / n);
 		hwt_fill_random();
-		t0 = now_ns();
+		t0 = mclock();
 		raw_arm(fd, HWTIMER_BATCH_MAX);
 		fill_cancel(NULL, n);
 		raw_cancel(fd, n, HWTIMER_BATCH_MAX);
-		t1 = now_ns();
+		t1 = mclock();
 		record("user_lifecycle", "hwtimer_raw", "lifecycle_cancel", "ns", rep, per(t0, t1));
 		close(fd);
 	}
@@ -1781,39 +1799,39 @@ static void bench_lifecycle(unsigned int rep)
 	/* io_uring: TIMEOUT SQEs; their completions. Or removed in arming order. */
 	ur_open();
 	dl = deadline_after(arm_ur_ns);
-	t0 = now_ns();
+	t0 = mclock();
 	ur_arm(NULL, n, NULL, dl);
-	t1 = now_ns();
+	t1 = mclock();
 	sleep_past(dl);
-	t2 = now_ns();
+	t2 = mclock();
 	ur_reap(n, -ETIME);
-	t3 = now_ns();
+	t3 = mclock();
 	record("user_lifecycle", "io_uring", "lifecycle", "ns", rep,
 	       (double)(t1 - t0 + t3 - t2) / n);
-	t0 = now_ns();
+	t0 = mclock();
 	ur_arm(NULL, n, dly, 0);
 	ur_remove(ident, n, NULL, 0);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_lifecycle", "io_uring", "lifecycle_cancel", "ns", rep, per(t0, t1));
 	ur_close();
 
 	/* The in-process wheel: insert; one wake-up and the callbacks. */
 	uw_open();
 	dl = deadline_after(arm_tfd_ns);
-	t0 = now_ns();
+	t0 = mclock();
 	uw_update(&uw);
 	for (i = 0; i < n; i++) {
 		if (uw_add(&uw, &uwt[i], dl - uw.now_ns))
 			die("timerfd_settime (wheel)");
 	}
-	t1 = now_ns();
+	t1 = mclock();
 	sleep_past(dl);
-	t2 = now_ns();
+	t2 = mclock();
 	uw_loop(n);
-	t3 = now_ns();
+	t3 = mclock();
 	record("user_lifecycle", "uwheel", "lifecycle", "ns", rep,
 	       (double)(t1 - t0 + t3 - t2) / n);
-	t0 = now_ns();
+	t0 = mclock();
 	uw_update(&uw);
 	for (i = 0; i < n; i++) {
 		if (uw_add(&uw, &uwt[i], dly[i]))
@@ -1821,7 +1839,7 @@ static void bench_lifecycle(unsigned int rep)
 	}
 	for (i = 0; i < n; i++)
 		uw_del(&uw, &uwt[i]);
-	t1 = now_ns();
+	t1 = mclock();
 	record("user_lifecycle", "uwheel", "lifecycle_cancel", "ns", rep, per(t0, t1));
 	uw_close();
 	free(evs);
@@ -2103,21 +2121,21 @@ static void scale_run(const struct scale_fac *sf, unsigned long s, unsigned int 
 	for (c = 0; c < CHUNKS; c++) {
 		for (j = 0; j < chunk; j++)
 			idx[j] = live[nlive++] = freel[--nfree];
-		t0 = now_ns();
+		t0 = mclock();
 		sf->arm(idx, chunk);
-		t1 = now_ns();
+		t1 = mclock();
 		ca[c] = t1 - t0;
 		pick_victims(idx, chunk, false);
 		for (j = 0; j < chunk; j++)
 			sdly[idx[j]] = rnd_delay();
-		t0 = now_ns();
+		t0 = mclock();
 		sf->modify(idx, chunk);
-		t1 = now_ns();
+		t1 = mclock();
 		cm[c] = t1 - t0;
 		pick_victims(idx, chunk, true);
-		t0 = now_ns();
+		t0 = mclock();
 		sf->cancel(idx, chunk);
-		t1 = now_ns();
+		t1 = mclock();
 		cc[c] = t1 - t0;
 		for (j = 0; j < chunk; j++)
 			freel[nfree++] = idx[j];
@@ -2142,9 +2160,9 @@ static void scale_io_uring(unsigned long s, unsigned int rep)
 	ur_open();
 	ur_arm(NULL, s, sdly, 0);
 	for (c = 0; c < CHUNKS; c++) {
-		t0 = now_ns();
+		t0 = mclock();
 		ur_arm(ident + s + c * chunk, chunk, sdly, 0);
-		t1 = now_ns();
+		t1 = mclock();
 		ca[c] = t1 - t0;
 		ur_remove(ident + c * chunk, chunk, NULL, 0);
 	}
@@ -2156,16 +2174,16 @@ static void scale_io_uring(unsigned long s, unsigned int rep)
 	for (j = 0; j < s; j++)
 		sdly[live[j]] = rnd_delay();
 	pick_victims(freel, s, false);
-	t0 = now_ns();
+	t0 = mclock();
 	k = ur_remove(freel, s, sdly, budget);
-	t1 = now_ns();
+	t1 = mclock();
 	record_n("user_scale", "io_uring", "modify_random", "ns", s, rep, per_k(t0, t1, k));
 	printf("D user scale io_uring %lu rep %u: %lu random modifies in %llu ms\n", s, rep, k,
 	       (unsigned long long)(t1 - t0) / 1000000);
 	pick_victims(freel, s, false);
-	t0 = now_ns();
+	t0 = mclock();
 	k = ur_remove(freel, s, NULL, budget);
-	t1 = now_ns();
+	t1 = mclock();
 	record_n("user_scale", "io_uring", "cancel_random", "ns", s, rep, per_k(t0, t1, k));
 	printf("D user scale io_uring %lu rep %u: %lu random cancels in %llu ms\n", s, rep, k,
 	       (unsigned long long)(t1 - t0) / 1000000);
@@ -2256,6 +2274,7 @@ int main(int argc, char **argv)
 		HT_OPT_NUM('k', chunk, "chunk", 16, CHUNK_MAX),
 		HT_OPT_FLAG('p', peers_only),
 		HT_OPT_FLAG('t', no_tfd),
+		HT_OPT_FLAG('C', cpu_clock),
 		{ 0 }
 	};
 
@@ -2311,6 +2330,8 @@ int main(int argc, char **argv)
 	printf("I user_sizes %s\nI user_chunk %lu\n", nsizes ? sizes_arg : "none", chunk);
 	if (no_tfd)
 		printf("I user_no_timerfd 1\n");
+	if (cpu_clock)
+		printf("I user_clock thread_cputime\n");
 	if (peers_only)
 		printf("I user_peers_only 1\n");
 	else if (ring_entries)

@@ -17,7 +17,7 @@
  *
  * Each call is one of: an ioctl with a valid, mutated (size, direction,
  * number, type) or random command; a read() with a random buffer and size;
- * poll(); write(), lseek() and mmap() (which the device does not have);
+ * poll(); write(), lseek() and mmap() of a page at offset 0;
  * closing and opening a file again; an epoll operation (several epoll
  * instances per worker watch dup()s of the fuzzed files, edge- and
  * level-triggered, one-shot or not, one of them nested in another; adds,
@@ -99,12 +99,13 @@ static uint64_t coarse_ns(void)
 /* How far ahead of the host's the clock of an "ahead" namespace is. */
 #define AHEAD_S		100000
 
-enum { OP_IOCTL, OP_READ, OP_OTHER, OP_EPOLL, OP_EFAULT, NOPS };
+enum { OP_IOCTL, OP_READ, OP_OTHER, OP_EPOLL, OP_EFAULT, OP_RING, NOPS };
 
 /* What an unexpected result is about: each has its TAP line. */
 enum { BAD_CALL, BAD_TIMENS, BAD_EFAULT, BAD_EPOLL, NBAD };
 static const char *const op_name[NOPS] = {
 	"ioctl", "read", "poll/write/lseek/mmap/reopen", "epoll", "write-back check",
+	"ring: setup, mmap, head, fork",
 };
 
 /* What a worker did, in memory shared with the parent. */
@@ -114,6 +115,7 @@ struct wstats {
 	uint64_t op_ns[NOPS];
 	unsigned long wb_checked, recs_checked;
 	unsigned long efault_checks, epoll_waits, epoll_events;
+	unsigned long ring_maps, ring_recs;
 	int64_t offset_ns;		/* its clock minus the host's */
 	int timens;			/* 1 in a namespace, 0 host, -errno: none */
 	int done;			/* it reached the end of its time */
@@ -475,7 +477,7 @@ static void note_errno(int err, bool ours)
 {
 	static const int ok[] = {
 		EINVAL, EFAULT, ENOTTY, E2BIG, ENOENT, ENOSPC, EDQUOT, ENOMEM,
-		EBUSY, EAGAIN, ESPIPE, ENODEV, EACCES,
+		EBUSY, EAGAIN, ESPIPE, ENODEV, EACCES, EPERM,
 	};
 	unsigned int i;
 
@@ -490,7 +492,7 @@ static void note_errno(int err, bool ours)
 
 static const unsigned long cmds[] = {
 	HWTIMER_IOC_INFO, HWTIMER_IOC_ARM, HWTIMER_IOC_CANCEL, HWTIMER_IOC_MODIFY,
-	HWTIMER_IOC_GET, HWTIMER_IOC_CONFIG,
+	HWTIMER_IOC_GET, HWTIMER_IOC_CONFIG, HWTIMER_IOC_RING,
 };
 
 static unsigned long fuzz_cmd(unsigned long *base)
@@ -741,10 +743,14 @@ static void fuzz_read(int *fdp)
 	}
 }
 
+static struct hwtimer_ring_params ringp[NFD + NSHARED];
+
 static int reopen(int *fd)
 {
-	if (fd >= fds && fd < fds + NFD + NSHARED)
+	if (fd >= fds && fd < fds + NFD + NSHARED) {
 		boottime[fd - fds] = false;
+		memset(&ringp[fd - fds], 0, sizeof(ringp[0]));
+	}
 	close(*fd);
 	*fd = ht_open(O_NONBLOCK);
 	if (*fd < 0) {
@@ -1057,6 +1063,170 @@ static void fuzz_efault(void)
 	}
 }
 
+/*
+ * The completion ring (hwtimer(4), RING). A worker's mappings of rings,
+ * of its own files or the shared ones: up to NMAP at a time.
+ */
+#define NMAP	4
+static struct {
+	unsigned char *m;
+	size_t len;
+	struct hwtimer_ring_params p;	/* its layout, when known */
+} maps[NMAP];
+
+/* HWTIMER_IOC_RING with good, bad and boundary parameters. */
+static void ring_setup(int fd, struct hwtimer_ring_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	switch (rnd(6)) {
+	case 0:
+		p->entries = rnd64();
+		break;
+	case 1:
+		p->entries = chance(50) ? 0 : HWTIMER_RING_MAX + rnd(3);
+		break;
+	case 2:
+		p->entries = 1 + rnd(64);
+		p->flags = fuzz_flags(0);
+		p->reserved[rnd(4)] = fuzz_u64();
+		break;
+	default:
+		p->entries = 1 + rnd(chance(90) ? 256 : HWTIMER_RING_MAX);
+		break;
+	}
+	if (ioctl(fd, HWTIMER_IOC_RING, p))
+		note_errno(errno, true);
+}
+
+/* Check the records a mapped ring holds, consume them, then scribble. */
+static void ring_use(unsigned char *m, size_t len, const struct hwtimer_ring_params *rp,
+		     bool check)
+{
+	uint32_t *head = (uint32_t *)(m + rp->head_off);
+	uint32_t tail = __atomic_load_n((uint32_t *)(m + rp->tail_off), __ATOMIC_ACQUIRE);
+	struct hwtimer_expiry *recs = (void *)(m + rp->records_off);
+	struct hwtimer_expiry copy[40];
+	uint32_t h = *head, n = 0;
+	size_t off;
+
+	while (h != tail && n < 40 && tail - h <= rp->entries)
+		copy[n++] = recs[h++ & (rp->entries - 1)];
+	if (check && n)
+		check_records(copy, n, now_ns());
+	me->ring_recs += n;
+	__atomic_store_n(head, h, __ATOMIC_RELEASE);
+	/* Hostile writes anywhere in it hurt only what this worker reads. */
+	switch (rnd(4)) {
+	case 0:
+		*head = rnd64();
+		break;
+	case 1:
+		*head = tail + rnd(3) * rp->entries + rnd(2);
+		break;
+	case 2:
+		off = rnd(len);
+		memset(m + off, rnd(256), 1 + rnd(len - off < 64 ? len - off : 64));
+		break;
+	default:
+		*(uint32_t *)(m + rnd(len / 4) * 4) = rnd64();
+		break;
+	}
+}
+
+/*
+ * Map a ring with a good or bad offset, length, protection and sharing;
+ * check what a good mapping holds, scribble over it, and unmap it, or
+ * leave it mapped while the file is closed, or fork with it.
+ */
+static void fuzz_ring(int *fdp)
+{
+	int fd = *fdp, slot = fdp - fds, k = rnd(NMAP), prot, flags;
+	struct hwtimer_ring_params p, *rp = &ringp[slot];
+	size_t len;
+	off_t off;
+	void *m;
+
+	switch (rnd(8)) {
+	case 0:
+		ring_setup(fd, &p);
+		if (!p.flags && p.entries && p.mmap_size && !rp->entries)
+			*rp = p;
+		return;
+	case 1:
+		/* Unmap, or change the protection of, a mapping under load. */
+		if (!maps[k].m)
+			return;
+		if (chance(30) && mprotect(maps[k].m, maps[k].len,
+					   chance(50) ? PROT_READ | PROT_EXEC : PROT_READ))
+			note_errno(errno, true);
+		munmap(maps[k].m, maps[k].len);
+		maps[k].m = NULL;
+		return;
+	case 2:
+		/* Fork: the child scribbles on the shared ring and arms. */
+		if (!maps[k].m || !maps[k].p.entries || !chance(10))
+			return;
+		if (!fork()) {
+			struct hwtimer_arm_entry a = { .cookie = 1 };
+
+			*(uint32_t *)(maps[k].m + maps[k].p.head_off) = rnd64();
+			ht_batch(fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL);
+			_exit(0);
+		}
+		wait(NULL);
+		return;
+	default:
+		break;
+	}
+	if (!rp->entries) {
+		memset(&p, 0, sizeof(p));
+		p.entries = 1 + rnd(chance(90) ? 64 : 4096);
+		if (!ioctl(fd, HWTIMER_IOC_RING, &p))
+			*rp = p;
+		else if (errno != EBUSY)
+			note_errno(errno, true);
+	}
+	/* Another worker's ring of a shared file: its length unknown. */
+	len = rp->entries ? rp->mmap_size : pg * (1 + rnd(4));
+	off = 0;
+	prot = PROT_READ | PROT_WRITE;
+	flags = MAP_SHARED;
+	switch (rnd(8)) {
+	case 0:
+		len = chance(50) ? rnd64() % (64 * pg) : len + pg * (1 + rnd(2));
+		break;
+	case 1:
+		off = pg * (1 + rnd(4));
+		break;
+	case 2:
+		prot = chance(50) ? PROT_READ | PROT_EXEC : PROT_READ;
+		break;
+	case 3:
+		flags = MAP_PRIVATE;
+		break;
+	default:
+		break;
+	}
+	m = mmap(NULL, len, prot, flags, fd, off);
+	if (m == MAP_FAILED) {
+		note_errno(errno, true);
+		return;
+	}
+	me->ring_maps++;
+	if (maps[k].m)
+		munmap(maps[k].m, maps[k].len);
+	maps[k].m = m;
+	maps[k].len = len;
+	memset(&maps[k].p, 0, sizeof(maps[k].p));
+	if (rp->entries && (prot & PROT_WRITE) && len >= rp->mmap_size) {
+		maps[k].p = *rp;
+		ring_use(m, len, rp, slot >= NSHARED && !boottime[slot]);
+	}
+	/* Sometimes the file goes while it stays mapped. */
+	if (chance(10))
+		reopen(fdp);
+}
+
 static uint64_t fuzz_op(int op, int *fd)
 {
 	uint64_t t0 = coarse_ns();
@@ -1073,6 +1243,9 @@ static uint64_t fuzz_op(int op, int *fd)
 		break;
 	case OP_EPOLL:
 		fuzz_epoll();
+		break;
+	case OP_RING:
+		fuzz_ring(fd);
 		break;
 	default:
 		fuzz_efault();
@@ -1094,8 +1267,10 @@ static int pick_op(void)
 		return OP_READ;
 	if (r < 900)
 		return OP_OTHER;
-	if (r < 980)
+	if (r < 960)
 		return OP_EPOLL;
+	if (r < 980)
+		return OP_RING;
 	return OP_EFAULT;
 }
 
@@ -1304,7 +1479,7 @@ int main(int argc, char **argv)
 	/* The workers' lines must not be buffered across fork(). */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	seed_state = seed ? seed : now_ns() | 1;
-	tap_plan(4);
+	tap_plan(5);
 	diag("seed %#llx, %d s, %d workers, %d-bit", (unsigned long long)seed_state, secs,
 	     nw, (int)sizeof(long) * 8);
 
@@ -1356,6 +1531,8 @@ int main(int argc, char **argv)
 		sum.efault_checks += s->efault_checks;
 		sum.epoll_waits += s->epoll_waits;
 		sum.epoll_events += s->epoll_events;
+		sum.ring_maps += s->ring_maps;
+		sum.ring_recs += s->ring_recs;
 		if (s->timens == 1) {
 			nns++;
 			ns_recs += s->recs_checked;
@@ -1402,5 +1579,8 @@ int main(int argc, char **argv)
 	tap(sum.epoll_waits && !sum.unexpected[BAD_EPOLL],
 	    "%lu epoll waits over %d instances per worker watching dups: %lu events, all EPOLLIN | EPOLLRDNORM (%lu wrong)",
 	    sum.epoll_waits, NEP, sum.epoll_events, sum.unexpected[BAD_EPOLL]);
+	tap(sum.op_n[OP_RING] && sum.ring_maps,
+	    "%lu ring calls: %lu rings mapped and scribbled on (hostile heads, writes anywhere, fork, unmap, close while mapped), %lu records taken from them",
+	    sum.op_n[OP_RING], sum.ring_maps, sum.ring_recs);
 	return tap_status();
 }

@@ -1071,6 +1071,116 @@ TEST_F(hwt, modify_run_stops_at_readonly_entry)
 	munmap(map, 2 * page);
 }
 
+/*
+ * Usercopy fault injection (/proc/thread-self/fail-nth, fail_usercopy):
+ * make the @nth user copy of the next system call fail. Returns false
+ * where the kernel cannot inject such faults.
+ */
+static bool fail_nth(unsigned int nth)
+{
+	static int fd = -2;
+	char buf[16];
+	int len;
+
+	if (fd == -2) {
+		/* Injected faults print nothing to the kernel log. */
+		write_file("/sys/kernel/debug/fail_usercopy/verbose", "0");
+		fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	}
+	if (fd < 0 || access("/sys/kernel/debug/fail_usercopy", F_OK))
+		return false;
+	len = snprintf(buf, sizeof(buf), "%u", nth);
+	return pwrite(fd, buf, len, 0) == len;
+}
+
+static void fail_nth_off(void)
+{
+	fail_nth(0);
+}
+
+/*
+ * Whatever user copy of a MODIFY, CANCEL or ARM call fails, the call is
+ * exact: an entry that done does not count was not acted on, one it
+ * counts was. (MODIFY used to move the timeout, then fail to write its
+ * outputs back and return EFAULT with done 0.)
+ */
+TEST_F(hwt, fault_injected_writeback_exact)
+{
+	struct hwtimer_modify_entry m;
+	struct hwtimer_cancel_entry c;
+	struct hwtimer_arm_entry a;
+	struct hwtimer_get_entry g;
+	struct hwtimer_info info;
+	uint64_t id, dl, next;
+	uint32_t done;
+	unsigned int nth, faults = 0;
+	int ret;
+
+	HWT_NEED_DEV();
+	if (!fail_nth(0))
+		SKIP(return, "no usercopy fault injection (CONFIG_FAULT_INJECTION_USERCOPY, debugfs)");
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 3600000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_get(self->fd, id, &g));
+	dl = g.deadline_ns;
+
+	/* MODIFY: moved if and only if counted done. */
+	for (nth = 1; nth < 64; nth++) {
+		next = now_ns() + (7200000 + nth) * MS;
+		memset(&m, 0, sizeof(m));
+		m.id = id;
+		m.expires_ns = next;
+		m.flags = HWTIMER_TIMEOUT_ABS;
+		done = 0xdead;
+		fail_nth(nth);
+		ret = ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, &done, NULL);
+		fail_nth_off();
+		ASSERT_EQ(0, ht_get(self->fd, id, &g));
+		if (!ret) {
+			ASSERT_EQ(next, g.deadline_ns);
+			ASSERT_EQ(next, m.deadline_ns);
+			break;
+		}
+		faults++;
+		ASSERT_EQ(-EFAULT, ret) TH_LOG("fault %u", nth);
+		ASSERT_EQ(dl, g.deadline_ns)
+			TH_LOG("fault %u: MODIFY failed (done %u) but moved the timeout", nth, done);
+	}
+	ASSERT_LT(nth, 64);
+
+	/* CANCEL: gone if and only if counted done. */
+	for (nth = 1; nth < 64; nth++) {
+		memset(&c, 0, sizeof(c));
+		c.id = id;
+		fail_nth(nth);
+		ret = ht_batch(self->fd, HWTIMER_IOC_CANCEL, &c, 1, 0, &done, NULL);
+		fail_nth_off();
+		if (!ret) {
+			ASSERT_EQ(-ENOENT, ht_get(self->fd, id, &g));
+			break;
+		}
+		faults++;
+		ASSERT_EQ(0, ht_get(self->fd, id, &g)) TH_LOG("fault %u: CANCEL failed but cancelled", nth);
+	}
+	ASSERT_LT(nth, 64);
+
+	/* ARM: a timeout more if and only if counted done. */
+	for (nth = 1; nth < 64; nth++) {
+		ht_arm_entry(&a, 2, 3600000 * MS, 0, 0);
+		fail_nth(nth);
+		ret = ht_batch(self->fd, HWTIMER_IOC_ARM, &a, 1, 0, &done, NULL);
+		fail_nth_off();
+		ASSERT_EQ(0, ht_info(self->fd, &info));
+		if (!ret) {
+			ASSERT_EQ(1, info.pending);
+			break;
+		}
+		faults++;
+		ASSERT_EQ(0, info.pending) TH_LOG("fault %u: ARM failed but armed", nth);
+	}
+	ASSERT_LT(nth, 64);
+	TH_LOG("%u calls failed by an injected fault, each exact", faults);
+}
+
 TEST_F(hwt, write_and_seek_unsupported)
 {
 	char buf[64] = { 0 };

@@ -378,6 +378,82 @@ TEST_F(cap, global_cap)
 }
 
 /* Anyone may open the device; an unprivileged user is held to the cap. */
+/*
+ * Near global_cap, an arm that fails part way never holds the cap for
+ * more than it armed, not even for a moment: another process's arms that
+ * fit under the cap never fail with EDQUOT. (An ARM run used to charge
+ * all its entries first and give back those after an entry that could
+ * not be written: a failing batch of 16 briefly took 16 places.)
+ */
+TEST_F(cap, global_cap_no_transient_charge)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	volatile unsigned long *stats;
+	struct hwtimer_arm_entry *e;
+	unsigned long arms = 0, edquot = 0;
+	uint64_t base, end, id;
+	int fd2, status, k;
+	char *map;
+	pid_t pid;
+
+	CAP_NEED();
+	stats = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(stats != MAP_FAILED);
+	stats[0] = 0;
+	base = global_count(self->fd);
+	/* Room for the 16 of a batch, or for the other process's one. */
+	ASSERT_EQ(0, ht_param_set("global_cap", base + 16));
+	/* 16 entries: the first on a writable page, the rest on a read-only one. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	e = (struct hwtimer_arm_entry *)(map + page - sizeof(*e));
+	for (k = 0; k < 16; k++)
+		ht_arm_entry(&e[k], k, 3600000 * MS, 0, 0);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
+
+	fd2 = ht_open(0);
+	ASSERT_LE(0, fd2);
+	end = now_ns() + 2000 * MS;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* One arm and one cancel at a time: always under the cap. */
+		while (now_ns() < end && !stats[0]) {
+			int ret = ht_arm(fd2, 1, 3600000 * MS, 0, 0, &id);
+
+			if (ret == -EDQUOT)
+				stats[2]++;
+			else if (ret || ht_cancel(fd2, id, NULL))
+				_exit(1);
+			stats[1]++;
+		}
+		_exit(0);
+	}
+	while (now_ns() < end) {
+		uint32_t done = 0;
+		int ret = ht_batch(self->fd, HWTIMER_IOC_ARM, e, 16, 0, &done, NULL);
+
+		arms++;
+		if (ret == -EFAULT && done == 1 && !e[0].result) {
+			ASSERT_EQ(0, ht_cancel(self->fd, e[0].id, NULL));
+		} else if (ret != -EDQUOT) {
+			/* EDQUOT: the other process held its one place. */
+			stats[0] = 1;
+			ASSERT_EQ(-EFAULT, ret) TH_LOG("done %u", done);
+		}
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	edquot = stats[2];
+	TH_LOG("%lu failing batches, %lu single arms, %lu of them EDQUOT", arms,
+	       (unsigned long)stats[1], edquot);
+	ASSERT_LT(100, stats[1]) TH_LOG("too few arms to tell");
+	ASSERT_EQ(0, edquot) TH_LOG("arms under global_cap failed with EDQUOT");
+	close(fd2);
+	munmap(map, 2 * page);
+	munmap((void *)stats, page);
+}
+
 TEST_F(cap, unprivileged_user)
 {
 	int status;

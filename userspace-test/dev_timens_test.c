@@ -172,6 +172,38 @@ static int in_namespace(int fd, int64_t offset_ns)
 			 "its record: cookie %llu deadline_ns %llu, expected 5 and %llu",
 			 ULL(r.cookie), ULL(r.deadline_ns), ULL(offset_ns));
 	}
+	/*
+	 * The limit INT64_MAX is this clock's, not the host's: an absolute
+	 * INT64_MAX is taken and kept exactly, a delay that reaches just
+	 * short of it is taken, one past it is EINVAL, whichever side of the
+	 * host's clock this one is. (They were checked in host time: behind
+	 * the host, INT64_MAX came back as INT64_MAX minus the offset and the
+	 * long delay failed; ahead, the delay past INT64_MAX was taken.)
+	 */
+	ht_arm_entry(&a[0], 6, INT64_MAX, 0, HWTIMER_TIMEOUT_ABS);
+	NS_CHECK(!ht_batch(own, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL) &&
+		 a[0].deadline_ns == INT64_MAX,
+		 "ARM of absolute INT64_MAX: result %d, deadline_ns %llu",
+		 a[0].result, ULL(a[0].deadline_ns));
+	{
+		struct hwtimer_get_entry g;
+
+		NS_CHECK(!ht_get(own, a[0].id, &g) && g.deadline_ns == INT64_MAX,
+			 "GET of absolute INT64_MAX: deadline_ns %llu", ULL(g.deadline_ns));
+	}
+	NS_CHECK(!ht_cancel(own, a[0].id, NULL), "CANCEL of absolute INT64_MAX");
+	before = now_ns();
+	ht_arm_entry(&a[0], 7, INT64_MAX - before - 10 * SEC_NS, 0, 0);
+	NS_CHECK(!ht_batch(own, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL) &&
+		 a[0].deadline_ns > INT64_MAX - 10 * SEC_NS,
+		 "ARM of a delay to 10 s short of INT64_MAX on this clock: result %d, deadline_ns %llu",
+		 a[0].result, ULL(a[0].deadline_ns));
+	NS_CHECK(!ht_cancel(own, a[0].id, NULL), "CANCEL of the long delay");
+	ht_arm_entry(&a[0], 8, INT64_MAX - before + 1, 0, 0);
+	NS_CHECK(ht_batch(own, HWTIMER_IOC_ARM, a, 1, 0, NULL, NULL) == -EINVAL &&
+		 a[0].result == -EINVAL,
+		 "ARM of a delay past INT64_MAX on this clock: result %d, deadline_ns %llu",
+		 a[0].result, ULL(a[0].deadline_ns));
 	close(own);
 
 	/*

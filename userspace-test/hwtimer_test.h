@@ -23,6 +23,7 @@
 #include <string.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,6 +137,79 @@ static inline int ht_config(int fd, int clockid, uint32_t precision)
 	struct hwtimer_config c = { .clockid = clockid, .precision = precision };
 
 	return ioctl(fd, HWTIMER_IOC_CONFIG, &c) ? -errno : 0;
+}
+#endif
+
+#ifdef HWTIMER_IOC_RING
+/*
+ * ABI version 3: a completion ring mapped as hwtimer(4), RING, says, and
+ * consumed the way it says (acquire the tail, release the head).
+ */
+struct ht_ring {
+	struct hwtimer_ring_params p;
+	char *map;
+	uint32_t *head, *tail, *flags;
+	struct hwtimer_expiry *recs;
+};
+
+/* HWTIMER_IOC_RING of @entries, mapped; 0 or -errno. */
+static inline int ht_ring_setup(int fd, uint32_t entries, struct ht_ring *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->p.entries = entries;
+	if (ioctl(fd, HWTIMER_IOC_RING, &r->p))
+		return -errno;
+	r->map = mmap(NULL, r->p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      HWTIMER_RING_OFF);
+	if (r->map == MAP_FAILED)
+		return -errno;
+	r->head = (uint32_t *)(r->map + r->p.head_off);
+	r->tail = (uint32_t *)(r->map + r->p.tail_off);
+	r->flags = (uint32_t *)(r->map + r->p.flags_off);
+	r->recs = (struct hwtimer_expiry *)(r->map + r->p.records_off);
+	return 0;
+}
+
+static inline uint32_t ht_ring_tail(struct ht_ring *r)
+{
+	return __atomic_load_n(r->tail, __ATOMIC_ACQUIRE);
+}
+
+/* Records in the ring now. */
+static inline uint32_t ht_ring_count(struct ht_ring *r)
+{
+	return ht_ring_tail(r) - __atomic_load_n(r->head, __ATOMIC_RELAXED);
+}
+
+/* Consume up to @max records into @out; returns how many. */
+static inline unsigned int ht_ring_reap(struct ht_ring *r, struct hwtimer_expiry *out,
+					unsigned int max)
+{
+	uint32_t head = __atomic_load_n(r->head, __ATOMIC_RELAXED);
+	uint32_t tail = ht_ring_tail(r);
+	unsigned int n = 0;
+
+	while (head != tail && n < max) {
+		if (out)
+			out[n] = r->recs[head & (r->p.entries - 1)];
+		n++;
+		head++;
+	}
+	__atomic_store_n(r->head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* Wait up to @ms for the ring to hold @want records; returns how many it holds. */
+static inline uint32_t ht_ring_wait(int fd, struct ht_ring *r, uint32_t want, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000;
+
+	while (ht_ring_count(r) < want && now_ns() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		poll(&p, 1, 10);
+	}
+	return ht_ring_count(r);
 }
 #endif
 

@@ -2,11 +2,13 @@
 /*
  * /dev/hwtimer - many timeouts behind one file descriptor.
  *
- * Arm, cancel, modify and query timeouts in batches with ioctl(); read
- * their expirations as fixed-size records with read(); wait for them with
- * poll(), select() or epoll (EPOLLIN | EPOLLRDNORM while a record is
- * queued; the file is woken when its queue goes from empty to non-empty, so
- * edge-triggered epoll users read until EAGAIN). All times are nanoseconds
+ * Arm, cancel, modify and query timeouts in batches with ioctl(); take
+ * their expirations as fixed-size records from a completion ring mapped
+ * with mmap() (version 3), or with read(); wait for them with poll(),
+ * select() or epoll (EPOLLIN | EPOLLRDNORM while a record is there to
+ * take; the file is woken when it goes from having none to having some, so
+ * edge-triggered epoll users take records until there are none: read()
+ * until EAGAIN, or the ring as %HWTIMER_IOC_RING says). All times are nanoseconds
  * of the file's clock, CLOCK_MONOTONIC unless %HWTIMER_IOC_CONFIG chose
  * CLOCK_BOOTTIME, as clock_gettime() reports it to the caller: in a time
  * namespace, the namespace's clock, converted at each call with the
@@ -33,7 +35,11 @@
  * working unchanged, except that a non-zero reserved[0] of an arm entry,
  * which version 1 refused with EINVAL, is now its slack.
  * Version 3 adds the completion ring (%HWTIMER_IOC_RING and mmap()): a
- * new ioctl, nothing changed in the structures of versions 1 and 2.
+ * new ioctl, nothing changed in the structures of versions 1 and 2. Ids
+ * are no longer small numbers (they are still never 0 and never reused by
+ * the file), no call fails with EBUSY for a wheel's pending cap any more,
+ * and a batch entry is now exact even if another thread unmaps or
+ * write-protects the array during the call (hwtimer(4), VERSIONS).
  */
 #define HWTIMER_ABI_VERSION	3
 
@@ -48,7 +54,9 @@
  *           file's precision): timeouts expire on tick boundaries, never
  *           before their deadline and normally within one tick after it
  *           (plus their slack); also the shortest period accepted
- * @slots: slots in the first level of the file's wheel
+ * @slots: slots in the first level of the per-CPU wheel of the file's
+ *         precision (module parameter slots, fine_slots or coarse_slots),
+ *         which drives the file's own wheel
  * @record_size: size of one expiration record, sizeof(struct hwtimer_expiry)
  * @file_cap: the most timeouts one open file may hold (module parameter
  *            file_cap); arming beyond it fails with ENOSPC
@@ -56,8 +64,9 @@
  *              parameter global_cap); arming beyond it fails with EDQUOT
  * @global_count: timeouts held by all open files now
  * @pending: timeouts of this file that wait for their deadline
- * @queued: timeouts of this file that expired and whose record was not
- *          read yet
+ * @queued: timeouts of this file that expired and whose record waits in
+ *          the kernel (to be read, or to move to the ring); records in the
+ *          ring are not counted
  * @user_cap: the most timeouts the open files of one user may hold together
  *            (module parameter user_cap); arming beyond it fails with
  *            EDQUOT. A user is the real user ID of the process that opened
@@ -78,7 +87,8 @@
  * only one a version 1 program can have.
  *
  * A timeout counts against the caps from the moment it is armed until it is
- * cancelled or its last record is read: @pending + @queued of every file.
+ * cancelled or its last record leaves the kernel (is read, or is written
+ * to the ring): @pending + @queued of every file.
  */
 struct hwtimer_info {
 	__u32 abi_version;
@@ -150,7 +160,8 @@ struct hwtimer_config {
  *              deadline on the file's clock; the deadline must not exceed
  *              INT64_MAX. A deadline that is not in the future (a delay of
  *              0, an absolute time already past) expires at once: its record
- *              is queued before the ioctl returns.
+ *              is in the ring or the kernel queue before the ioctl
+ *              returns.
  * @period_ns: in: 0 for a one-shot timeout; otherwise the timeout is
  *             periodic with this period, at least @tick_ns of
  *             &struct hwtimer_info and at most INT64_MAX (else EINVAL)
@@ -158,7 +169,8 @@ struct hwtimer_config {
  * @result: out: 0 if the timeout was armed, else a negative errno value
  * @id: out: the identifier the kernel assigned, valid for %HWTIMER_IOC_CANCEL
  *      and %HWTIMER_IOC_MODIFY; never 0, and never reused by the same open
- *      file, so a stale identifier can never reach a newer timeout
+ *      file, so a stale identifier can never reach a newer timeout.
+ *      Otherwise opaque (version 3: no longer 1, 2, 3, ...)
  * @deadline_ns: out: the absolute deadline
  * @slack_ns: in: (version 2; reserved, zero, in version 1) how late the
  *            timeout may expire: never before its deadline, and at most
@@ -198,8 +210,9 @@ struct hwtimer_arm_entry {
  * struct hwtimer_modify_entry.
  *
  * HWTIMER_STATUS_PENDING: it was waiting for its deadline.
- * HWTIMER_STATUS_EXPIRED: it had expired and its record was queued but not
- * read; the record was discarded and will never be read.
+ * HWTIMER_STATUS_EXPIRED: it had expired and its record waited in the
+ * kernel, not read; the record was discarded and will never be read.
+ * (A record in the ring has left the kernel: its timeout is consumed.)
  */
 #define HWTIMER_STATUS_PENDING	1
 #define HWTIMER_STATUS_EXPIRED	2
@@ -210,7 +223,8 @@ struct hwtimer_arm_entry {
  * @flags: in: must be zero
  * @result: out: 0 if the timeout was cancelled, else a negative errno value:
  *          -ENOENT when this file has no such timeout (never armed, already
- *          cancelled, or a one-shot timeout whose record was already read)
+ *          cancelled, or a one-shot timeout whose record was already read
+ *          or written to the ring)
  * @status: out: on success, %HWTIMER_STATUS_PENDING or
  *          %HWTIMER_STATUS_EXPIRED; 0 on failure
  * @reserved: in: must be zero
@@ -265,8 +279,8 @@ struct hwtimer_modify_entry {
  *          &struct hwtimer_cancel_entry lists, -EINVAL for a @flags or
  *          reserved field that is not zero
  * @status: out: %HWTIMER_STATUS_PENDING (waiting for its deadline) or
- *          %HWTIMER_STATUS_EXPIRED (expired, its record queued and not
- *          read yet); 0 on failure
+ *          %HWTIMER_STATUS_EXPIRED (expired, its record waiting in the
+ *          kernel); 0 on failure
  * @reserved: in: must be zero
  * @cookie: out: the cookie it was armed with
  * @deadline_ns: out: its deadline, absolute, on the file's clock: the next
@@ -318,10 +332,11 @@ struct hwtimer_get_entry {
  *         EINVAL, more gives E2BIG)
  * @flags: in: %HWTIMER_BATCH_CONTINUE or 0; other bits give EINVAL
  * @done: out: entries processed; each of them has its result written, the
- *        others were not looked at (each entry's output fields are
- *        written before it is acted on, so one that cannot be written back
- *        fails with EFAULT before its timeout is touched, unless another
- *        thread unmaps or write-protects it during the call: hwtimer(4))
+ *        others were not looked at (an entry that cannot be read whole, or
+ *        whose output fields cannot be written, stops the batch with
+ *        EFAULT before its timeout is touched; an entry acted on always
+ *        has its outputs written, whatever another thread does to the
+ *        array meanwhile)
  * @failed: out: entries processed whose result is not 0
  * @reserved: in: must be zero
  *
@@ -348,27 +363,39 @@ struct hwtimer_batch {
  * Flags of struct hwtimer_expiry.
  *
  * HWTIMER_EXPIRY_REARMED: the timeout is periodic and was armed again for
- * its next period when this record was read; its identifier stays valid.
+ * its next period when this record left the kernel (was read, or written
+ * to the ring); its identifier stays valid.
  */
 #define HWTIMER_EXPIRY_REARMED	(1U << 0)
 
 /**
- * struct hwtimer_expiry - one expiration record, as read() returns it
+ * struct hwtimer_expiry - one expiration record, as read() returns it and
+ *                         the ring holds it
  * @id: the identifier of the timeout
  * @cookie: the cookie it was armed with
  * @deadline_ns: the deadline that expired
  * @expired_ns: when the expiry was handled, on the file's clock; never less
  *              than @deadline_ns
  * @overrun: further periods of a periodic timeout that elapsed before the
- *           record was read, as with timer_getoverrun(); 0 for a one-shot
+ *           record left the kernel, as with timer_getoverrun(); 0 for a
+ *           one-shot
  * @flags: %HWTIMER_EXPIRY_REARMED or 0
- * @error: 0, or the negative errno value that kept a periodic timeout from
- *         being armed again (it has then ended, and its identifier is dead)
+ * @error: 0. (Versions 1 and 2 could report here the negative errno value
+ *         that kept a periodic timeout from being armed again; nothing can
+ *         any more.)
  *
  * A one-shot timeout produces one record, after which its identifier is
- * dead. A periodic timeout has at most one record queued; it is armed for
- * the first period that ends after the read, so a period that is never
- * read costs no work.
+ * dead. A periodic timeout has at most one record in the kernel; it is
+ * armed for the first period that ends after that record leaves the
+ * kernel, so a period that is never taken costs no work.
+ *
+ * Records of a file come in the order their timeouts expired: @expired_ns
+ * never decreases from one record to the next, and timeouts that expire
+ * at different ticks of the file's wheel come in the order of those ticks
+ * (so, without slack, a record never follows one whose deadline is a tick
+ * or more later). Within one tick, and across slack windows, the order is
+ * not that of the deadlines. The ring's records come before those that
+ * wait in the kernel.
  */
 struct hwtimer_expiry {
 	__aligned_u64 id;
@@ -392,7 +419,9 @@ struct hwtimer_expiry {
  *
  * HWTIMER_RING_OVERFLOW: records that did not fit in the ring wait in the
  * kernel's queue; read() returns them (they are newer than every record in
- * the ring). Cleared when that queue is empty.
+ * the ring), or any poll() or batch ioctl on the file moves them to the
+ * ring as far as it has room. Cleared when that queue is empty. The kernel
+ * writes the flags word when its value changes.
  */
 #define HWTIMER_RING_OVERFLOW	(1U << 0)
 
@@ -420,7 +449,19 @@ struct hwtimer_expiry {
  * semantics: load it with acquire semantics before reading the records
  * below it); user space consumes records at the head and advances @head
  * (with release semantics, once it has read them). Indexes are free
- * running __u32 counters: the ring holds tail - head records.
+ * running __u32 counters: the ring holds tail - head records. A head that
+ * claims more than @entries records (tail - head > @entries) makes the
+ * ring count as full until a sane head is written; the kernel reads
+ * nothing else from the mapping, and always writes its own tail.
+ *
+ * A record written to the ring has left the kernel: its timeout is
+ * consumed as by read(). Its times are those of the time namespace of the
+ * task that made the ring. To wait with edge-triggered epoll, take records
+ * until the ring is empty and %HWTIMER_RING_OVERFLOW is clear (read()
+ * until EAGAIN while it is set), then store the head, issue a full memory
+ * barrier, and load the tail and the flags again: wait only if the ring is
+ * still empty and the flag clear; the file is woken whenever records
+ * arrive after the head had consumed every earlier one.
  */
 struct hwtimer_ring_params {
 	__u32 entries;
@@ -453,10 +494,10 @@ struct hwtimer_ring_params {
  *
  * Takes &struct hwtimer_batch with an array of &struct hwtimer_arm_entry.
  * Entry errors: EINVAL (unknown flag, reserved field not zero, period
- * shorter than a tick or longer than INT64_MAX, deadline beyond INT64_MAX),
- * ENOSPC (the file holds file_cap timeouts), EDQUOT (all files hold
- * global_cap timeouts, or the files of the user that opened this one hold
- * user_cap timeouts), ENOMEM, EBUSY (the wheel's own pending cap).
+ * shorter than a tick or longer than INT64_MAX, deadline beyond INT64_MAX
+ * on the caller's clock), ENOSPC (the file holds file_cap timeouts),
+ * EDQUOT (all files hold global_cap timeouts, or the files of the user
+ * that opened this one hold user_cap timeouts), ENOMEM.
  */
 #define HWTIMER_IOC_ARM		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_batch)
 
@@ -472,7 +513,8 @@ struct hwtimer_ring_params {
  * define HWTIMER_IOC_MODIFY - move a batch of timeouts to new deadlines
  *
  * Takes &struct hwtimer_batch with an array of &struct hwtimer_modify_entry.
- * Entry errors: EINVAL (as for %HWTIMER_IOC_ARM), ENOENT, EBUSY.
+ * Entry errors: EINVAL (as for %HWTIMER_IOC_ARM), ENOENT, ENOMEM (making a
+ * one-shot timeout periodic).
  */
 #define HWTIMER_IOC_MODIFY	_IOWR(HWTIMER_IOC_MAGIC, 0x03, struct hwtimer_batch)
 
@@ -491,11 +533,10 @@ struct hwtimer_ring_params {
  * (Version 2.) Takes &struct hwtimer_config. Only while the file holds no
  * timeouts (none pending, no record unread) and no other call of ARM,
  * CANCEL, MODIFY or GET on the file is in progress; the new configuration
- * applies to every later call. %HWTIMER_IOC_INFO reports it. Errors:
- * EINVAL (unknown clock or precision, reserved field not zero), EBUSY (the
- * file holds timeouts, or such a call is in progress), ENOMEM (the wheel
- * of that precision and clock, created at its first use, could not be),
- * EFAULT.
+ * applies to every later call. %HWTIMER_IOC_INFO reports it. It allocates
+ * nothing: every wheel exists from the module's load. Errors: EINVAL
+ * (unknown clock or precision, reserved field not zero), EBUSY (the file
+ * holds timeouts, or such a call is in progress), EFAULT.
  */
 #define HWTIMER_IOC_CONFIG	_IOW(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_config)
 
@@ -505,11 +546,15 @@ struct hwtimer_ring_params {
  * (Version 3.) Takes &struct hwtimer_ring_params. From then on, expiration
  * records go to the ring, which user space maps with mmap(); records that
  * find it full wait in the kernel's queue, where read() takes them, and go
- * to the ring as it frees up. poll() and epoll report the file readable
- * while the ring or the queue holds a record. A record written to the ring
- * is consumed, as a record returned by read() is. At most one ring per
- * file. Errors: EINVAL (@entries 0 or above %HWTIMER_RING_MAX, a flag or
- * reserved field not zero), EBUSY (the file has a ring), ENOMEM, EFAULT.
+ * to the ring as it frees up (read() then returns only those). poll() and
+ * epoll report the file readable while the ring or the queue holds a
+ * record. A record written to the ring is consumed, as a record returned
+ * by read() is. At most one ring per file, for the file's life. mmap()
+ * the ring at %HWTIMER_RING_OFF, @mmap_size long, MAP_SHARED, without
+ * PROT_EXEC (else ENODEV: no ring; EINVAL: offset, length, not shared;
+ * EPERM: executable). Errors: EINVAL (@entries 0 or above
+ * %HWTIMER_RING_MAX, a flag or reserved field not zero), EBUSY (the file
+ * has a ring), ENOMEM, EFAULT.
  */
 #define HWTIMER_IOC_RING	_IOWR(HWTIMER_IOC_MAGIC, 0x06, struct hwtimer_ring_params)
 

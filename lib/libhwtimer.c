@@ -431,9 +431,19 @@ static void ring_release(struct hwtimer_file *f, uint32_t n)
 	store_release(f->khead, f->head);
 }
 
+/*
+ * How many times a reaping call looks at the ring again after a read()
+ * found the kernel's queue empty although the ring said it overflowed:
+ * a poll() or batch ioctl in another thread moved the queue into the ring
+ * meanwhile. The kernel clears the flag when its queue empties, so one
+ * more look sees either records or a clear flag.
+ */
+#define HWT_READ_RETRIES	2
+
 HWT_EXPORT ssize_t hwtimer_file_reap(struct hwtimer_file *f, struct hwtimer_expiry *recs,
 				     size_t max)
 {
+	unsigned int tries = 0;
 	size_t got = 0, n;
 	ssize_t avail, r;
 
@@ -448,6 +458,9 @@ HWT_EXPORT ssize_t hwtimer_file_reap(struct hwtimer_file *f, struct hwtimer_expi
 		if (got == max)
 			return got;
 	}
+	if (!max)
+		return 0;
+again:
 	/* Then the ring, in up to two spans (it may wrap). */
 	avail = ring_avail(f);
 	if (avail < 0)
@@ -467,21 +480,23 @@ HWT_EXPORT ssize_t hwtimer_file_reap(struct hwtimer_file *f, struct hwtimer_expi
 		return got;
 	}
 	/* The ring is empty: the kernel's queue, if it may hold any. */
-	if (got < max && read_may_help(f)) {
-		r = read_recs(f, recs + got, max - got);
-		if (r < 0)
-			return got ? (ssize_t)got : r;
-		got += r;
-	}
-	return got;
+	if (!read_may_help(f))
+		return got;
+	r = read_recs(f, recs + got, max - got);
+	if (r < 0)
+		return got ? (ssize_t)got : r;
+	if (!r && f->entries && tries++ < HWT_READ_RETRIES)
+		goto again;
+	return got + r;
 }
 
 HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtimer_expiry **recs)
 {
+	unsigned int tries = 0;
 	ssize_t avail, r;
 
 	f->peeked = 0;
-	if (f->buf_pos == f->buf_len) {
+	while (f->buf_pos == f->buf_len) {
 		avail = ring_avail(f);
 		if (avail < 0)
 			return avail;
@@ -502,10 +517,13 @@ HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtime
 				return -ENOMEM;
 		}
 		r = read_recs(f, f->buf, HWT_BUF_RECS);
-		if (r <= 0)
+		if (r < 0)
 			return r;
 		f->buf_pos = 0;
 		f->buf_len = r;
+		/* Empty although the ring overflowed: see hwtimer_file_reap(). */
+		if (!r && (!f->entries || tries++ >= HWT_READ_RETRIES))
+			return 0;
 	}
 	f->peeked = f->buf_len - f->buf_pos;
 	f->peeked_buf = true;

@@ -47,6 +47,7 @@ static struct mock {
 	int corrupt;			/* which lie RING tells (see mock_ring()) */
 	unsigned int partial_read;	/* bytes read() cuts off its result */
 	int mmap_fail;			/* mmap() fails with this errno, once */
+	bool read_moves;		/* a poll() elsewhere moves the queue first */
 	/* The ring. */
 	char *mem;
 	size_t size;
@@ -283,6 +284,8 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
 		errno = EINVAL;
 		return -1;
 	}
+	if (m.read_moves)
+		mock_flush();
 	while (n < max && m.qh != m.qt)
 		((struct hwtimer_expiry *)buf)[n++] = m.q[m.qh++ % QMAX];
 	mock_flush();
@@ -538,6 +541,42 @@ TEST(ring_no_needless_read)
 	/* An empty ring with the flag clear: nothing, without a read(). */
 	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
 	EXPECT_EQ(0, m.reads);
+	hwtimer_file_close(f);
+}
+
+/*
+ * The ring overflowed; before the library's read(), another thread's poll()
+ * moves the kernel's queue into the ring: read() finds nothing, and the
+ * records are in the ring. Reaping must not stop there, or an edge-triggered
+ * waiter sleeps over records.
+ */
+TEST(ring_queue_moved_before_read)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	uint64_t next;
+	int zc;
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+	m.read_moves = true;
+	for (zc = 0; zc < 2; zc++) {
+		mock_expire(4 + 3);
+		ASSERT_EQ(4, hwtimer_file_reap(f, recs, 8));
+		EXPECT_EQ(HWTIMER_RING_OVERFLOW, *word(m.p.flags_off));
+		if (zc) {
+			/* 3 records, which cross the end of the ring: two runs. */
+			ASSERT_LT(0, hwtimer_file_peek(f, &p));
+			EXPECT_EQ(11, p[0].cookie);
+			next = 11;
+			EXPECT_EQ(3, drain(_metadata, f, &next, true));
+		} else {
+			ASSERT_EQ(3, hwtimer_file_reap(f, recs, 8));
+			EXPECT_EQ(4, recs[0].cookie);
+		}
+		EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	}
 	hwtimer_file_close(f);
 }
 

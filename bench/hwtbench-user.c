@@ -271,6 +271,7 @@ static void print_figs(void)
 		}
 	}
 }
+
 /* Kernel memory in use, from /proc/meminfo, after folding the counters. */
 static void kmem_usage(long long *used, long long *slab)
 {
@@ -424,7 +425,6 @@ static void draw_delays(void)
 		dly2[i] = rnd_delay();
 	}
 }
-
 
 /* A random order of 0..@cnt-1 into @perm (Fisher-Yates). */
 static void shuffle(unsigned long *perm, unsigned long cnt)
@@ -751,6 +751,7 @@ static void caps_raise(unsigned long need)
 	}
 	atexit(caps_restore);
 }
+
 /* ---- timerfd --------------------------------------------------------------- */
 
 static int *tfd;
@@ -1126,6 +1127,7 @@ static unsigned long ur_remove(const unsigned long *victims, unsigned long cnt,
 	}
 	return done;
 }
+
 /* ---- the in-process wheel ------------------------------------------------- */
 
 static struct uw_wheel uw;
@@ -1844,6 +1846,7 @@ static void bench_lifecycle(unsigned int rep)
 	uw_close();
 	free(evs);
 }
+
 static void lateness_result(int which, unsigned int rep, __s64 *lat)
 {
 	const char *fac = lat_fac[which];
@@ -1976,7 +1979,6 @@ out:
 	free(dls);
 	free(klat);
 }
-
 
 /* ---- scale: the cost per operation at 1k, 100k, 1M pending ------------------- */
 
@@ -2237,7 +2239,7 @@ static int parse_sizes(void)
 
 		if (end == p || !v || v > 10000000 || (*end && *end != ',') ||
 		    nsizes == MAX_SIZES) {
-			fprintf(stderr, "hwtbench-user: -S %s: sizes from 1 to 10000000, at most %d\n",
+			fprintf(stderr, "hwtbench-user: -S %s: 1 to 10000000, at most %d\n",
 				sizes_arg, MAX_SIZES);
 			return -1;
 		}

@@ -45,7 +45,7 @@ struct hwtimer_batch_result {
 	size_t failed;
 };
 
-/* Opening, configuring, the ring: hwtimer_file_open(3), hwtimer_file_setup_ring(3). */
+/* Opening, configuring, the ring: hwtimer_file_open(3), _setup_ring(3). */
 struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int flags);
 void hwtimer_file_close(struct hwtimer_file *f);
 int hwtimer_file_fd(const struct hwtimer_file *f);
@@ -55,7 +55,7 @@ int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid, unsigned i
 int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entries);
 unsigned int hwtimer_file_ring_entries(const struct hwtimer_file *f);
 
-/* Timeouts: hwtimer_file_arm(3), hwtimer_file_cancel(3), hwtimer_file_modify(3), hwtimer_file_get(3). */
+/* Timeouts: hwtimer_file_arm(3), _cancel(3), _modify(3), _get(3). */
 int hwtimer_file_arm(struct hwtimer_file *f, uint64_t cookie, uint64_t expires_ns,
 		     uint64_t period_ns, unsigned int flags, uint64_t *id);
 int hwtimer_file_arm_batch(struct hwtimer_file *f, struct hwtimer_arm_entry *entries,

@@ -151,15 +151,21 @@ static int mock_ring(struct hwtimer_ring_params *p)
 	p->flags_off = 128;
 	p->records_off = 256;
 	p->mmap_size = (256 + e * sizeof(struct hwtimer_expiry) + 4095) & ~4095ULL;
-	switch (m.corrupt) {
-	case 1: p->head_off = p->mmap_size; break;		/* outside */
-	case 2: p->tail_off = 66; break;			/* misaligned */
-	case 3: p->records_off = p->mmap_size - 48; break;	/* records overrun */
-	case 4: p->entries = e + 1; break;			/* not a power of two */
-	case 5: p->entries = e / 2; break;			/* fewer than asked */
-	case 6: p->mmap_size = 0; break;
-	case 7: p->flags_off = (uint32_t)p->mmap_size - 2; break;	/* straddles the end */
-	}
+	/* The lie of m.corrupt. */
+	if (m.corrupt == 1)
+		p->head_off = p->mmap_size;			/* outside */
+	else if (m.corrupt == 2)
+		p->tail_off = 66;				/* misaligned */
+	else if (m.corrupt == 3)
+		p->records_off = p->mmap_size - 48;		/* records overrun */
+	else if (m.corrupt == 4)
+		p->entries = e + 1;				/* not a power of two */
+	else if (m.corrupt == 5)
+		p->entries = e / 2;				/* fewer than asked */
+	else if (m.corrupt == 6)
+		p->mmap_size = 0;
+	else if (m.corrupt == 7)
+		p->flags_off = (uint32_t)p->mmap_size - 2;	/* straddles the end */
 	m.p = *p;
 	m.mem = aligned_alloc(4096, p->mmap_size ? p->mmap_size : 4096);
 	memset(m.mem, 0, p->mmap_size ? p->mmap_size : 4096);

@@ -454,7 +454,8 @@ TEST_F(lib, ring_setup)
 	EXPECT_EQ(-EINVAL, hwtimer_file_setup_ring(self->f, HWTIMER_RING_MAX + 1));
 	EXPECT_EQ(0, hwtimer_file_ring_entries(self->f));
 	NEED_RING(5);
-	EXPECT_EQ(8, hwtimer_file_ring_entries(self->f)) TH_LOG("5 entries are not rounded up to 8");
+	EXPECT_EQ(8, hwtimer_file_ring_entries(self->f))
+		TH_LOG("5 entries are not rounded up to 8");
 	EXPECT_EQ(-EBUSY, hwtimer_file_setup_ring(self->f, 8));
 	EXPECT_EQ(8, hwtimer_file_ring_entries(self->f));
 }

@@ -63,7 +63,7 @@
  * lines for errors (then exits non-zero).
  *
  *   hwtbench-user [-n timeouts] [-r repetitions] [-s spread_ms] [-c cgroup]
- *                 [-S sizes] [-b budget_ms] [-k chunk] [-p] [-t] [-C]
+ *                 [-S sizes] [-b budget_ms] [-k chunk] [-R scale_reps] [-p] [-t] [-C]
  *
  * With -c the program moves itself into the cgroup v2 directory given
  * (created if needed; its parent must have the memory controller enabled
@@ -71,7 +71,8 @@
  * allocation it causes is charged to a non-root memory cgroup, as for a
  * service under systemd or in a container. -S takes a comma-separated
  * list of sizes ("" for none), -k the operations per chunk of the scale
- * benchmark (1024). -p measures the peers only, without
+ * benchmark (1024), -R how many of the repetitions run it (1: each size's
+ * figure is the median of its 16 chunks). -p measures the peers only, without
  * /dev/hwtimer: the same program, run natively on a host, says which of
  * the VM's ratios between peers carry over to hardware; -t leaves out the
  * columns that need a timerfd per timeout (timerfd, the pool, epoll), for
@@ -122,6 +123,7 @@ static unsigned int reps = 3;
 static unsigned long spread_ms = 2000;
 static unsigned long budget_ms = 2000;
 static unsigned long chunk = 1024;
+static unsigned int scale_reps = 1;
 static const char *cgroup;
 static const char *sizes_arg = "1000,100000,1000000";
 static bool peers_only, no_tfd, cpu_clock;
@@ -2202,28 +2204,37 @@ static void bench_scale(unsigned int rep)
 		"timerfd_pool", sc_pool_arm, sc_pool_cancel, sc_pool_arm,
 	};
 	unsigned long s, i, j;
+	__u64 t[5];
 
 	for (i = 0; i < nsizes; i++) {
 		s = sizes[i];
 		for (j = 0; j < scale_cap; j++)
 			sdly[j] = rnd_delay();
+		t[0] = now_ns();
 		if (!peers_only) {
 			sfile = lib_open(s + chunk);
 			scale_run(&lib_fac, s, rep);
 			hwtimer_file_close(sfile);
 		}
+		t[1] = now_ns();
 		scale_io_uring(s, rep);
+		t[2] = now_ns();
 		uw_open();
 		for (j = 0; j < scale_cap; j++)
 			uw_timer_init(&suwt[j], uw_cb);
 		uw_update(&uw);
 		scale_run(&uw_fac, s, rep);
 		uw_close();
+		t[3] = now_ns();
 		/* The pool has n + chunk timerfds. */
 		if (s + chunk <= pool_n) {
 			scale_run(&pool_fac, s, rep);
 			sc_pool_cancel(live, nlive);
 		}
+		t[4] = now_ns();
+		printf("D user scale %lu rep %u took ms: hwtimer %llu, io_uring %llu, uwheel %llu, timerfd_pool %llu\n",
+		       s, rep, (t[1] - t[0]) / 1000000, (t[2] - t[1]) / 1000000,
+		       (t[3] - t[2]) / 1000000, (t[4] - t[3]) / 1000000);
 	}
 }
 
@@ -2274,6 +2285,7 @@ int main(int argc, char **argv)
 		HT_OPT_STR('S', sizes_arg, "sizes"),
 		HT_OPT_NUM('b', budget_ms, "budget_ms", 1, 600000),
 		HT_OPT_NUM('k', chunk, "chunk", 16, CHUNK_MAX),
+		HT_OPT_NUM('R', scale_reps, "scale_reps", 0, MAX_REPS),
 		HT_OPT_FLAG('p', peers_only),
 		HT_OPT_FLAG('t', no_tfd),
 		HT_OPT_FLAG('C', cpu_clock),
@@ -2341,11 +2353,24 @@ int main(int argc, char **argv)
 	else
 		printf("I user_ring_entries 0 (the module has no ring: records by read())\n");
 	for (r = 0; r < reps; r++) {
+		__u64 t[6];
+
+		t[0] = now_ns();
 		bench_arm(r);
+		t[1] = now_ns();
 		bench_deliver(r);
+		t[2] = now_ns();
 		bench_lifecycle(r);
+		t[3] = now_ns();
 		bench_lateness(r, lat);
-		bench_scale(r);
+		t[4] = now_ns();
+		/* Once: 16 chunks at each size make their own median. */
+		if (r < scale_reps)
+			bench_scale(r);
+		t[5] = now_ns();
+		printf("D user rep %u took %llu s: arm %llu, deliver %llu, lifecycle %llu, lateness %llu, scale %llu\n",
+		       r, (t[5] - t[0]) / NSEC, (t[1] - t[0]) / NSEC, (t[2] - t[1]) / NSEC,
+		       (t[3] - t[2]) / NSEC, (t[4] - t[3]) / NSEC, (t[5] - t[4]) / NSEC);
 		fprintf(stderr, "hwtbench-user: repetition %u of %u done\n", r + 1, reps);
 	}
 	/* Expected to be small against the operations: a slow run. */

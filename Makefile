@@ -14,6 +14,8 @@
 #   make run             boot the VM with the module loaded, run the demo
 #   make shell           boot the VM with the module loaded, drop to a shell
 #   make runner-test     prove the runner fails on broken fixtures
+#   make lib             libhwtimer, static and shared (lib/lib.mk);
+#                        make install-lib [PREFIX=/usr/local] [DESTDIR=]
 #
 # The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt,
 # 7.3): `make check` runs every kernel of KERNELS (default: default_kernels
@@ -47,6 +49,10 @@ HWT_OUT ?= $(CURDIR)/build
 
 all: modules
 
+# libhwtimer (lib/lib.mk: make lib, install-lib, uninstall-lib): every
+# user-space program below links its static build, LIB_A (LIB32_A for -m32).
+include lib/lib.mk
+
 modules:
 	@kdir=$$(scripts/kdir.sh) && test -d "$$kdir" || { echo "hwtimer: no kernel build tree at '$$kdir'" >&2; exit 1; }; \
 	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
@@ -59,10 +65,12 @@ modules:
 
 # One set of flags for every user-space program (tests, tools, stress,
 # bench): a warning is an error. tools/include holds hwtimer_user.h, the
-# helpers they share (not installed: include/ is the module's API).
+# helpers they share (not installed: include/ is the module's API); lib/
+# holds libhwtimer.h.
 USER_CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -pthread \
-	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(KSRC)/tools/testing/selftests
+	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(CURDIR)/lib \
+	-I$(KSRC)/tools/testing/selftests
 USER_LDFLAGS := -static
 
 UT_DIR ?= userspace-test
@@ -71,7 +79,7 @@ UT_BIN := $(patsubst $(UT_DIR)/%.c,$(HWT_OUT)/ut/%,$(UT_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(patsubst tools/%.c,$(HWT_OUT)/tools/%,$(TOOL_SRC))
 USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*.h tools/*.h \
-	tools/include/*.h)
+	tools/include/*.h lib/libhwtimer.h)
 
 # Include directories a test takes ahead of include/uapi: UT_INC_<name>.
 # abi_v1_test is built against the frozen ABI version 1 header, never the
@@ -79,24 +87,26 @@ USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*
 UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
 # dev_v2_test likewise against the frozen version 2 header.
 UT_INC_dev_v2_test := -I$(CURDIR)/userspace-test/abi-v2
+# Link flags of one test: lib_mock_test plays the kernel for libhwtimer.
+UT_LDFLAGS_lib_mock_test := $(foreach f,open ioctl read poll mmap munmap,-Wl,--wrap=$(f))
 
 user: ut tools
 ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
 tools: $(TOOL_BIN)
 
-$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS)
+$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) -m32 $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) -m32 $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
 
-$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS)
+$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
 
-$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS)
+$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A)
 
 # ---------------------------------------------------------------------------
 # The test VM (see README.md, "How the test VM works").

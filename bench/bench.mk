@@ -21,14 +21,15 @@
 .PHONY: bench bench-plot bench-smoke bench-user
 
 # The user-space benchmark, static (the VM has no libraries): what
-# scripts/runner.sh puts into the guest.
+# scripts/runner.sh puts into the guest. It links libhwtimer and liburing
+# (liburing-dev's liburing.a: the io_uring column).
 BENCH_BIN := $(HWT_OUT)/bench/bin
 
 bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt
 
-$(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(wildcard include/uapi/linux/*.h tools/include/*.h)
+$(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A) -luring
 
 bench:
 	scripts/runner.sh bench full

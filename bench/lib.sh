@@ -35,12 +35,12 @@ bench_conf() {
 	case "$mode" in
 	full)
 		kparams="reps=5 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=3 far_n=1000000 window_ms=2000 idle_ms=5000 idle_reps=3 late_n=100000 late_reps=3 late_revs=2 scale_pairs=100000 cycle_tick_ns=20000"
-		uparams="-n 100000 -r 3 -s 2000"
+		uparams="-n 100000 -r 3 -s 2000 -S 1000,100000,1000000 -b 2000"
 		wparams="-n 2000 -r 3 -d 10000"
 		;;
 	smoke)
 		kparams="reps=2 calib_lines=16384 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
-		uparams="-n 1000 -r 1 -s 200"
+		uparams="-n 1000 -r 1 -s 200 -S 100,1000 -b 200 -k 64"
 		wparams="-n 100 -r 1 -d 2000"
 		;;
 	*)

@@ -16,6 +16,7 @@ pkgs=(
 	gcc-multilib							# -m32 user tests
 	dkms kmod							# packaging
 	gnuplot-nox							# benchmark plots
+	liburing-dev pkgconf						# io_uring bench column, make lib-check
 )
 
 # "install ok installed" is the only state in which the files are there.

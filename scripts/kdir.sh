@@ -24,7 +24,9 @@ set -euo pipefail
 trees() {
 	local d cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
 	for d in /usr/src/linux-headers-* "$cache"/headers/*/usr/src/linux-headers-*; do
-		[ -f "$d/.config" ] && [ -f "$d/Makefile" ] && echo "$(basename "$d") $d"
+		if [ -f "$d/.config" ] && [ -f "$d/Makefile" ]; then
+			echo "$(basename "$d") $d"
+		fi
 	done | sort -V | cut -d' ' -f2-
 }
 

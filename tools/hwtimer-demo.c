@@ -2,34 +2,37 @@
 /*
  * hwtimer-demo - thousands of timeouts behind one /dev/hwtimer descriptor.
  *
- * An event loop, as a server would run one: it arms one-shot timeouts with
- * mixed delays in batches, cancels a share of each batch right away (as
- * when the operation a timeout guarded completes), keeps a few periodic
- * timeouts running, and reads the expirations through epoll. Before it
+ * An event loop, as a server would run one, written with libhwtimer
+ * (libhwtimer(3)): it arms one-shot timeouts with mixed delays in
+ * batches, cancels a share of each batch right away (as when the
+ * operation a timeout guarded completes), keeps a few periodic timeouts
+ * running, and takes the expirations from the file's completion ring, in
+ * place, when epoll says the file is readable (a module without rings
+ * gives them through read(), which the library does for it). Before it
  * stops the periodic ones it asks the kernel how they are doing
- * (HWTIMER_IOC_GET: state, deadline, time left, overrun so far). At the
- * end it prints what happened: armed, cancelled, fired, early (which must
- * be 0) and a histogram of how late the expirations were, in wheel ticks.
+ * (hwtimer_file_get_batch(): state, deadline, time left, overrun so far).
+ * At the end it prints what happened: armed, cancelled, fired, early
+ * (which must be 0) and a histogram of how late the expirations were, in
+ * wheel ticks.
  *
  *   hwtimer-demo [-n timeouts] [-c cancel-percent] [-d max-delay-ms]
+ *                [-r ring-entries]
  *
  * Exit status: 0 when every timeout armed either fired or was cancelled,
  * exactly once, and none fired early; 1 otherwise; 2 on a usage or setup
  * error.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/hwtimer.h>
+#include <libhwtimer.h>
 
 #define CHUNK		512			/* timeouts armed per loop turn */
 #define NPERIODIC	8
@@ -39,7 +42,7 @@
 enum { FREE, ARMED, CANCELLED, FIRED };
 
 struct demo {
-	int fd;
+	struct hwtimer_file *f;
 	unsigned int n;
 	uint64_t tick;
 	struct hwtimer_arm_entry *arm;
@@ -57,32 +60,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void die(const char *what)
+static void die(const char *what, int err)
 {
-	fprintf(stderr, "hwtimer-demo: %s: %s\n", what, strerror(errno));
+	fprintf(stderr, "hwtimer-demo: %s: %s\n", what, strerror(err));
 	exit(2);
-}
-
-/*
- * Run a batch of any size: in slices of HWTIMER_BATCH_MAX, processing every
- * entry whatever the others do (their results say what happened).
- */
-static void batch(int fd, unsigned long cmd, void *entries, size_t size,
-		  uint32_t count)
-{
-	struct hwtimer_batch b;
-	uint32_t off = 0, n;
-
-	while (off < count) {
-		n = count - off < HWTIMER_BATCH_MAX ? count - off : HWTIMER_BATCH_MAX;
-		memset(&b, 0, sizeof(b));
-		b.entries = (uintptr_t)((char *)entries + (size_t)off * size);
-		b.count = n;
-		b.flags = HWTIMER_BATCH_CONTINUE;
-		if (ioctl(fd, cmd, &b))
-			die("batch ioctl");
-		off += b.done;
-	}
 }
 
 /* Arm timeouts [first, first + count) and cancel some of them at once. */
@@ -92,7 +73,12 @@ static void arm_chunk(struct demo *d, unsigned int first, unsigned int count,
 	struct hwtimer_cancel_entry can[CHUNK];
 	unsigned int slot[CHUNK], i, k, ncancel = 0;
 
-	batch(d->fd, HWTIMER_IOC_ARM, d->arm + first, sizeof(*d->arm), count);
+	int err;
+
+	/* Every entry is processed; each one's result says how it went. */
+	err = hwtimer_file_arm_batch(d->f, d->arm + first, count, HWTIMER_BATCH_CONTINUE, NULL);
+	if (err)
+		die("hwtimer_file_arm_batch", -err);
 	for (i = first; i < first + count; i++) {
 		if (d->arm[i].result) {
 			d->refused++;
@@ -108,7 +94,9 @@ static void arm_chunk(struct demo *d, unsigned int first, unsigned int count,
 	}
 	if (!ncancel)
 		return;
-	batch(d->fd, HWTIMER_IOC_CANCEL, can, sizeof(can[0]), ncancel);
+	err = hwtimer_file_cancel_batch(d->f, can, ncancel, HWTIMER_BATCH_CONTINUE, NULL);
+	if (err)
+		die("hwtimer_file_cancel_batch", -err);
 	for (k = 0; k < ncancel; k++) {
 		if (can[k].result) {
 			d->bad++;
@@ -128,12 +116,15 @@ static void show_periodic(struct demo *d, const struct hwtimer_arm_entry *per)
 	struct hwtimer_get_entry get[NPERIODIC];
 	uint64_t now;
 	unsigned int i;
+	int err;
 
 	memset(get, 0, sizeof(get));
 	for (i = 0; i < NPERIODIC; i++)
 		get[i].id = per[i].id;
 	now = now_ns();
-	batch(d->fd, HWTIMER_IOC_GET, get, sizeof(get[0]), NPERIODIC);
+	err = hwtimer_file_get_batch(d->f, get, NPERIODIC, HWTIMER_BATCH_CONTINUE, NULL);
+	if (err)
+		die("hwtimer_file_get_batch", -err);
 	printf("\nperiodic timeouts, as HWTIMER_IOC_GET reports them:\n");
 	for (i = 0; i < NPERIODIC; i++) {
 		const struct hwtimer_get_entry *g = &get[i];
@@ -172,24 +163,15 @@ static const char *const bucket_name[BUCKETS] = {
 	"0", "1", "2", "3", "4-7", "8-15", "16-31", "32+",
 };
 
-/* Read every record queued now. */
+/* Take every record ready now, in place. */
 static void drain(struct demo *d)
 {
-	struct hwtimer_expiry rec[256];
-	ssize_t len;
-	size_t k;
+	const struct hwtimer_expiry *rec;
+	ssize_t n, k;
 
-	for (;;) {
-		len = read(d->fd, rec, sizeof(rec));
-		if (len < 0) {
-			if (errno == EAGAIN)
-				return;
-			if (errno == EINTR)
-				continue;
-			die("read");
-		}
-		for (k = 0; k < len / sizeof(rec[0]); k++) {
-			struct hwtimer_expiry *r = &rec[k];
+	while ((n = hwtimer_file_peek(d->f, &rec)) > 0) {
+		for (k = 0; k < n; k++) {
+			const struct hwtimer_expiry *r = &rec[k];
 			uint64_t late;
 
 			if (r->cookie >= UINT64_MAX - NPERIODIC) {
@@ -216,7 +198,10 @@ static void drain(struct demo *d)
 				d->max_late = late;
 			d->hist[bucket(late, d->tick)]++;
 		}
+		hwtimer_file_advance(d->f, n);
 	}
+	if (n < 0)
+		die("hwtimer_file_peek", -n);
 }
 
 static void report(const struct demo *d, uint64_t elapsed)
@@ -247,16 +232,16 @@ static void report(const struct demo *d, uint64_t elapsed)
 
 int main(int argc, char **argv)
 {
-	unsigned int cancel_pct = 20, max_delay_ms = 200, next = 0, i;
+	unsigned int cancel_pct = 20, max_delay_ms = 200, ring = 4096, next = 0, i;
 	struct hwtimer_arm_entry per[NPERIODIC];
 	struct hwtimer_cancel_entry stop[NPERIODIC];
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct demo d = { .n = 10000 };
 	struct hwtimer_info info;
 	uint64_t t0, give_up;
-	int ep, opt;
+	int ep, opt, err;
 
-	while ((opt = getopt(argc, argv, "n:c:d:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:d:r:h")) != -1) {
 		switch (opt) {
 		case 'n':
 			d.n = strtoul(optarg, NULL, 0);
@@ -267,8 +252,11 @@ int main(int argc, char **argv)
 		case 'd':
 			max_delay_ms = strtoul(optarg, NULL, 0);
 			break;
+		case 'r':
+			ring = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n timeouts] [-c cancel-percent] [-d max-delay-ms]\n",
+			fprintf(stderr, "usage: %s [-n timeouts] [-c cancel-percent] [-d max-delay-ms] [-r ring-entries]\n",
 				argv[0]);
 			return 2;
 		}
@@ -278,23 +266,32 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	d.fd = open("/dev/hwtimer", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (d.fd < 0)
-		die("open /dev/hwtimer");
-	if (ioctl(d.fd, HWTIMER_IOC_INFO, &info))
-		die("HWTIMER_IOC_INFO");
+	d.f = hwtimer_file_open(NULL, 0);
+	if (!d.f)
+		die("hwtimer_file_open", errno);
+	err = hwtimer_file_info(d.f, &info);
+	if (err)
+		die("hwtimer_file_info", -err);
 	d.tick = info.tick_ns;
 	printf("hwtimer ABI %u: tick %" PRIu64 " ns, %u slots (precision %u), file cap %" PRIu64
 	       ", user cap %" PRIu64 ", global cap %" PRIu64 "\n", info.abi_version,
 	       d.tick, info.slots, info.precision, (uint64_t)info.file_cap,
 	       (uint64_t)info.user_cap, (uint64_t)info.global_cap);
+	/* A ring, where the module has rings; else records come by read(). */
+	err = ring ? hwtimer_file_setup_ring(d.f, ring) : -EOPNOTSUPP;
+	if (err && err != -EOPNOTSUPP)
+		die("hwtimer_file_setup_ring", -err);
+	if (hwtimer_file_ring_entries(d.f))
+		printf("records in a ring of %u\n", hwtimer_file_ring_entries(d.f));
+	else
+		printf("records by read() (%s)\n", ring ? "the module has no ring" : "-r 0");
 	printf("arming %u one-shot timeouts, delays 0-%u ms (a tenth due at once), cancelling %u%%, and %u periodic ones\n",
 	       d.n, max_delay_ms, cancel_pct, NPERIODIC);
 
 	d.arm = calloc(d.n, sizeof(*d.arm));
 	d.state = calloc(d.n, 1);
 	if (!d.arm || !d.state)
-		die("calloc");
+		die("calloc", errno);
 	srand(1);
 	for (i = 0; i < d.n; i++) {
 		d.arm[i].cookie = i;
@@ -303,8 +300,8 @@ int main(int argc, char **argv)
 	}
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, d.fd, &ev))
-		die("epoll");
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, hwtimer_file_fd(d.f), &ev))
+		die("epoll", errno);
 
 	memset(per, 0, sizeof(per));
 	for (i = 0; i < NPERIODIC; i++) {
@@ -313,7 +310,9 @@ int main(int argc, char **argv)
 		per[i].period_ns = PERIOD_NS < d.tick ? d.tick : PERIOD_NS;
 	}
 	t0 = now_ns();
-	batch(d.fd, HWTIMER_IOC_ARM, per, sizeof(per[0]), NPERIODIC);
+	err = hwtimer_file_arm_batch(d.f, per, NPERIODIC, 0, NULL);
+	if (err)
+		die("hwtimer_file_arm_batch (periodic)", -err);
 
 	give_up = t0 + (uint64_t)max_delay_ms * 1000000 + (uint64_t)60 * 1000000000;
 	while ((next < d.n || d.fired + d.cancelled < d.armed) && now_ns() < give_up) {
@@ -331,11 +330,13 @@ int main(int argc, char **argv)
 	show_periodic(&d, per);
 	for (i = 0; i < NPERIODIC; i++)
 		stop[i] = (struct hwtimer_cancel_entry){ .id = per[i].id };
-	batch(d.fd, HWTIMER_IOC_CANCEL, stop, sizeof(stop[0]), NPERIODIC);
+	err = hwtimer_file_cancel_batch(d.f, stop, NPERIODIC, 0, NULL);
+	if (err)
+		die("hwtimer_file_cancel_batch (periodic)", -err);
 	report(&d, now_ns() - t0);
 
 	close(ep);
-	close(d.fd);
+	hwtimer_file_close(d.f);
 	if (d.early || d.bad || d.refused || d.fired + d.cancelled != d.armed) {
 		printf("FAIL: %" PRIu64 " early, %" PRIu64 " refused, %" PRIu64
 		       " unexpected, %" PRIu64 " unaccounted\n", d.early, d.refused, d.bad,

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libhwtimer against a kernel that this program plays: the library's
+ * open(), ioctl(), read(), poll(), mmap() and munmap() calls on the device
+ * are linked to the mock below (ld --wrap, UT_LDFLAGS_lib_mock_test in the
+ * Makefile); every other file goes to the real calls. So the library's
+ * side of the protocol is tested where the real device cannot be made to
+ * misbehave: a module of ABI version 2 (no ring) or one without
+ * HWTIMER_IOC_RING, ring parameters that do not fit the mapping, a tail
+ * that runs ahead of the ring, records in the kernel's queue behind a
+ * full ring, a read() that returns part of a record, batches sliced to
+ * the batch_max the kernel reports. Needs no device: it runs anywhere,
+ * on the host too (build/ut/lib_mock_test).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "libhwtimer.h"
+
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+#define MOCK_PATH	"/mock/hwtimer"
+#define QMAX		1024
+
+int __real_open(const char *path, int flags, ...);
+int __real_ioctl(int fd, unsigned long req, ...);
+ssize_t __real_read(int fd, void *buf, size_t count);
+int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_munmap(void *addr, size_t len);
+
+/* The kernel this program plays, reset by each test. */
+static struct mock {
+	int fd;				/* a /dev/null descriptor stands for the file */
+	unsigned int abi, batch_max;
+	bool ring_enotty;		/* HWTIMER_IOC_RING unknown (ENOTTY) */
+	int corrupt;			/* which lie RING tells (see mock_ring()) */
+	unsigned int partial_read;	/* bytes read() cuts off its result */
+	int mmap_fail;			/* mmap() fails with this errno, once */
+	bool read_moves;		/* a poll() elsewhere moves the queue first */
+	/* The ring. */
+	char *mem;
+	size_t size;
+	struct hwtimer_ring_params p;
+	uint32_t tail;
+	unsigned int mapped, unmapped;
+	/* The kernel's queue (FIFO). */
+	struct hwtimer_expiry q[QMAX];
+	unsigned int qh, qt;
+	uint64_t next_id, next_rec;
+	/* The batch ioctls seen: their count and each one's entries. */
+	unsigned int ioctls, ring_ioctls, reads;
+	unsigned int counts[64];
+} m;
+
+static uint32_t *word(uint32_t off)
+{
+	return (uint32_t *)(m.mem + off);
+}
+
+static void mock_reset(unsigned int abi, unsigned int batch_max)
+{
+	free(m.mem);
+	memset(&m, 0, sizeof(m));
+	m.fd = -1;
+	m.abi = abi;
+	m.batch_max = batch_max;
+	m.next_id = 1000;
+}
+
+/* The kernel's side of an expiry: to the ring if it has room and order allows. */
+static void mock_expire(unsigned int n)
+{
+	while (n--) {
+		struct hwtimer_expiry r = {
+			.id = m.next_id++, .cookie = m.next_rec++,
+			.deadline_ns = 5, .expired_ns = 6,
+		};
+
+		if (m.mem && m.qh == m.qt &&
+		    m.tail - __atomic_load_n(word(m.p.head_off), __ATOMIC_ACQUIRE) < m.p.entries) {
+			memcpy(m.mem + m.p.records_off +
+			       (m.tail & (m.p.entries - 1)) * sizeof(r), &r, sizeof(r));
+			__atomic_store_n(word(m.p.tail_off), ++m.tail, __ATOMIC_RELEASE);
+		} else {
+			m.q[m.qt++ % QMAX] = r;
+			if (m.mem)
+				__atomic_store_n(word(m.p.flags_off), HWTIMER_RING_OVERFLOW,
+						 __ATOMIC_RELEASE);
+		}
+	}
+}
+
+/* Queue -> ring as room allows; the flag goes when the queue is empty. */
+static void mock_flush(void)
+{
+	while (m.mem && m.qh != m.qt &&
+	       m.tail - __atomic_load_n(word(m.p.head_off), __ATOMIC_ACQUIRE) < m.p.entries) {
+		memcpy(m.mem + m.p.records_off + (m.tail & (m.p.entries - 1)) *
+		       sizeof(struct hwtimer_expiry), &m.q[m.qh++ % QMAX],
+		       sizeof(struct hwtimer_expiry));
+		__atomic_store_n(word(m.p.tail_off), ++m.tail, __ATOMIC_RELEASE);
+	}
+	if (m.mem && m.qh == m.qt)
+		__atomic_store_n(word(m.p.flags_off), 0, __ATOMIC_RELEASE);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, int);
+	va_end(ap);
+	if (strcmp(path, MOCK_PATH))
+		return __real_open(path, flags, mode);
+	m.fd = __real_open("/dev/null", flags & ~O_ACCMODE);
+	return m.fd;
+}
+
+/* RING: the parameters, with the lie m.corrupt asks for. */
+static int mock_ring(struct hwtimer_ring_params *p)
+{
+	unsigned int e = 1;
+
+	m.ring_ioctls++;
+	if (m.ring_enotty) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (!p->entries || p->entries > HWTIMER_RING_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	while (e < p->entries)
+		e <<= 1;
+	p->entries = e;
+	p->head_off = 0;
+	p->tail_off = 64;
+	p->flags_off = 128;
+	p->records_off = 256;
+	p->mmap_size = (256 + e * sizeof(struct hwtimer_expiry) + 4095) & ~4095ULL;
+	/* The lie of m.corrupt. */
+	if (m.corrupt == 1)
+		p->head_off = p->mmap_size;			/* outside */
+	else if (m.corrupt == 2)
+		p->tail_off = 66;				/* misaligned */
+	else if (m.corrupt == 3)
+		p->records_off = p->mmap_size - 48;		/* records overrun */
+	else if (m.corrupt == 4)
+		p->entries = e + 1;				/* not a power of two */
+	else if (m.corrupt == 5)
+		p->entries = e / 2;				/* fewer than asked */
+	else if (m.corrupt == 6)
+		p->mmap_size = 0;
+	else if (m.corrupt == 7)
+		p->flags_off = (uint32_t)p->mmap_size - 2;	/* straddles the end */
+	m.p = *p;
+	m.mem = aligned_alloc(4096, p->mmap_size ? p->mmap_size : 4096);
+	memset(m.mem, 0, p->mmap_size ? p->mmap_size : 4096);
+	m.size = p->mmap_size;
+	return 0;
+}
+
+static int mock_batch(unsigned long req, struct hwtimer_batch *b)
+{
+	size_t size = req == HWTIMER_IOC_ARM ? sizeof(struct hwtimer_arm_entry) :
+		      req == HWTIMER_IOC_CANCEL ? sizeof(struct hwtimer_cancel_entry) :
+		      req == HWTIMER_IOC_MODIFY ? sizeof(struct hwtimer_modify_entry) :
+		      sizeof(struct hwtimer_get_entry);
+	unsigned int i;
+	int err = 0;
+
+	if (req == HWTIMER_IOC_GET && m.abi < 2) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (!b->count || b->flags & ~HWTIMER_BATCH_FLAGS) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (b->count > m.batch_max) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (m.ioctls < 64)
+		m.counts[m.ioctls] = b->count;
+	m.ioctls++;
+	b->done = b->failed = 0;
+	for (i = 0; i < b->count; i++) {
+		char *e = (char *)(uintptr_t)b->entries + i * size;
+		/* Every entry type starts with a u64 (cookie or id), then... */
+		struct hwtimer_arm_entry *a = (void *)e;
+		struct hwtimer_cancel_entry *c = (void *)e;
+		int32_t *result;
+		int bad;
+
+		if (req == HWTIMER_IOC_ARM) {
+			result = &a->result;
+			bad = a->flags == 0xbad;
+			if (!bad)
+				a->id = m.next_id++;
+		} else {
+			/* cancel, modify and get: id 0xbad is unknown */
+			result = req == HWTIMER_IOC_CANCEL ? &c->result :
+				 req == HWTIMER_IOC_MODIFY ?
+				 &((struct hwtimer_modify_entry *)e)->result :
+				 &((struct hwtimer_get_entry *)e)->result;
+			bad = c->id == 0xbad;
+			if (!bad && req == HWTIMER_IOC_CANCEL)
+				c->status = HWTIMER_STATUS_PENDING;
+			if (!bad && req == HWTIMER_IOC_MODIFY)
+				((struct hwtimer_modify_entry *)e)->status = HWTIMER_STATUS_EXPIRED;
+		}
+		*result = bad ? (req == HWTIMER_IOC_ARM ? -EINVAL : -ENOENT) : 0;
+		b->done++;
+		if (bad) {
+			b->failed++;
+			if (!(b->flags & HWTIMER_BATCH_CONTINUE)) {
+				err = -*result;
+				break;
+			}
+		}
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd != m.fd || fd < 0)
+		return __real_ioctl(fd, req, arg);
+	switch (req) {
+	case HWTIMER_IOC_INFO: {
+		struct hwtimer_info *info = arg;
+
+		memset(info, 0, sizeof(*info));
+		info->abi_version = m.abi;
+		info->batch_max = m.batch_max;
+		info->record_size = sizeof(struct hwtimer_expiry);
+		info->tick_ns = 1000000;
+		return 0;
+	}
+	case HWTIMER_IOC_RING:
+		if (m.abi >= 3)
+			return mock_ring(arg);
+		break;
+	case HWTIMER_IOC_CONFIG:
+		if (m.abi >= 2)
+			return 0;
+		break;
+	case HWTIMER_IOC_ARM:
+	case HWTIMER_IOC_CANCEL:
+	case HWTIMER_IOC_MODIFY:
+	case HWTIMER_IOC_GET:
+		return mock_batch(req, arg);
+	}
+	errno = ENOTTY;
+	return -1;
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t count)
+{
+	size_t n = 0, max = count / sizeof(struct hwtimer_expiry);
+
+	if (fd != m.fd || fd < 0)
+		return __real_read(fd, buf, count);
+	m.reads++;
+	if (!max) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (m.read_moves)
+		mock_flush();
+	while (n < max && m.qh != m.qt)
+		((struct hwtimer_expiry *)buf)[n++] = m.q[m.qh++ % QMAX];
+	mock_flush();
+	if (!n) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return n * sizeof(struct hwtimer_expiry) - m.partial_read;
+}
+
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (n != 1 || fds->fd != m.fd || m.fd < 0)
+		return __real_poll(fds, n, timeout);
+	fds->revents = 0;
+	if (m.qh != m.qt || (m.mem && *word(m.p.tail_off) != *word(m.p.head_off)))
+		fds->revents = POLLIN;
+	return !!fds->revents;
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (fd != m.fd || fd < 0)
+		return __real_mmap(addr, len, prot, flags, fd, off);
+	if (!m.mem || len != m.size || off != HWTIMER_RING_OFF || !(flags & MAP_SHARED)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (m.mmap_fail) {
+		errno = m.mmap_fail;
+		m.mmap_fail = 0;
+		return MAP_FAILED;
+	}
+	m.mapped++;
+	return m.mem;
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	if (!m.mem || addr != m.mem)
+		return __real_munmap(addr, len);
+	m.unmapped++;
+	return 0;
+}
+
+static struct hwtimer_file *mock_open(unsigned int abi, unsigned int batch_max)
+{
+	mock_reset(abi, batch_max);
+	return hwtimer_file_open(MOCK_PATH, 0);
+}
+
+/* Reap everything there is, checking the records come in order, each once. */
+static size_t drain(struct __test_metadata *_metadata, struct hwtimer_file *f,
+		    uint64_t *next, bool zero_copy)
+{
+	struct hwtimer_expiry recs[3];
+	const struct hwtimer_expiry *p;
+	size_t got = 0;
+	ssize_t n, i;
+
+	for (;;) {
+		if (zero_copy) {
+			n = hwtimer_file_peek(f, &p);
+		} else {
+			n = hwtimer_file_reap(f, recs, 3);
+			p = recs;
+		}
+		EXPECT_LE(0, n);
+		if (n <= 0)
+			return got;
+		for (i = 0; i < n; i++) {
+			EXPECT_EQ(*next, p[i].cookie) TH_LOG("record %zd of a run", i);
+			*next = p[i].cookie + 1;
+		}
+		if (zero_copy)
+			hwtimer_file_advance(f, n);
+		got += n;
+	}
+}
+
+TEST(abi2_without_ring)
+{
+	struct hwtimer_file *f = mock_open(2, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	uint64_t next = 0;
+
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(2, hwtimer_file_abi_version(f));
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(0, m.ring_ioctls) TH_LOG("RING asked of a version 2 module");
+	EXPECT_EQ(0, hwtimer_file_ring_entries(f));
+	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	mock_expire(20);
+	EXPECT_EQ(20, drain(_metadata, f, &next, false));
+	mock_expire(20);
+	EXPECT_EQ(20, drain(_metadata, f, &next, true));
+	EXPECT_EQ(40, next);
+	/* What a peek read() and left, copied out a little at a time. */
+	mock_expire(20);
+	ASSERT_EQ(20, hwtimer_file_peek(f, &p));
+	hwtimer_file_advance(f, 1);
+	ASSERT_EQ(2, hwtimer_file_reap(f, recs, 2));
+	EXPECT_EQ(41, recs[0].cookie);
+	EXPECT_EQ(42, recs[1].cookie);
+	next = 43;
+	EXPECT_EQ(17, drain(_metadata, f, &next, false));
+	hwtimer_file_close(f);
+}
+
+TEST(abi1_no_get_no_config)
+{
+	struct hwtimer_file *f = mock_open(1, 4096);
+	struct hwtimer_get_entry g;
+	struct hwtimer_batch_result r = { 5, 5 };
+
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_get(f, 1, &g));
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_get_batch(f, &g, 1, 0, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, m.ioctls);
+	hwtimer_file_close(f);
+}
+
+TEST(ring_enotty)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	uint64_t next = 0;
+
+	ASSERT_TRUE(f != NULL);
+	m.ring_enotty = true;
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(0, hwtimer_file_ring_entries(f));
+	mock_expire(5);
+	EXPECT_EQ(5, drain(_metadata, f, &next, false));
+	hwtimer_file_close(f);
+}
+
+TEST(ring_params_checked)
+{
+	int lie;
+
+	for (lie = 1; lie <= 7; lie++) {
+		struct hwtimer_file *f = mock_open(3, 4096);
+
+		ASSERT_TRUE(f != NULL);
+		m.corrupt = lie;
+		EXPECT_EQ(-EPROTO, hwtimer_file_setup_ring(f, 8)) TH_LOG("lie %d accepted", lie);
+		EXPECT_EQ(0, m.mapped) TH_LOG("lie %d mapped", lie);
+		EXPECT_EQ(0, hwtimer_file_ring_entries(f));
+		/* The file has a ring the library cannot use: it stays so. */
+		EXPECT_EQ(-EPROTO, hwtimer_file_setup_ring(f, 8));
+		EXPECT_EQ(1, m.ring_ioctls);
+		hwtimer_file_close(f);
+	}
+}
+
+TEST(ring_wrap_and_head)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	uint64_t next = 0;
+	int turn;
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(1, m.mapped);
+	EXPECT_EQ(8, hwtimer_file_ring_entries(f));
+	mock_expire(5);
+	ASSERT_EQ(3, hwtimer_file_reap(f, recs, 3));
+	EXPECT_EQ(3, *word(m.p.head_off)) TH_LOG("the head the kernel sees");
+	next = 3;
+	/* 2 left at 3..4, 6 more wrap: records 5..7 at the end, 8..10 at the start. */
+	mock_expire(6);
+	EXPECT_EQ(5, hwtimer_file_peek(f, &p)) TH_LOG("peek crosses the end of the ring");
+	EXPECT_EQ(3, p[0].cookie);
+	hwtimer_file_advance(f, 5);
+	EXPECT_EQ(8, *word(m.p.head_off));
+	EXPECT_EQ(3, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(8, p[0].cookie);
+	hwtimer_file_advance(f, 3);
+	next = 11;
+	/* Many turns, copy-out across the end in one call. */
+	for (turn = 0; turn < 50; turn++) {
+		mock_expire(7);
+		ASSERT_EQ(7, hwtimer_file_reap(f, recs, 8));
+		for (int i = 0; i < 7; i++)
+			ASSERT_EQ(next + i, recs[i].cookie);
+		next += 7;
+	}
+	EXPECT_EQ(0, m.reads) TH_LOG("read() called though the ring never overflowed");
+	hwtimer_file_close(f);
+	EXPECT_EQ(1, m.unmapped);
+}
+
+/* The kernel made the ring, mmap() failed: a second call maps that ring. */
+TEST(ring_mmap_retry)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_expiry recs[4];
+
+	ASSERT_TRUE(f != NULL);
+	m.mmap_fail = ENOMEM;
+	EXPECT_EQ(-ENOMEM, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(0, hwtimer_file_ring_entries(f));
+	EXPECT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(1, m.ring_ioctls);
+	EXPECT_EQ(1, m.mapped);
+	EXPECT_EQ(8, hwtimer_file_ring_entries(f));
+	mock_expire(2);
+	EXPECT_EQ(2, hwtimer_file_reap(f, recs, 4));
+	hwtimer_file_close(f);
+}
+
+/* A full ring, the rest in the kernel's queue: all, in order, once. */
+TEST(ring_overflow_order)
+{
+	int zc;
+
+	for (zc = 0; zc < 2; zc++) {
+		struct hwtimer_file *f = mock_open(3, 4096);
+		uint64_t next = 0;
+
+		ASSERT_TRUE(f != NULL);
+		ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+		mock_expire(4 + 700);
+		EXPECT_EQ(HWTIMER_RING_OVERFLOW, *word(m.p.flags_off));
+		EXPECT_EQ(704, drain(_metadata, f, &next, zc));
+		EXPECT_EQ(704, next);
+		EXPECT_LT(0, m.reads);
+		/* The flag gone and the ring empty: no read() any more. */
+		m.reads = 0;
+		EXPECT_EQ(0, drain(_metadata, f, &next, zc));
+		EXPECT_EQ(0, m.reads);
+		hwtimer_file_close(f);
+	}
+}
+
+/* read() only when the ring is empty and the kernel says its queue holds records. */
+TEST(ring_no_needless_read)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_expiry recs[8];
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	/* Records in the ring, the flag clear: the ring is read, never read(). */
+	mock_expire(2);
+	EXPECT_EQ(2, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, m.reads);
+	/* An empty ring with the flag clear: nothing, without a read(). */
+	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, m.reads);
+	hwtimer_file_close(f);
+}
+
+/*
+ * The ring overflowed; before the library's read(), another thread's poll()
+ * moves the kernel's queue into the ring: read() finds nothing, and the
+ * records are in the ring. Reaping must not stop there, or an edge-triggered
+ * waiter sleeps over records.
+ */
+TEST(ring_queue_moved_before_read)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	uint64_t next;
+	int zc;
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+	m.read_moves = true;
+	for (zc = 0; zc < 2; zc++) {
+		mock_expire(4 + 3);
+		ASSERT_EQ(4, hwtimer_file_reap(f, recs, 8));
+		EXPECT_EQ(HWTIMER_RING_OVERFLOW, *word(m.p.flags_off));
+		if (zc) {
+			/* 3 records, which cross the end of the ring: two runs. */
+			ASSERT_LT(0, hwtimer_file_peek(f, &p));
+			EXPECT_EQ(11, p[0].cookie);
+			next = 11;
+			EXPECT_EQ(3, drain(_metadata, f, &next, true));
+		} else {
+			ASSERT_EQ(3, hwtimer_file_reap(f, recs, 8));
+			EXPECT_EQ(4, recs[0].cookie);
+		}
+		EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	}
+	hwtimer_file_close(f);
+}
+
+TEST(ring_tail_ahead)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	*word(m.p.tail_off) = 9;	/* 9 records in a ring of 8 */
+	EXPECT_EQ(-EIO, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(-EIO, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(-EIO, hwtimer_file_wait(f, recs, 8, 0));
+	EXPECT_EQ(0, *word(m.p.head_off)) TH_LOG("the head moved over a broken ring");
+	hwtimer_file_close(f);
+}
+
+TEST(read_partial_record)
+{
+	struct hwtimer_file *f = mock_open(2, 4096);
+	struct hwtimer_expiry recs[8];
+
+	ASSERT_TRUE(f != NULL);
+	mock_expire(3);
+	m.partial_read = 8;
+	EXPECT_EQ(-EIO, hwtimer_file_reap(f, recs, 8));
+	hwtimer_file_close(f);
+}
+
+TEST(wait_peeks_with_no_buffer)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(0, hwtimer_file_wait(f, NULL, 0, 0));
+	mock_expire(3);
+	EXPECT_EQ(3, hwtimer_file_wait(f, NULL, 0, 10));
+	/* Nothing was consumed. */
+	EXPECT_EQ(3, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(0, p[0].cookie);
+	hwtimer_file_close(f);
+}
+
+/* Batches are cut to the kernel's batch_max; errors and totals as the ioctl's. */
+TEST(batch_slices)
+{
+	struct hwtimer_file *f = mock_open(3, 5);
+	struct hwtimer_arm_entry arm[12];
+	struct hwtimer_cancel_entry can[12];
+	struct hwtimer_batch_result r;
+	int i;
+
+	ASSERT_TRUE(f != NULL);
+	memset(arm, 0, sizeof(arm));
+	ASSERT_EQ(0, hwtimer_file_arm_batch(f, arm, 12, 0, &r));
+	EXPECT_EQ(12, r.done);
+	EXPECT_EQ(0, r.failed);
+	ASSERT_EQ(3, m.ioctls);
+	EXPECT_EQ(5, m.counts[0]);
+	EXPECT_EQ(5, m.counts[1]);
+	EXPECT_EQ(2, m.counts[2]);
+
+	/* Entry 7 fails: stop there, in the second slice. */
+	m.ioctls = 0;
+	arm[7].flags = 0xbad;
+	for (i = 0; i < 12; i++)
+		arm[i].result = 1;
+	EXPECT_EQ(-EINVAL, hwtimer_file_arm_batch(f, arm, 12, 0, &r));
+	EXPECT_EQ(8, r.done);
+	EXPECT_EQ(1, r.failed);
+	EXPECT_EQ(2, m.ioctls);
+	EXPECT_EQ(1, arm[8].result);
+
+	m.ioctls = 0;
+	EXPECT_EQ(0, hwtimer_file_arm_batch(f, arm, 12, HWTIMER_BATCH_CONTINUE, &r));
+	EXPECT_EQ(12, r.done);
+	EXPECT_EQ(1, r.failed);
+	EXPECT_EQ(3, m.ioctls);
+	EXPECT_EQ(0, arm[8].result);
+
+	/* Single calls: the entry's own error, and the status on success. */
+	memset(can, 0, sizeof(can));
+	can[3].id = 0xbad;
+	EXPECT_EQ(-ENOENT, hwtimer_file_cancel_batch(f, can, 12, 0, &r));
+	EXPECT_EQ(4, r.done);
+	EXPECT_EQ(-ENOENT, hwtimer_file_cancel(f, 0xbad));
+	EXPECT_EQ(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(f, 1));
+	EXPECT_EQ(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, 1, 0, 0, 0, NULL));
+	EXPECT_EQ(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, hwtimer_file_arm(f, 0, 0, 0, 0xbad, NULL));
+	hwtimer_file_close(f);
+}
+
+TEST_HARNESS_MAIN

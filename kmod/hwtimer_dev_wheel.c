@@ -169,8 +169,7 @@ u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
  */
 u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 {
-	u64 first, last, lo, d;
-	unsigned int h;
+	u64 first, d;
 
 	if (deadline <= hf->epoch)
 		return 0;
@@ -180,16 +179,8 @@ u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 		first++;
 	if (!slack)
 		return first;
-	last = hwtd_now_tick(hf, deadline + min(slack, U64_MAX - deadline));
-	lo = max(first, hf->clk + 1);
-	if (last < lo)
-		return first;
-	if (last == lo)
-		return lo;
-	h = fls64(lo ^ last) - 1;
-	if (!lo || __ffs64(lo) > h)
-		return lo;
-	return last & ~((1ULL << h) - 1);
+	return hwt_window_tick(first, max(first, hf->clk + 1),
+			       hwtd_now_tick(hf, deadline + min(slack, U64_MAX - deadline)));
 }
 
 /* When tick @tick begins, host ns, at most KTIME_MAX. */

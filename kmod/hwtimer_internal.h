@@ -6,6 +6,7 @@
 #ifndef _HWTIMER_INTERNAL_H
 #define _HWTIMER_INTERNAL_H
 
+#include <linux/bitops.h>
 #include <linux/debugobjects.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
@@ -216,6 +217,34 @@ void hwt_core_exit(void);
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
+
+/*
+ * The tick a timer with slack goes on, for the per-CPU wheels and the
+ * device's per-file ones alike: among the ticks from @lo to @last (the
+ * last that begins by deadline + slack), the one with the most trailing
+ * zero bits; @first (the first tick at or after the deadline, at most @lo)
+ * when the window is empty. That tick is unique, and the same for every
+ * window that contains it and no tick with more trailing zeros, so timers
+ * whose windows overlap tend to share it.
+ */
+static inline u64 hwt_window_tick(u64 first, u64 lo, u64 last)
+{
+	unsigned int h;
+
+	if (last < lo)
+		return first;
+	if (last == lo)
+		return lo;
+	/*
+	 * The highest bit in which @lo and @last differ is 0 in @lo and 1 in
+	 * @last: @last with the bits below it cleared is in the window, and
+	 * only @lo itself can have more trailing zeros.
+	 */
+	h = fls64(lo ^ last) - 1;
+	if (!lo || __ffs64(lo) > h)
+		return lo;
+	return last & ~((1ULL << h) - 1);
+}
 
 /*
  * debugobjects (hwtimer_debug.c): what the wheel tells it about a timer,

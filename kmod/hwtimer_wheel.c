@@ -217,24 +217,9 @@ static u64 hwt_deadline(u64 now, u64 delay)
 static u64 __hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
 			    u64 slack, u64 clk)
 {
-	u64 lo = max(first, clk), last;
-	unsigned int h;
-
 	/* @deadline is at most KTIME_MAX: the window ends by KTIME_MAX. */
-	last = hwt_now_tick(w, deadline + min(slack, (u64)KTIME_MAX - deadline));
-	if (last < lo)
-		return first;
-	if (last == lo)
-		return lo;
-	/*
-	 * The highest bit in which @lo and @last differ is 0 in @lo and 1 in
-	 * @last: @last with the bits below it cleared is in the window, and
-	 * only @lo itself can have more trailing zeros.
-	 */
-	h = fls64(lo ^ last) - 1;
-	if (!lo || __ffs64(lo) > h)
-		return lo;
-	return last & ~((1ULL << h) - 1);
+	return hwt_window_tick(first, max(first, clk),
+			       hwt_now_tick(w, deadline + min(slack, (u64)KTIME_MAX - deadline)));
 }
 
 /* The above, with the common case of no slack inline. */

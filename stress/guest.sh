@@ -233,6 +233,23 @@ no_hrtimer() {
 	if [ "$n" = 0 ]; then ok "$1"; else fail "$1" "$n hrtimers armed"; fi
 }
 
+# The expiry times of the armed hrtimers of hwtimer's bases, one per line
+# (/proc/timer_list: the line after the callback's says "# expires at
+# SOFT-HARD nsecs").
+hwt_hrtimers() {
+	awk '/hwt_hrtimer_fn/ { getline; print $4 }' /proc/timer_list | sort
+}
+
+# No hrtimer armed since BEFORE (a list from hwt_hrtimers): a base whose
+# timers went keeps its hrtimer for the tick it was armed for (it expires
+# there once, finds nothing and is not armed again: KUnit
+# rt_idle_wheel_never_wakes), but nothing may arm one anew.
+no_new_hrtimer() {
+	local new
+	new=$(hwt_hrtimers | grep -vxF -e "${2:-none}" || true)
+	if [ -z "$new" ]; then ok "$1"; else fail "$1" "armed since: $(echo $new)"; fi
+}
+
 # Wait until process PID has a hwtimer file open with N timeouts pending
 # (its fdinfo says "pending: N"), at most 20 s; non-zero if it never did.
 holds_pending() {
@@ -247,7 +264,7 @@ holds_pending() {
 # insmod/rmmod hwtimer.ko LIFECYCLE_N times with a client's timers pending
 # in between; rmmod refused while an fd is open or a client is loaded.
 step_lifecycle() {
-	local i bad=0 fd_pid
+	local i bad=0 fd_pid armed
 	mods_down
 	for i in $(seq 1 "$LIFECYCLE_N"); do
 		insmod /hwt/kmod/hwtimer.ko || { bad=$((bad + 1)); continue; }
@@ -271,6 +288,7 @@ step_lifecycle() {
 	fd_pid=$!
 	holds_pending $fd_pid 4 ||
 		fail "lifecycle: the fd holder" "no file of it with 4 timeouts pending after 20 s"
+	armed=$(hwt_hrtimers)
 	if rmmod hwtimer 2>/dev/null; then
 		fail "lifecycle: rmmod with an fd open" "it was unloaded"
 		insmod /hwt/kmod/hwtimer.ko
@@ -279,7 +297,7 @@ step_lifecycle() {
 	fi
 	kill $fd_pid
 	wait $fd_pid
-	no_hrtimer "lifecycle: no hrtimer armed once the fd is closed (tickless)"
+	no_new_hrtimer "lifecycle: closing the fd arms no hrtimer (tickless)" "$armed"
 	check "lifecycle: rmmod once the fd is closed" rmmod hwtimer
 	mods_up
 }

@@ -29,6 +29,7 @@
 #include <linux/fs.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -163,6 +164,17 @@ static inline size_t hwt_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags
 #define HWT_WQ_PERCPU	WQ_PERCPU
 #else
 #define HWT_WQ_PERCPU	0
+#endif
+
+/*
+ * 6.3 made vma->vm_flags const, to be changed under the VMA lock only
+ * through vm_flags_set() and friends (commit "mm: introduce vma->vm_flags
+ * wrapper functions"); before, a driver's ->mmap sets them directly.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define hwt_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#else
+#define hwt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
 #endif
 
 #endif /* _HWTIMER_COMPAT_H */

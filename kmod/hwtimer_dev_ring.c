@@ -36,6 +36,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "hwtimer_compat.h"
 #include "hwtimer_dev.h"
 
 /* The layout of the ring's mapping: head, tail, flags, then the records. */
@@ -542,6 +543,15 @@ static const struct vm_operations_struct hwtd_ring_vm_ops = {
  * writes through its own mapping, so unmapping cannot hurt it, and the
  * mapping holds a reference to the file, so the ring lives as long as it.
  *
+ * VM_DONTEXPAND, as io_uring's rings: the mapping must never cover more
+ * than the ring. Without it mremap() could grow it, and mmap() of the file
+ * at the offset just past the ring, placed right after a mapping of it,
+ * would merge with that mapping without calling here (mm merges a new
+ * file mapping into an adjacent one whose flags, file and offset match
+ * before it calls ->mmap): both would succeed, and touching the pages past
+ * the ring raise SIGBUS. The flag makes the ring's mappings differ from a
+ * new one's flags, and mremap() to grow them fail with EFAULT.
+ *
  * Context: process, mmap lock held for writing.
  * Return: 0; -ENODEV (no ring), -EINVAL (offset, length, not shared),
  * -EPERM (executable).
@@ -560,6 +570,7 @@ int hwtd_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	hwt_vm_flags_set(vma, VM_DONTEXPAND);
 	vma->vm_ops = &hwtd_ring_vm_ops;
 	vma->vm_private_data = ring;
 	return 0;

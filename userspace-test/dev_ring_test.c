@@ -140,6 +140,41 @@ TEST_F(hwt, ring_mmap_errors)
 	ASSERT_EQ(0, munmap(m, p.mmap_size));
 }
 
+/*
+ * No mapping covers more than the ring: not the offset just past it mapped
+ * right after a mapping of it (mm merges a new mapping into an adjacent
+ * one of the same file whose flags match, without asking the device), not
+ * mremap() growing one in place. Either would give pages that raise SIGBUS.
+ */
+TEST_F(hwt, ring_mmap_no_expand)
+{
+	struct hwtimer_ring_params p = { .entries = 8 };
+	char *m, *r, *x;
+	size_t len;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_RING, &p));
+	len = p.mmap_size;
+	m = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(m != MAP_FAILED) TH_LOG("%s", strerror(errno));
+	r = mmap(m, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, self->fd, 0);
+	ASSERT_TRUE(r == m) TH_LOG("the ring at %p: %s", m, strerror(errno));
+	x = mmap(m + len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, self->fd, len);
+	ASSERT_TRUE(x == MAP_FAILED) TH_LOG("offset %#zx, right after the ring, mapped", len);
+	ASSERT_EQ(EINVAL, errno) TH_LOG("offset just past the ring, adjacent");
+	ASSERT_EQ(0, munmap(m + len, len));
+	x = mremap(m, len, 2 * len, 0);
+	ASSERT_TRUE(x == MAP_FAILED) TH_LOG("mremap() grew the ring's mapping");
+	ASSERT_EQ(EFAULT, errno) TH_LOG("mremap() to grow");
+	x = mremap(m, len, 2 * len, MREMAP_MAYMOVE);
+	ASSERT_TRUE(x == MAP_FAILED) TH_LOG("mremap(MREMAP_MAYMOVE) grew the ring's mapping");
+	ASSERT_EQ(EFAULT, errno) TH_LOG("mremap(MREMAP_MAYMOVE) to grow");
+	/* Still the ring, all of it. */
+	ASSERT_EQ(0, *(volatile uint32_t *)(m + p.head_off));
+	ASSERT_EQ(0, *((volatile char *)m + len - 1));
+	ASSERT_EQ(0, munmap(m, len));
+}
+
 /* Records land in the ring, consumed: no longer in the kernel, ids dead. */
 TEST_F(hwt, ring_records)
 {

@@ -1074,6 +1074,50 @@ static struct {
 	struct hwtimer_ring_params p;	/* its layout, when known */
 } maps[NMAP];
 
+/*
+ * A worker killed by SIGBUS or SIGSEGV says where: the address, the code,
+ * and which of its ring mappings holds it. Then it dies of the signal as
+ * before (and fails the run).
+ */
+static void crash_handler(int sig, siginfo_t *si, void *uc)
+{
+	const unsigned char *a = si->si_addr;
+	char buf[320];
+	int n, k;
+
+	(void)uc;
+	n = snprintf(buf, sizeof(buf), "# worker %d: %s at %p, si_code %d",
+		     (int)(me - stats), sig == SIGBUS ? "SIGBUS" : "SIGSEGV",
+		     si->si_addr, si->si_code);
+	for (k = 0; k < NMAP; k++) {
+		if (!maps[k].m || a < maps[k].m || a >= maps[k].m + maps[k].len)
+			continue;
+		n += snprintf(buf + n, sizeof(buf) - n,
+			      ", in map %d: %p + %#zx of %#zx, ring entries %u, mmap_size %#llx",
+			      k, (void *)maps[k].m, (size_t)(a - maps[k].m), maps[k].len,
+			      maps[k].p.entries, (unsigned long long)maps[k].p.mmap_size);
+		break;
+	}
+	if (k == NMAP)
+		n += snprintf(buf + n, sizeof(buf) - n, ", in no ring mapping");
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDOUT_FILENO, buf, n) < 0)
+		_exit(2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_crashes(void)
+{
+	struct sigaction sa = { .sa_sigaction = crash_handler, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+}
+
 /* HWTIMER_IOC_RING with good, bad and boundary parameters. */
 static void ring_setup(int fd, struct hwtimer_ring_params *p)
 {
@@ -1332,6 +1376,7 @@ static int worker(int w, uint64_t end)
 	pid_t pid;
 
 	me = &stats[w];
+	catch_crashes();
 	seed_state ^= (w + 1) * 0x9e3779b97f4a7c15ULL;
 	if (w % 3 == 1)
 		off_s = AHEAD_S;

@@ -52,7 +52,11 @@
  *    at exactly the first entry whose output fields cannot be written, and
  *    arms or cancels nothing past it (the file's pending + queued count,
  *    from INFO, changes by exactly the entries that succeeded);
- *  - epoll: every event is EPOLLIN | EPOLLRDNORM and nothing else.
+ *  - epoll: every event is EPOLLIN | EPOLLRDNORM and nothing else;
+ *  - the ring: only the whole ring, shared, not executable, at offset 0
+ *    maps; the offset just past it fails with EINVAL even right after a
+ *    mapping of it, and mremap() to grow a mapping with EFAULT. A worker
+ *    killed by SIGBUS or SIGSEGV prints the address and the mapping.
  *
  * Output: TAP, the calls per second and per operation, and a
  * "fuzz calls=N abi=64|32" line (stress/lib.sh sums it).
@@ -1118,6 +1122,46 @@ static void catch_crashes(void)
 	sigaction(SIGSEGV, &sa, NULL);
 }
 
+/*
+ * A mapping of the ring is never longer than the ring: neither a mapping
+ * of the offset just past it, placed right after it (which mm merges into
+ * an adjacent mapping of the file whose flags match, without asking the
+ * device), nor mremap() growing it in place. Either would leave pages that
+ * raise SIGBUS when touched (hwtimer(4), RING: EINVAL, EFAULT).
+ */
+static void ring_adjacent(int fd, const struct hwtimer_ring_params *rp)
+{
+	size_t len = rp->mmap_size;
+	unsigned char *m, *r;
+	void *x;
+
+	m = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	r = mmap(m, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (r == MAP_FAILED) {
+		note_errno(errno, true);
+		munmap(m, 2 * len);
+		return;
+	}
+	me->ring_maps++;
+	x = mmap(m + len, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, len);
+	if (x != MAP_FAILED)
+		bad(BAD_CALL, "mmap() at offset %#zx, right after a mapping of the ring of %#zx bytes, succeeded",
+		    len, len);
+	else if (errno != EINVAL)
+		bad(BAD_CALL, "mmap() at offset %#zx right after the ring: %s, not EINVAL", len,
+		    strerror(errno));
+	munmap(m + len, len);
+	x = mremap(m, len, 2 * len, 0);
+	if (x != MAP_FAILED)
+		bad(BAD_CALL, "mremap() of a ring mapping from %#zx to %#zx bytes succeeded", len,
+		    2 * len);
+	else if (errno != EFAULT)
+		bad(BAD_CALL, "mremap() to grow a ring mapping: %s, not EFAULT", strerror(errno));
+	munmap(m, 2 * len);
+}
+
 /* HWTIMER_IOC_RING with good, bad and boundary parameters. */
 static void ring_setup(int fd, struct hwtimer_ring_params *p)
 {
@@ -1219,6 +1263,10 @@ static void fuzz_ring(int *fdp)
 		}
 		wait(NULL);
 		return;
+	case 3:
+		if (rp->entries)
+			ring_adjacent(fd, rp);
+		return;
 	default:
 		break;
 	}
@@ -1254,6 +1302,15 @@ static void fuzz_ring(int *fdp)
 	m = mmap(NULL, len, prot, flags, fd, off);
 	if (m == MAP_FAILED) {
 		note_errno(errno, true);
+		return;
+	}
+	/* Only the ring, whole, shared and not executable, maps. */
+	if (off || (prot & PROT_EXEC) || flags != MAP_SHARED ||
+	    (rp->entries && (len + pg - 1) / pg * pg != rp->mmap_size)) {
+		bad(BAD_CALL, "mmap() of %#zx bytes at offset %#llx, prot %#x, flags %#x succeeded (ring %#llx bytes)",
+		    len, (unsigned long long)off, prot, flags,
+		    (unsigned long long)rp->mmap_size);
+		munmap(m, len);
 		return;
 	}
 	me->ring_maps++;

@@ -1075,6 +1075,7 @@ static void fuzz_efault(void)
 static struct {
 	unsigned char *m;
 	size_t len;
+	off_t off;
 	struct hwtimer_ring_params p;	/* its layout, when known */
 } maps[NMAP];
 
@@ -1097,9 +1098,10 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 		if (!maps[k].m || a < maps[k].m || a >= maps[k].m + maps[k].len)
 			continue;
 		n += snprintf(buf + n, sizeof(buf) - n,
-			      ", in map %d: %p + %#zx of %#zx, ring entries %u, mmap_size %#llx",
+			      ", in map %d: %p + %#zx of %#zx at offset %#llx, ring entries %u, mmap_size %#llx",
 			      k, (void *)maps[k].m, (size_t)(a - maps[k].m), maps[k].len,
-			      maps[k].p.entries, (unsigned long long)maps[k].p.mmap_size);
+			      (unsigned long long)maps[k].off, maps[k].p.entries,
+			      (unsigned long long)maps[k].p.mmap_size);
 		break;
 	}
 	if (k == NMAP)
@@ -1318,6 +1320,7 @@ static void fuzz_ring(int *fdp)
 		munmap(maps[k].m, maps[k].len);
 	maps[k].m = m;
 	maps[k].len = len;
+	maps[k].off = off;
 	memset(&maps[k].p, 0, sizeof(maps[k].p));
 	if (rp->entries && (prot & PROT_WRITE) && len >= rp->mmap_size) {
 		maps[k].p = *rp;

@@ -685,16 +685,17 @@ static void fuzz_ioctl(int *fdp)
 		note_errno(errno, ours);
 }
 
-/* Records read into the scratch pages are on this worker's clock. */
-static void check_records(const struct hwtimer_expiry *r, size_t n, uint64_t after)
+/* Records @from a file of this worker's clock are on that clock. */
+static void check_records(const struct hwtimer_expiry *r, size_t n, uint64_t after,
+			  const char *from, int slot)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++, me->recs_checked++) {
 		if (r[i].deadline_ns < clock_lo || r[i].deadline_ns > r[i].expired_ns ||
 		    r[i].expired_ns > after || r[i].expired_ns > clock_hi)
-			bad(BAD_TIMENS, "record id %llu: deadline_ns %llu expired_ns %llu, read at %llu, clock from %llu (offset %lld ns)",
-			    (unsigned long long)r[i].id,
+			bad(BAD_TIMENS, "record id %llu (%s %d): deadline_ns %llu expired_ns %llu, read at %llu, clock from %llu (offset %lld ns)",
+			    (unsigned long long)r[i].id, from, slot,
 			    (unsigned long long)r[i].deadline_ns,
 			    (unsigned long long)r[i].expired_ns,
 			    (unsigned long long)after, (unsigned long long)clock_lo,
@@ -739,7 +740,7 @@ static void fuzz_read(int *fdp)
 
 		memcpy(copy, recs, (k < 40 ? k : 40) * sizeof(copy[0]));
 		if (slot < NSHARED || !boottime[slot])
-			check_records(copy, k < 40 ? k : 40, now_ns());
+			check_records(copy, k < 40 ? k : 40, now_ns(), "read of file", slot);
 	}
 }
 
@@ -811,7 +812,7 @@ static void drain(int fd)
 		if (n <= 0)
 			break;
 		if (!boot)
-			check_records(r, n / sizeof(r[0]), now_ns());
+			check_records(r, n / sizeof(r[0]), now_ns(), "read of dup fd", fd);
 	}
 }
 
@@ -1100,7 +1101,7 @@ static void ring_setup(int fd, struct hwtimer_ring_params *p)
 
 /* Check the records a mapped ring holds, consume them, then scribble. */
 static void ring_use(unsigned char *m, size_t len, const struct hwtimer_ring_params *rp,
-		     bool check)
+		     bool check, int slot)
 {
 	uint32_t *head = (uint32_t *)(m + rp->head_off);
 	uint32_t tail = __atomic_load_n((uint32_t *)(m + rp->tail_off), __ATOMIC_ACQUIRE);
@@ -1112,7 +1113,7 @@ static void ring_use(unsigned char *m, size_t len, const struct hwtimer_ring_par
 	while (h != tail && n < 40 && tail - h <= rp->entries)
 		copy[n++] = recs[h++ & (rp->entries - 1)];
 	if (check && n)
-		check_records(copy, n, now_ns());
+		check_records(copy, n, now_ns(), "ring of file", slot);
 	me->ring_recs += n;
 	__atomic_store_n(head, h, __ATOMIC_RELEASE);
 	/* Hostile writes anywhere in it hurt only what this worker reads. */
@@ -1220,7 +1221,7 @@ static void fuzz_ring(int *fdp)
 	memset(&maps[k].p, 0, sizeof(maps[k].p));
 	if (rp->entries && (prot & PROT_WRITE) && len >= rp->mmap_size) {
 		maps[k].p = *rp;
-		ring_use(m, len, rp, slot >= NSHARED && !boottime[slot]);
+		ring_use(m, len, rp, slot >= NSHARED && !boottime[slot], slot);
 	}
 	/* Sometimes the file goes while it stays mapped. */
 	if (chance(10))

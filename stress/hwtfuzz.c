@@ -33,7 +33,8 @@
  *
  * HWTIMER_IOC_CONFIG gets valid and invalid clocks and precisions, and
  * arguments it cannot read; CLOCK_BOOTTIME only on a worker's own files
- * (the clock checks below skip those), never from random memory.
+ * (the clock checks below skip those, and their rings until they are
+ * reopened), never from random memory.
  *
  * Checks, besides "no crash, no kernel report":
  *  - every call returns success or an errno the ABI documents; an INFO
@@ -144,6 +145,15 @@ static int ep[NEP] = { -1, -1, -1 }, dups[NDUP];
  * which a time namespace here does not offset: the clock checks skip them.
  */
 static bool boottime[NFD + NSHARED];
+/*
+ * Which of them may hold CLOCK_BOOTTIME records in their ring: one that
+ * was ever made CLOCK_BOOTTIME, until it is reopened. A record written to
+ * the ring has left the kernel, so HWTIMER_IOC_CONFIG may switch the file
+ * back to CLOCK_MONOTONIC while the ring still holds records stamped on
+ * CLOCK_BOOTTIME (hwtimer(4), HWTIMER_IOC_CONFIG): the ring checks skip
+ * those files.
+ */
+static bool ring_boottime[NFD + NSHARED];
 
 #define RW_END		(arena + 2 * pg)	/* end of the scratch pages */
 #define RO_HDR		(arena + 3 * pg)	/* read-only batch header */
@@ -638,8 +648,10 @@ static int fuzz_config(int fd, int slot, unsigned long cmd)
 	if (chance(5))
 		c->reserved[rnd(3)] = rnd64();
 	ret = ioctl(fd, cmd, c);
-	if (!ret && own)
+	if (!ret && own) {
 		boottime[slot] = c->clockid == CLOCK_BOOTTIME;
+		ring_boottime[slot] |= boottime[slot];
+	}
 	memset(c, 0xff, sizeof(*c));
 	return ret;
 }
@@ -750,6 +762,7 @@ static int reopen(int *fd)
 {
 	if (fd >= fds && fd < fds + NFD + NSHARED) {
 		boottime[fd - fds] = false;
+		ring_boottime[fd - fds] = false;
 		memset(&ringp[fd - fds], 0, sizeof(ringp[0]));
 	}
 	close(*fd);
@@ -1221,7 +1234,7 @@ static void fuzz_ring(int *fdp)
 	memset(&maps[k].p, 0, sizeof(maps[k].p));
 	if (rp->entries && (prot & PROT_WRITE) && len >= rp->mmap_size) {
 		maps[k].p = *rp;
-		ring_use(m, len, rp, slot >= NSHARED && !boottime[slot], slot);
+		ring_use(m, len, rp, slot >= NSHARED && !ring_boottime[slot], slot);
 	}
 	/* Sometimes the file goes while it stays mapped. */
 	if (chance(10))

@@ -33,7 +33,8 @@
  *
  * HWTIMER_IOC_CONFIG gets valid and invalid clocks and precisions, and
  * arguments it cannot read; CLOCK_BOOTTIME only on a worker's own files
- * (the clock checks below skip those), never from random memory.
+ * (the clock checks below skip those, and their rings until they are
+ * reopened), never from random memory.
  *
  * Checks, besides "no crash, no kernel report":
  *  - every call returns success or an errno the ABI documents; an INFO
@@ -119,7 +120,7 @@ struct wstats {
 	uint64_t op_ns[NOPS];
 	unsigned long wb_checked, recs_checked;
 	unsigned long efault_checks, epoll_waits, epoll_events;
-	unsigned long ring_maps, ring_recs;
+	unsigned long ring_maps, ring_recs, ring_checked;
 	int64_t offset_ns;		/* its clock minus the host's */
 	int timens;			/* 1 in a namespace, 0 host, -errno: none */
 	int done;			/* it reached the end of its time */
@@ -148,6 +149,22 @@ static int ep[NEP] = { -1, -1, -1 }, dups[NDUP];
  * which a time namespace here does not offset: the clock checks skip them.
  */
 static bool boottime[NFD + NSHARED];
+/*
+ * Which of them may hold CLOCK_BOOTTIME records in their ring: one that
+ * was ever made CLOCK_BOOTTIME, until it is reopened. A record written to
+ * the ring has left the kernel, so HWTIMER_IOC_CONFIG may switch the file
+ * back to CLOCK_MONOTONIC while the ring still holds records stamped on
+ * CLOCK_BOOTTIME (hwtimer(4), HWTIMER_IOC_CONFIG): the ring checks skip
+ * those files.
+ */
+static bool ring_boottime[NFD + NSHARED];
+/*
+ * Which of them have a ring this worker scribbled on (or a child it forked
+ * did): what it holds may be the worker's own writes over records, or
+ * stale slots that a head or tail it overwrote points at, not the kernel's
+ * records. The ring checks skip those files until they are reopened.
+ */
+static bool ring_dirty[NFD + NSHARED];
 
 #define RW_END		(arena + 2 * pg)	/* end of the scratch pages */
 #define RO_HDR		(arena + 3 * pg)	/* read-only batch header */
@@ -642,8 +659,10 @@ static int fuzz_config(int fd, int slot, unsigned long cmd)
 	if (chance(5))
 		c->reserved[rnd(3)] = rnd64();
 	ret = ioctl(fd, cmd, c);
-	if (!ret && own)
+	if (!ret && own) {
 		boottime[slot] = c->clockid == CLOCK_BOOTTIME;
+		ring_boottime[slot] |= boottime[slot];
+	}
 	memset(c, 0xff, sizeof(*c));
 	return ret;
 }
@@ -689,16 +708,17 @@ static void fuzz_ioctl(int *fdp)
 		note_errno(errno, ours);
 }
 
-/* Records read into the scratch pages are on this worker's clock. */
-static void check_records(const struct hwtimer_expiry *r, size_t n, uint64_t after)
+/* Records @from a file of this worker's clock are on that clock. */
+static void check_records(const struct hwtimer_expiry *r, size_t n, uint64_t after,
+			  const char *from, int slot)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++, me->recs_checked++) {
 		if (r[i].deadline_ns < clock_lo || r[i].deadline_ns > r[i].expired_ns ||
 		    r[i].expired_ns > after || r[i].expired_ns > clock_hi)
-			bad(BAD_TIMENS, "record id %llu: deadline_ns %llu expired_ns %llu, read at %llu, clock from %llu (offset %lld ns)",
-			    (unsigned long long)r[i].id,
+			bad(BAD_TIMENS, "record id %llu (%s %d): deadline_ns %llu expired_ns %llu, read at %llu, clock from %llu (offset %lld ns)",
+			    (unsigned long long)r[i].id, from, slot,
 			    (unsigned long long)r[i].deadline_ns,
 			    (unsigned long long)r[i].expired_ns,
 			    (unsigned long long)after, (unsigned long long)clock_lo,
@@ -743,7 +763,7 @@ static void fuzz_read(int *fdp)
 
 		memcpy(copy, recs, (k < 40 ? k : 40) * sizeof(copy[0]));
 		if (slot < NSHARED || !boottime[slot])
-			check_records(copy, k < 40 ? k : 40, now_ns());
+			check_records(copy, k < 40 ? k : 40, now_ns(), "read of file", slot);
 	}
 }
 
@@ -753,6 +773,8 @@ static int reopen(int *fd)
 {
 	if (fd >= fds && fd < fds + NFD + NSHARED) {
 		boottime[fd - fds] = false;
+		ring_boottime[fd - fds] = false;
+		ring_dirty[fd - fds] = false;
 		memset(&ringp[fd - fds], 0, sizeof(ringp[0]));
 	}
 	close(*fd);
@@ -815,7 +837,7 @@ static void drain(int fd)
 		if (n <= 0)
 			break;
 		if (!boot)
-			check_records(r, n / sizeof(r[0]), now_ns());
+			check_records(r, n / sizeof(r[0]), now_ns(), "read of dup fd", fd);
 	}
 }
 
@@ -1077,6 +1099,7 @@ static struct {
 	size_t len;
 	off_t off;
 	struct hwtimer_ring_params p;	/* its layout, when known */
+	int slot;			/* the fds[] slot it was mapped from */
 } maps[NMAP];
 
 /*
@@ -1188,9 +1211,12 @@ static void ring_setup(int fd, struct hwtimer_ring_params *p)
 		note_errno(errno, true);
 }
 
-/* Check the records a mapped ring holds, consume them, then scribble. */
+/*
+ * Check the records a mapped ring of fds[@slot] holds (if @check and no
+ * scribble has been there), consume them, then scribble half the time.
+ */
 static void ring_use(unsigned char *m, size_t len, const struct hwtimer_ring_params *rp,
-		     bool check)
+		     bool check, int slot)
 {
 	uint32_t *head = (uint32_t *)(m + rp->head_off);
 	uint32_t tail = __atomic_load_n((uint32_t *)(m + rp->tail_off), __ATOMIC_ACQUIRE);
@@ -1201,11 +1227,16 @@ static void ring_use(unsigned char *m, size_t len, const struct hwtimer_ring_par
 
 	while (h != tail && n < 40 && tail - h <= rp->entries)
 		copy[n++] = recs[h++ & (rp->entries - 1)];
-	if (check && n)
-		check_records(copy, n, now_ns());
+	if (check && !ring_dirty[slot] && n) {
+		check_records(copy, n, now_ns(), "ring of file", slot);
+		me->ring_checked += n;
+	}
 	me->ring_recs += n;
 	__atomic_store_n(head, h, __ATOMIC_RELEASE);
+	if (chance(50))
+		return;
 	/* Hostile writes anywhere in it hurt only what this worker reads. */
+	ring_dirty[slot] = true;
 	switch (rnd(4)) {
 	case 0:
 		*head = rnd64();
@@ -1225,8 +1256,8 @@ static void ring_use(unsigned char *m, size_t len, const struct hwtimer_ring_par
 
 /*
  * Map a ring with a good or bad offset, length, protection and sharing;
- * check what a good mapping holds, scribble over it, and unmap it, or
- * leave it mapped while the file is closed, or fork with it.
+ * check what a good mapping holds, scribble over it (half the time), and
+ * unmap it, or leave it mapped while the file is closed, or fork with it.
  */
 static void fuzz_ring(int *fdp)
 {
@@ -1256,6 +1287,7 @@ static void fuzz_ring(int *fdp)
 		/* Fork: the child scribbles on the shared ring and arms. */
 		if (!maps[k].m || !maps[k].p.entries || !chance(10))
 			return;
+		ring_dirty[maps[k].slot] = true;
 		if (!fork()) {
 			struct hwtimer_arm_entry a = { .cookie = 1 };
 
@@ -1324,7 +1356,8 @@ static void fuzz_ring(int *fdp)
 	memset(&maps[k].p, 0, sizeof(maps[k].p));
 	if (rp->entries && (prot & PROT_WRITE) && len >= rp->mmap_size) {
 		maps[k].p = *rp;
-		ring_use(m, len, rp, slot >= NSHARED && !boottime[slot]);
+		maps[k].slot = slot;
+		ring_use(m, len, rp, slot >= NSHARED && !ring_boottime[slot], slot);
 	}
 	/* Sometimes the file goes while it stays mapped. */
 	if (chance(10))
@@ -1638,6 +1671,7 @@ int main(int argc, char **argv)
 		sum.epoll_events += s->epoll_events;
 		sum.ring_maps += s->ring_maps;
 		sum.ring_recs += s->ring_recs;
+		sum.ring_checked += s->ring_checked;
 		if (s->timens == 1) {
 			nns++;
 			ns_recs += s->recs_checked;
@@ -1685,7 +1719,7 @@ int main(int argc, char **argv)
 	    "%lu epoll waits over %d instances per worker watching dups: %lu events, all EPOLLIN | EPOLLRDNORM (%lu wrong)",
 	    sum.epoll_waits, NEP, sum.epoll_events, sum.unexpected[BAD_EPOLL]);
 	tap(sum.op_n[OP_RING] && sum.ring_maps,
-	    "%lu ring calls: %lu rings mapped and scribbled on (hostile heads, writes anywhere, fork, unmap, close while mapped), %lu records taken from them",
-	    sum.op_n[OP_RING], sum.ring_maps, sum.ring_recs);
+	    "%lu ring calls: %lu rings mapped and scribbled on (hostile heads, writes anywhere, fork, unmap, close while mapped), %lu records taken from them (%lu checked on their clock)",
+	    sum.op_n[OP_RING], sum.ring_maps, sum.ring_recs, sum.ring_checked);
 	return tap_status();
 }

@@ -472,4 +472,65 @@ TEST_F(hwt, ring_order)
 	}
 }
 
+/* CLOCK_BOOTTIME now, ns. */
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * HWTIMER_IOC_CONFIG leaves the ring alone: records in it have left the
+ * kernel, so they do not make CONFIG fail with EBUSY, and they keep the
+ * clock they were written on (hwtimer(4), RING); records written after it
+ * are on the new clock.
+ */
+TEST_F(hwt, ring_config_keeps_records)
+{
+	struct hwtimer_expiry before[2], r[4];
+	uint64_t ids[2], b0, b1, m0, m1;
+	struct hwtimer_info info;
+	struct ht_ring ring;
+	unsigned int k;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_config(self->fd, CLOCK_BOOTTIME, HWTIMER_PRECISION_DEFAULT));
+	ASSERT_EQ(0, ht_ring_setup(self->fd, 8, &ring));
+	b0 = boot_ns();
+	ASSERT_EQ(0, arm_due(self->fd, 2, 100, ids));
+	b1 = boot_ns();
+	ASSERT_EQ(2, ht_ring_count(&ring)) TH_LOG("due arms must be in the ring on return");
+	memcpy(before, &ring.recs[0], sizeof(before));
+	ASSERT_EQ(0, ht_config(self->fd, CLOCK_MONOTONIC, HWTIMER_PRECISION_DEFAULT))
+		TH_LOG("records in the ring are no timeouts of the file: CONFIG must not fail");
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.flags & HWTIMER_INFO_BOOTTIME);
+	m0 = now_ns();
+	ASSERT_EQ(0, arm_due(self->fd, 1, 102, NULL));
+	m1 = now_ns();
+	ASSERT_EQ(3, ht_ring_reap(&ring, r, 4));
+	ASSERT_EQ(0, memcmp(before, r, sizeof(before)))
+		TH_LOG("CONFIG changed the records already in the ring");
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(ids[k], r[k].id);
+		ASSERT_LE(r[k].deadline_ns, r[k].expired_ns);
+		ASSERT_LE(b0, r[k].deadline_ns)
+			TH_LOG("record %u: deadline %llu before CLOCK_BOOTTIME %llu at the arm", k,
+			       (unsigned long long)r[k].deadline_ns, (unsigned long long)b0);
+		ASSERT_LE(r[k].expired_ns, b1)
+			TH_LOG("record %u: expired %llu after CLOCK_BOOTTIME %llu after the arm", k,
+			       (unsigned long long)r[k].expired_ns, (unsigned long long)b1);
+	}
+	ASSERT_EQ(102, r[2].cookie);
+	ASSERT_LE(m0, r[2].deadline_ns)
+		TH_LOG("deadline %llu before CLOCK_MONOTONIC %llu at the arm",
+		       (unsigned long long)r[2].deadline_ns, (unsigned long long)m0);
+	ASSERT_LE(r[2].deadline_ns, r[2].expired_ns);
+	ASSERT_LE(r[2].expired_ns, m1)
+		TH_LOG("expired %llu after CLOCK_MONOTONIC %llu after the arm",
+		       (unsigned long long)r[2].expired_ns, (unsigned long long)m1);
+}
+
 TEST_HARNESS_MAIN

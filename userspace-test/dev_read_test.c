@@ -337,7 +337,8 @@ TEST_F(hwt, poll_readiness)
 
 	HWT_NEED_DEV();
 	ASSERT_EQ(0, ht_wait(self->fd, 0));
-	ASSERT_EQ(0, ht_arm(self->fd, 1, 15 * MS, 0, 0, &id));
+	/* Far enough that a descheduled vCPU cannot make it due before the poll. */
+	ASSERT_EQ(0, ht_arm(self->fd, 1, 500 * MS, 0, 0, &id));
 	ASSERT_EQ(0, ht_wait(self->fd, 0));
 	ASSERT_EQ(POLLIN | POLLRDNORM, ht_wait(self->fd, HWT_WAIT_MS));
 	if (have_time32_syscalls()) {

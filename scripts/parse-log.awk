@@ -106,7 +106,14 @@ function ut_finish(status,   why) {
 	} else if (f[1] == "ut-end" && ut != "") {
 		ut_finish(f[3])
 	}
-	next
+	# Kernel output the console glued to the marker, before or after it
+	# ("@@HWT ok insmod x.ko[  1.2] WARNING: ..."): judged below.
+	if (match(substr(line, 1, p - 1), /\[ *[0-9]+\.[0-9]+\] /))
+		line = substr(line, RSTART, p - RSTART)
+	else if (match(m, /\[ *[0-9]+\.[0-9]+\] /))
+		line = substr(m, RSTART)
+	else
+		next
 }
 
 cur != seg { next }

@@ -54,8 +54,10 @@
  *             arm 1024 more, modify 1024 random ones, cancel 1024 random
  *             victims;
  *             ns per operation of the median chunk (io_uring's cancel and
- *             modify within the time budget), for the device, io_uring,
- *             the pool (while it has the fds) and the wheel
+ *             modify within the time budget), for the device, io_uring
+ *             (up to -U pending: its 1M run took 27 minutes of the VM, see
+ *             docs/benchmarks.md), the pool (while it has the fds) and the
+ *             wheel
  *
  * Prints the same "R group facility n metric unit median min max reps"
  * lines as the kernel module (bench/report.pl reads both), "H" histogram
@@ -63,7 +65,8 @@
  * lines for errors (then exits non-zero).
  *
  *   hwtbench-user [-n timeouts] [-r repetitions] [-s spread_ms] [-c cgroup]
- *                 [-S sizes] [-b budget_ms] [-k chunk] [-R scale_reps] [-p] [-t] [-C]
+ *                 [-S sizes] [-b budget_ms] [-k chunk] [-R scale_reps] [-U max]
+ *                 [-p] [-t] [-C]
  *
  * With -c the program moves itself into the cgroup v2 directory given
  * (created if needed; its parent must have the memory controller enabled
@@ -122,6 +125,8 @@ static unsigned long n = 100000;
 static unsigned int reps = 3;
 static unsigned long spread_ms = 2000;
 static unsigned long budget_ms = 2000;
+/* The largest size the scale benchmark runs io_uring at (-U). */
+static unsigned long ur_scale_max = 10000000;
 static unsigned long chunk = 1024;
 static unsigned int scale_reps = 1;
 static const char *cgroup;
@@ -2157,12 +2162,20 @@ static void scale_run(const struct scale_fac *sf, unsigned long s, unsigned int 
  */
 static void scale_io_uring(unsigned long s, unsigned int rep)
 {
-	__u64 t0, t1, budget = budget_ms * 1000000ULL;
+	__u64 t0, t1, ta, budget = budget_ms * 1000000ULL;
 	double ca[CHUNKS];
 	unsigned long c, k, j;
 
+	if (s > ur_scale_max) {
+		printf("D user scale io_uring %lu rep %u: not run (-U %lu)\n", s, rep, ur_scale_max);
+		return;
+	}
 	ur_open();
+	ta = mclock();
 	ur_arm(NULL, s, sdly, 0);
+	printf("D user scale io_uring %lu rep %u: %lu armed in %llu ms\n", s, rep, s,
+	       (unsigned long long)(mclock() - ta) / 1000000);
+	ta = mclock();
 	for (c = 0; c < CHUNKS; c++) {
 		t0 = mclock();
 		ur_arm(ident + s + c * chunk, chunk, sdly, 0);
@@ -2170,6 +2183,8 @@ static void scale_io_uring(unsigned long s, unsigned int rep)
 		ca[c] = t1 - t0;
 		ur_remove(ident + c * chunk, chunk, NULL, 0);
 	}
+	printf("D user scale io_uring %lu rep %u: %d chunks armed and as many oldest removed in %llu ms\n",
+	       s, rep, CHUNKS, (unsigned long long)(mclock() - ta) / 1000000);
 	record_n("user_scale", "io_uring", "arm", "ns", s, rep, median_per_op(ca));
 	/* Pending: CHUNKS * chunk .. s + CHUNKS * chunk - 1; random victims among them. */
 	nlive = 0;
@@ -2191,7 +2206,10 @@ static void scale_io_uring(unsigned long s, unsigned int rep)
 	record_n("user_scale", "io_uring", "cancel_random", "ns", s, rep, per_k(t0, t1, k));
 	printf("D user scale io_uring %lu rep %u: %lu random cancels in %llu ms\n", s, rep, k,
 	       (unsigned long long)(t1 - t0) / 1000000);
+	ta = mclock();
 	ur_close();
+	printf("D user scale io_uring %lu rep %u: closed in %llu ms\n", s, rep,
+	       (unsigned long long)(mclock() - ta) / 1000000);
 }
 
 static void bench_scale(unsigned int rep)
@@ -2286,6 +2304,7 @@ int main(int argc, char **argv)
 		HT_OPT_NUM('b', budget_ms, "budget_ms", 1, 600000),
 		HT_OPT_NUM('k', chunk, "chunk", 16, CHUNK_MAX),
 		HT_OPT_NUM('R', scale_reps, "scale_reps", 0, MAX_REPS),
+		HT_OPT_NUM('U', ur_scale_max, "io_uring_scale_max", 0, 10000000),
 		HT_OPT_FLAG('p', peers_only),
 		HT_OPT_FLAG('t', no_tfd),
 		HT_OPT_FLAG('C', cpu_clock),

@@ -35,7 +35,7 @@ bench_conf() {
 	case "$mode" in
 	full)
 		kparams="reps=5 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=3 far_n=1000000 window_ms=2000 idle_ms=5000 idle_reps=3 late_n=100000 late_reps=3 late_revs=2 scale_pairs=100000 cycle_tick_ns=20000"
-		uparams="-n 100000 -r 3 -s 2000 -S 1000,100000,1000000 -b 2000"
+		uparams="-n 100000 -r 3 -s 2000 -S 1000,100000,1000000 -b 2000 -U 100000"
 		wparams="-n 2000 -r 3 -d 10000"
 		;;
 	smoke)

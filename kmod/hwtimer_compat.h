@@ -22,6 +22,12 @@
  *    the bench module container_of().
  *  - 6.10 changed __assign_str() to take one argument: the tracepoints
  *    assign no strings.
+ *  - 7.2 made kmem_cache_alloc_bulk() return bool, true when it allocated
+ *    all objects, where it returned their number (commit "mm/slab: improve
+ *    kmem_cache_alloc_bulk"): the device of ABI version 2 stored it as a
+ *    count and leaked all but one object of each bulk allocation; the
+ *    device since keeps its timeouts in per-file slot tables and calls it
+ *    no more.
  */
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H
@@ -138,19 +144,6 @@ static inline const char *hwt_module_args(const struct module *mod)
 #else
 	return mod->args;
 #endif
-}
-
-/*
- * 7.2 made kmem_cache_alloc_bulk() return bool, true when it allocated all
- * @size objects, where it returned that number (or 0): commit "mm/slab:
- * improve kmem_cache_alloc_bulk". Stored as a count, true is 1: a caller
- * would use one object and leak the others. This returns the count on
- * every version.
- */
-static inline size_t hwt_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags,
-					       size_t size, void **p)
-{
-	return kmem_cache_alloc_bulk(s, flags, size, p) ? size : 0;
 }
 
 /*

@@ -955,6 +955,27 @@ static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 }
 
 /*
+ * Where on @base, locked, a timer goes whose @deadline has @first as its
+ * first tick, with @slack, @now_tick being the tick that contains now:
+ * moves an idle base's clock up to @now_tick first, then sets *@tick to the
+ * timer's tick, *@event to its slot's (hwt_slot()) and *@slacked to whether
+ * slack chose a later tick than @first. Return: the slot.
+ */
+static __always_inline unsigned int hwt_choose(struct hwt_base *base, u64 now_tick,
+					       u64 deadline, u64 first, u64 slack,
+					       u64 *tick, u64 *event, bool *slacked)
+{
+	u64 t;
+
+	if (!base->processing)
+		hwt_forward(base, now_tick);
+	t = hwt_slack_tick(base->wheel, deadline, first, slack, base->clk);
+	*slacked = t > first;
+	*tick = max(t, base->clk);
+	return hwt_slot(base->wheel, *tick, base->clk, event);
+}
+
+/*
  * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
  * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
  * once by the caller. One copy behind all the start and modify calls: a
@@ -998,12 +1019,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 	}
 
 	if (likely(base == new_base)) {
-		if (!base->processing)
-			hwt_forward(base, now_tick);
-		tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
-		slacked = tick > first;
-		tick = max(tick, base->clk);
-		idx = hwt_slot(w, tick, base->clk, &event);
+		idx = hwt_choose(base, now_tick, deadline, first, slack, &tick, &event,
+				 &slacked);
 		if (was_pending) {
 			/*
 			 * A new tick in the slot it is in: update it there, as
@@ -1051,12 +1068,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 			ret = -ESHUTDOWN;
 			goto out_reject;
 		}
-		if (!base->processing)
-			hwt_forward(base, now_tick);
-		tick = hwt_slack_tick(w, deadline, first, slack, base->clk);
-		slacked = tick > first;
-		tick = max(tick, base->clk);
-		idx = hwt_slot(w, tick, base->clk, &event);
+		idx = hwt_choose(base, now_tick, deadline, first, slack, &tick, &event,
+				 &slacked);
 	}
 
 	/* hwtimer_expires() reads it without the lock. */

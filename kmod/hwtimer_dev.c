@@ -390,9 +390,10 @@ static u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
 
 /*
  * The operations: each processes one entry, the kernel's copy @ent, under
- * the file lock, and sets its output fields; it returns the entry's result
- * (0 or -errno), or HWTD_AGAIN, having changed nothing, when the table
- * must grow first. An entry that fails changes nothing.
+ * the file lock, and sets its output fields when it succeeds; it returns
+ * the entry's result (0 or -errno), or HWTD_AGAIN, having changed nothing,
+ * when the table must grow first. An entry that fails changes nothing, and
+ * hwtd_run_op() writes its outputs: the errno and zeros.
  */
 static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 		       struct hwtd_hold *hold, void *ent)
@@ -404,16 +405,13 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 	int ret;
 
 	if (e->reserved1 || e->slack_ns > (u64)KTIME_MAX)
-		ret = -EINVAL;
-	else
-		ret = hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns,
-					call, &deadline, &out);
+		return -EINVAL;
+	ret = hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns, call,
+				&deadline, &out);
 	if (ret)
-		goto out_failed;
-	if (hf->nlive >= READ_ONCE(file_cap)) {
-		ret = -ENOSPC;
-		goto out_failed;
-	}
+		return ret;
+	if (hf->nlive >= READ_ONCE(file_cap))
+		return -ENOSPC;
 	/* Memory first: nothing to undo but a slot, which no one saw. */
 	if ((e->period_ns || e->slack_ns) && !hf->spare_extra)
 		ret = -EAGAIN;
@@ -427,11 +425,11 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 		ret = -ENOMEM;
 	}
 	if (ret)
-		goto out_failed;
+		return ret;
 	ret = hwtd_charge(hf);
 	if (ret) {
 		hwtd_slot_free(hf, idx);
-		goto out_failed;
+		return ret;
 	}
 
 	s = hwtd_slot_at(hf, idx);
@@ -446,12 +444,6 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 	e->deadline_ns = out;
 	hwtd_start(hf, call, hold, idx, e->slack_ns);
 	return 0;
-
-out_failed:
-	e->result = ret;
-	e->id = 0;
-	e->deadline_ns = 0;
-	return ret;
 }
 
 static int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call *call,
@@ -460,14 +452,11 @@ static int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call *call,
 	struct hwtimer_cancel_entry *e = ent;
 	u32 idx;
 
-	e->status = 0;
-	e->result = 0;
 	if (e->flags || e->reserved)
-		e->result = -EINVAL;
-	else if (!hwtd_lookup(hf, e->id, &idx))
-		e->result = -ENOENT;
-	if (e->result)
-		return e->result;
+		return -EINVAL;
+	if (!hwtd_lookup(hf, e->id, &idx))
+		return -ENOENT;
+	e->result = 0;
 	e->status = hwtd_unlink(hf, idx);
 	hwtd_end(hf, hold, idx);
 	return 0;
@@ -479,30 +468,26 @@ static int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
 	struct hwtimer_modify_entry *e = ent;
 	u64 deadline, out, slack;
 	struct hwtd_extra *x;
-	struct hwtd_slot *s = NULL;
+	struct hwtd_slot *s;
 	u32 idx;
 	int ret;
 
 	if (e->reserved)
-		ret = -EINVAL;
-	else
-		ret = hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns,
-					call, &deadline, &out);
-	if (!ret) {
-		s = hwtd_lookup(hf, e->id, &idx);
-		if (!s)
-			ret = -ENOENT;
-	}
+		return -EINVAL;
+	ret = hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns, call,
+				&deadline, &out);
 	if (ret)
-		goto out_failed;
+		return ret;
+	s = hwtd_lookup(hf, e->id, &idx);
+	if (!s)
+		return -ENOENT;
 	x = hwtd_extra(hf, idx);
 	if (!x && e->period_ns && !hf->spare_extra) {
 		if (!call->nomem) {
 			call->extra = true;
 			return HWTD_AGAIN;
 		}
-		ret = -ENOMEM;
-		goto out_failed;
+		return -ENOMEM;
 	}
 	slack = x ? x->slack : 0;
 
@@ -513,12 +498,6 @@ static int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
 	e->deadline_ns = out;
 	hwtd_start(hf, call, hold, idx, slack);
 	return 0;
-
-out_failed:
-	e->result = ret;
-	e->deadline_ns = 0;
-	e->status = 0;
-	return ret;
 }
 
 static int hwtd_get_op(struct hwtd_file *hf, struct hwtd_call *call,
@@ -526,28 +505,20 @@ static int hwtd_get_op(struct hwtd_file *hf, struct hwtd_call *call,
 {
 	struct hwtimer_get_entry *e = ent;
 	struct hwtd_extra *x;
-	struct hwtd_slot *s = NULL;
+	struct hwtd_slot *s;
 	u64 now;
 	u32 idx;
 
+	if (e->flags || e->reserved || e->reserved2)
+		return -EINVAL;
+	s = hwtd_lookup(hf, e->id, &idx);
+	if (!s)
+		return -ENOENT;
+
 	e->result = 0;
-	if (e->flags || e->reserved || e->reserved2) {
-		e->result = -EINVAL;
-	} else {
-		s = hwtd_lookup(hf, e->id, &idx);
-		if (!s)
-			e->result = -ENOENT;
-	}
 	e->status = 0;
-	e->cookie = 0;
-	e->deadline_ns = 0;
-	e->period_ns = 0;
 	e->remaining_ns = 0;
 	e->overrun = 0;
-	e->slack_ns = 0;
-	if (e->result)
-		return e->result;
-
 	now = hwtd_hold_now(hf, hold);
 	x = hwtd_extra(hf, idx);
 	e->cookie = s->cookie;
@@ -591,39 +562,47 @@ struct hwtd_op {
 
 #define HWTD_OUT(type, first, last)	{ offsetof(type, first), offsetofend(type, last) }
 
+/*
+ * @op on the kernel copy @ent: a failed entry's outputs are its errno, in
+ * @result, the first output field of every kind, and zeros.
+ */
+static int hwtd_run_op(const struct hwtd_op *op, struct hwtd_file *hf,
+		       struct hwtd_call *call, struct hwtd_hold *hold, void *ent)
+{
+	int r = op->fn(hf, call, hold, ent);
+	unsigned int k;
+
+	if (r < 0) {
+		for (k = 0; k < ARRAY_SIZE(op->out) && op->out[k].end; k++)
+			memset(ent + op->out[k].off, 0, op->out[k].end - op->out[k].off);
+		*(s32 *)(ent + op->out[0].off) = r;
+	}
+	return r;
+}
+
 /* Each entry's outputs are adjacent: written with one copy per range. */
-static_assert(offsetof(struct hwtimer_arm_entry, id) ==
-	      offsetofend(struct hwtimer_arm_entry, result));
-static_assert(offsetof(struct hwtimer_arm_entry, deadline_ns) ==
-	      offsetofend(struct hwtimer_arm_entry, id));
-static_assert(offsetof(struct hwtimer_cancel_entry, status) ==
-	      offsetofend(struct hwtimer_cancel_entry, result));
-static_assert(offsetof(struct hwtimer_modify_entry, deadline_ns) ==
-	      offsetofend(struct hwtimer_modify_entry, result));
-static_assert(offsetof(struct hwtimer_modify_entry, status) ==
-	      offsetofend(struct hwtimer_modify_entry, deadline_ns));
-static_assert(offsetof(struct hwtimer_get_entry, status) ==
-	      offsetofend(struct hwtimer_get_entry, result));
-static_assert(offsetof(struct hwtimer_get_entry, slack_ns) ==
-	      offsetofend(struct hwtimer_get_entry, overrun));
+#define HWTD_ADJ(type, a, b)	(offsetof(type, b) == offsetofend(type, a))
+static_assert(HWTD_ADJ(struct hwtimer_arm_entry, result, id) &&
+	      HWTD_ADJ(struct hwtimer_arm_entry, id, deadline_ns));
+static_assert(HWTD_ADJ(struct hwtimer_cancel_entry, result, status));
+static_assert(HWTD_ADJ(struct hwtimer_modify_entry, result, deadline_ns) &&
+	      HWTD_ADJ(struct hwtimer_modify_entry, deadline_ns, status));
+static_assert(HWTD_ADJ(struct hwtimer_get_entry, result, status) &&
+	      HWTD_ADJ(struct hwtimer_get_entry, overrun, slack_ns));
 
-static const struct hwtd_op hwtd_arm = {
-	.fn = hwtd_arm_op, .size = sizeof(struct hwtimer_arm_entry),
-	.out = { HWTD_OUT(struct hwtimer_arm_entry, result, deadline_ns) },
-	.out_end = offsetofend(struct hwtimer_arm_entry, deadline_ns),
-};
+/* An operation whose outputs are the fields from @result to @last. */
+#define HWTD_OP(func, type, last) {					\
+	.fn = func, .size = sizeof(type),				\
+	.out = { HWTD_OUT(type, result, last) },			\
+	.out_end = offsetofend(type, last),				\
+}
 
-static const struct hwtd_op hwtd_cancel = {
-	.fn = hwtd_cancel_op, .size = sizeof(struct hwtimer_cancel_entry),
-	.out = { HWTD_OUT(struct hwtimer_cancel_entry, result, status) },
-	.out_end = offsetofend(struct hwtimer_cancel_entry, status),
-};
-
-static const struct hwtd_op hwtd_modify = {
-	.fn = hwtd_modify_op, .size = sizeof(struct hwtimer_modify_entry),
-	.out = { HWTD_OUT(struct hwtimer_modify_entry, result, status) },
-	.out_end = offsetofend(struct hwtimer_modify_entry, status),
-};
+static const struct hwtd_op hwtd_arm =
+	HWTD_OP(hwtd_arm_op, struct hwtimer_arm_entry, deadline_ns);
+static const struct hwtd_op hwtd_cancel =
+	HWTD_OP(hwtd_cancel_op, struct hwtimer_cancel_entry, status);
+static const struct hwtd_op hwtd_modify =
+	HWTD_OP(hwtd_modify_op, struct hwtimer_modify_entry, status);
 
 static const struct hwtd_op hwtd_get = {
 	.fn = hwtd_get_op, .size = sizeof(struct hwtimer_get_entry),
@@ -700,6 +679,27 @@ static void hwtd_unpin(struct hwtd_upages *up)
 	up->nwrite = 0;
 }
 
+/*
+ * memcpy() for an entry's few bytes, in word moves. A memcpy() whose length
+ * is known only at run time is a string instruction (rep movsb), which
+ * costs tens of cycles to start on hardware without fast short rep moves,
+ * and one emulated iteration per byte under TCG, where the two copies of
+ * an ARM entry took a fifth of its time in the kernel (docs/benchmarks.md).
+ */
+static __always_inline void hwtd_copy(void *dst, const void *src, size_t len)
+{
+	for (; len >= 8; len -= 8, dst += 8, src += 8)
+		memcpy(dst, src, 8);
+	if (len >= 4) {
+		memcpy(dst, src, 4);
+		len -= 4;
+		dst += 4;
+		src += 4;
+	}
+	for (; len; len--, dst++, src++)
+		*(u8 *)dst = *(const u8 *)src;
+}
+
 /* Copy @len bytes at offset @off of the pinned range to (@out) or from @buf. */
 static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t len,
 			 bool out)
@@ -715,9 +715,9 @@ static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t l
 		k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]);
 
 		if (out)
-			memcpy(k + po, buf, n);
+			hwtd_copy(k + po, buf, n);
 		else
-			memcpy(buf, k + po, n);
+			hwtd_copy(buf, k + po, n);
 		kunmap_local(k);
 		off += n;
 		buf += n;
@@ -792,7 +792,7 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 			hwtd_refill(hf, &hold, HWTD_CHUNK);
 			for (; i < n; i++) {
 				hwtd_up_copy(&up, i * op->size, ent, op->size, false);
-				r = op->fn(hf, &call, &hold, ent);
+				r = hwtd_run_op(op, hf, &call, &hold, ent);
 				if (r == HWTD_AGAIN)
 					break;
 				call.nomem = false;
@@ -1295,7 +1295,7 @@ int hwtd_kunit_op(struct hwtd_file *hf, unsigned int cmd, void *ent, u64 now)
 	for (;;) {
 		memset(&hold, 0, sizeof(hold));
 		spin_lock_irq(&hf->lock);
-		r = op->fn(hf, &call, &hold, ent);
+		r = hwtd_run_op(op, hf, &call, &hold, ent);
 		hwtd_hold_end(hf, &hold);
 		spin_unlock_irq(&hf->lock);
 		hwtd_hold_wake(hf, &hold);

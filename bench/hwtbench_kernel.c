@@ -572,6 +572,9 @@ enum {
 	HWTB_C_HLIST,		/* hlist_add_head() + __hlist_del() on a hot head */
 	HWTB_C_MISS,		/* a dependent load from a line not in any cache */
 	HWTB_C_HRTIMER,		/* hrtimer_start() + hrtimer_try_to_cancel() */
+	HWTB_C_CALL,		/* a call of a function that is not inlined, and its return */
+	HWTB_C_MEMCPY,		/* memcpy() of 64 bytes, the length known at run time */
+	HWTB_C_WORDS,		/* the same 64 bytes in eight 8-byte moves */
 	HWTB_NR_CALIB,
 };
 
@@ -592,6 +595,9 @@ static const char *const hwtb_calib_name[HWTB_NR_CALIB] = {
 	[HWTB_C_HLIST] = "hlist_add_del",
 	[HWTB_C_MISS] = "cache_miss",
 	[HWTB_C_HRTIMER] = "hrtimer_start_cancel",
+	[HWTB_C_CALL] = "call_return",
+	[HWTB_C_MEMCPY] = "memcpy_64",
+	[HWTB_C_WORDS] = "copy_64_words",
 };
 
 struct hwtb_line {
@@ -638,6 +644,13 @@ static enum hrtimer_restart hwtb_calib_hrt_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* The call_return row's function: a call and a return, nothing else. */
+static noinline u64 hwtb_calib_call(u64 x)
+{
+	asm volatile("" : "+r" (x));
+	return x + 1;
+}
+
 /* The calib rows' per-CPU counter and hrtimer (static: debugobjects). */
 static DEFINE_PER_CPU(u64, hwtb_calib_pcpu);
 static struct hrtimer hwtb_calib_hrt;
@@ -672,8 +685,8 @@ static atomic64_t hwtb_calib_atom;
  * What the emulator makes of the primitives the facilities are built from,
  * each in ns per use including its loop: the clocks, jiffies, a 64-bit
  * division, lock rounds, interrupt and preemption toggles, an RCU read
- * section, atomics, a per-CPU counter, list operations, a cache miss and an
- * hrtimer start+cancel. The breakdown in docs/benchmarks.md prices each
+ * section, atomics, a per-CPU counter, list operations, a cache miss, an
+ * hrtimer start+cancel, a function call and two ways of copying 64 bytes. The breakdown in docs/benchmarks.md prices each
  * facility's steps in these.
  */
 static int hwtb_bench_calib(void)
@@ -690,6 +703,8 @@ static int hwtb_bench_calib(void)
 	atomic64_t *atom = &hwtb_calib_atom;
 	unsigned int r, k;
 	u64 acc = 0, d = hwtb_tick();
+	u64 src[8] = { 1 }, dst[8];
+	size_t len = sizeof(src);
 	s64 c;
 
 	chase = hwtb_chase_build(max(hwtb_calib_lines, 2UL));
@@ -737,10 +752,21 @@ static int hwtb_bench_calib(void)
 				hrtimer_start(hrt, ns_to_ktime(3600 * NSEC_PER_SEC),
 					      HRTIMER_MODE_REL_PINNED_SOFT);
 				hrtimer_try_to_cancel(hrt));
+		HWTB_CALIB_TIME(&v[HWTB_C_CALL][r], m, acc = hwtb_calib_call(acc));
+		/* The length as the compiler cannot know it: a string move. */
+		asm volatile("" : "+r" (len));
+		HWTB_CALIB_TIME(&v[HWTB_C_MEMCPY][r], m,
+				memcpy(dst, src, len); src[0] += dst[7]);
+		HWTB_CALIB_TIME(&v[HWTB_C_WORDS][r], m,
+				for (k = 0; k < 8; k++) {
+					memcpy(&dst[k], &src[k], 8);
+					barrier();
+				}
+				src[0] += dst[7]);
 		cond_resched();
 	}
 	hrtimer_cancel(hrt);
-	WRITE_ONCE(hwtb_sink, acc + (unsigned long)p + atomic64_read(atom) +
+	WRITE_ONCE(hwtb_sink, acc + (unsigned long)p + atomic64_read(atom) + src[0] +
 		   per_cpu(hwtb_calib_pcpu, raw_smp_processor_id()));
 	vfree(chase);
 	for (k = 0; k < HWTB_NR_CALIB; k++)

@@ -686,8 +686,8 @@ static atomic64_t hwtb_calib_atom;
  * each in ns per use including its loop: the clocks, jiffies, a 64-bit
  * division, lock rounds, interrupt and preemption toggles, an RCU read
  * section, atomics, a per-CPU counter, list operations, a cache miss, an
- * hrtimer start+cancel, a function call and two ways of copying 64 bytes. The breakdown in docs/benchmarks.md prices each
- * facility's steps in these.
+ * hrtimer start+cancel, a function call and two ways of copying 64 bytes.
+ * The breakdown in docs/benchmarks.md prices each facility's steps in these.
  */
 static int hwtb_bench_calib(void)
 {

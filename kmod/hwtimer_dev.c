@@ -550,14 +550,12 @@ struct hwtd_out {
  * @size: the size of an entry
  * @out: the ranges of its output fields, written back after @fn; the
  *       input fields are never written
- * @out_end: the end of its last output field
  */
 struct hwtd_op {
 	int		(*fn)(struct hwtd_file *hf, struct hwtd_call *call,
 			      struct hwtd_hold *hold, void *ent);
 	size_t		size;
 	struct hwtd_out	out[2];
-	size_t		out_end;
 };
 
 #define HWTD_OUT(type, first, last)	{ offsetof(type, first), offsetofend(type, last) }
@@ -594,7 +592,6 @@ static_assert(HWTD_ADJ(struct hwtimer_get_entry, result, status) &&
 #define HWTD_OP(func, type, last) {					\
 	.fn = func, .size = sizeof(type),				\
 	.out = { HWTD_OUT(type, result, last) },			\
-	.out_end = offsetofend(type, last),				\
 }
 
 static const struct hwtd_op hwtd_arm =
@@ -608,8 +605,13 @@ static const struct hwtd_op hwtd_get = {
 	.fn = hwtd_get_op, .size = sizeof(struct hwtimer_get_entry),
 	.out = { HWTD_OUT(struct hwtimer_get_entry, result, status),
 		 HWTD_OUT(struct hwtimer_get_entry, cookie, slack_ns) },
-	.out_end = offsetofend(struct hwtimer_get_entry, slack_ns),
 };
+
+/* The end of @op's last output field: of its second range, if it has one. */
+static size_t hwtd_out_end(const struct hwtd_op *op)
+{
+	return op->out[1].end ?: op->out[0].end;
+}
 
 /* The most pages HWTD_CHUNK entries of the largest kind can span. */
 #define HWTD_PIN_PAGES	(DIV_ROUND_UP(HWTD_CHUNK * sizeof(struct hwtimer_get_entry), \
@@ -737,7 +739,7 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 	u8 ent[sizeof(struct hwtimer_get_entry)];
 	struct hwtd_upages hdr, up;
 	struct hwtimer_batch batch;
-	size_t rlen, wlen;
+	size_t rlen, wlen, wend;
 	struct hwtd_call call = { };
 	struct hwtd_hold hold;
 	unsigned long uent;
@@ -774,9 +776,10 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 		 * written: an entry's inputs may lie on a read-only page.
 		 */
 		n = min_t(u32, batch.count - done, HWTD_CHUNK);
+		wend = hwtd_out_end(op);
 		rlen = hwtd_pin(&up, uent + (size_t)done * op->size, n * op->size, &wlen);
 		for (i = 0; i < n; i++)
-			if ((i + 1) * op->size > rlen || i * op->size + op->out_end > wlen)
+			if ((i + 1) * op->size > rlen || i * op->size + wend > wlen)
 				break;
 		n = i;
 		if (!n) {

@@ -681,27 +681,6 @@ static void hwtd_unpin(struct hwtd_upages *up)
 	up->nwrite = 0;
 }
 
-/*
- * memcpy() for an entry's few bytes, in word moves. A memcpy() whose length
- * is known only at run time is a string instruction (rep movsb), which
- * costs tens of cycles to start on hardware without fast short rep moves,
- * and one emulated iteration per byte under TCG, where the two copies of
- * an ARM entry took a fifth of its time in the kernel (docs/benchmarks.md).
- */
-static __always_inline void hwtd_copy(void *dst, const void *src, size_t len)
-{
-	for (; len >= 8; len -= 8, dst += 8, src += 8)
-		memcpy(dst, src, 8);
-	if (len >= 4) {
-		memcpy(dst, src, 4);
-		len -= 4;
-		dst += 4;
-		src += 4;
-	}
-	for (; len; len--, dst++, src++)
-		*(u8 *)dst = *(const u8 *)src;
-}
-
 /* Copy @len bytes at offset @off of the pinned range to (@out) or from @buf. */
 static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t len,
 			 bool out)
@@ -717,9 +696,9 @@ static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t l
 		k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]);
 
 		if (out)
-			hwtd_copy(k + po, buf, n);
+			memcpy(k + po, buf, n);
 		else
-			hwtd_copy(buf, k + po, n);
+			memcpy(buf, k + po, n);
 		kunmap_local(k);
 		off += n;
 		buf += n;
@@ -736,7 +715,8 @@ static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t l
 static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
 		       const struct hwtd_op *op)
 {
-	u8 ent[sizeof(struct hwtimer_get_entry)];
+	/* The kernel copy of an entry, read through the entry structs. */
+	u8 ent[sizeof(struct hwtimer_get_entry)] __aligned(8);
 	struct hwtd_upages hdr, up;
 	struct hwtimer_batch batch;
 	size_t rlen, wlen, wend;

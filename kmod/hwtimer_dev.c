@@ -587,6 +587,7 @@ static_assert(HWTD_ADJ(struct hwtimer_modify_entry, result, deadline_ns) &&
 	      HWTD_ADJ(struct hwtimer_modify_entry, deadline_ns, status));
 static_assert(HWTD_ADJ(struct hwtimer_get_entry, result, status) &&
 	      HWTD_ADJ(struct hwtimer_get_entry, overrun, slack_ns));
+static_assert(HWTD_ADJ(struct hwtimer_batch, done, failed));
 
 /* An operation whose outputs are the fields from @result to @last. */
 #define HWTD_OP(func, type, last) {					\
@@ -682,8 +683,8 @@ static void hwtd_unpin(struct hwtd_upages *up)
 }
 
 /* Copy @len bytes at offset @off of the pinned range to (@out) or from @buf. */
-static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t len,
-			 bool out)
+static noinline void __hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf,
+				    size_t len, bool out)
 {
 	while (len) {
 		size_t pos = up->uaddr - up->start + off;
@@ -707,18 +708,47 @@ static void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf, size_t l
 }
 
 /*
+ * The above, with the common case inline: @len bytes (a constant in each
+ * operation's copy of hwtd_batch()) within one pinned page, copied with a
+ * few moves.
+ */
+static __always_inline void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf,
+					 size_t len, bool out)
+{
+	size_t pos = up->uaddr - up->start + off;
+	size_t po = offset_in_page(pos);
+	char *k;
+
+	if (unlikely(po + len > PAGE_SIZE ||
+		     pos >> PAGE_SHIFT >= (out ? up->nwrite : up->npages))) {
+		__hwtd_up_copy(up, off, buf, len, out);
+		return;
+	}
+	k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]);
+	if (out)
+		memcpy(k + po, buf, len);
+	else
+		memcpy(buf, k + po, len);
+	kunmap_local(k);
+}
+
+/*
  * Run @op over the entries of a batch (see the top of this file). The
  * clock is read once, before the first entry: every relative time in the
  * batch counts from that moment. The batch counts in @hf->nbusy while it
  * runs, which keeps the file's configuration as it was when it began.
+ * Inlined for each operation, whose @op is a constant there: its function
+ * is a direct call, and its entry copies are moves of a constant size.
  */
-static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch,
-		       const struct hwtd_op *op)
+static __always_inline long hwtd_batch(struct hwtd_file *hf,
+				       struct hwtimer_batch __user *ubatch,
+				       const struct hwtd_op *op)
 {
 	/* The kernel copy of an entry, read through the entry structs. */
 	u8 ent[sizeof(struct hwtimer_get_entry)] __aligned(8);
 	struct hwtd_upages hdr, up;
 	struct hwtimer_batch batch;
+	u32 hdr_out[2];
 	size_t rlen, wlen, wend;
 	struct hwtd_call call = { };
 	struct hwtd_hold hold;
@@ -812,11 +842,11 @@ static long hwtd_batch(struct hwtd_file *hf, struct hwtimer_batch __user *ubatch
 	if (op == &hwtd_cancel)
 		hwtd_trim(hf);
 
-	batch.done = done;
-	batch.failed = failed;
-	hwtd_up_copy(&hdr, offsetof(struct hwtimer_batch, done), &batch.done,
-		     offsetofend(struct hwtimer_batch, failed) -
-		     offsetof(struct hwtimer_batch, done), true);
+	/* @done and @failed, adjacent (HWTD_ADJ), in one copy. */
+	hdr_out[0] = done;
+	hdr_out[1] = failed;
+	hwtd_up_copy(&hdr, offsetof(struct hwtimer_batch, done), hdr_out, sizeof(hdr_out),
+		     true);
 	hwtd_unpin(&hdr);
 	return ret;
 }

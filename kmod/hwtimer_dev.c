@@ -352,30 +352,6 @@ static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
 	return 0;
 }
 
-/*
- * Put pending slot @idx, whose @deadline is set, in the wheel for it, or
- * expire it at once if it is due: at or before the call's clock, or on a
- * tick the wheel has passed. Arms the file's timer when this is the
- * earliest tick it has.
- */
-static void hwtd_start(struct hwtd_file *hf, const struct hwtd_call *call,
-		       struct hwtd_hold *hold, u32 idx, u64 slack)
-{
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-
-	if (s->deadline <= call->now) {
-		s->state = HWTD_PENDING;
-		hwtd_deliver(hf, hold, idx);
-		return;
-	}
-	hwtd_forward(hf, call->now);
-	s->tick = hwtd_tick(hf, s->deadline, slack);
-	if (!hwtd_place(hf, idx))
-		hwtd_deliver(hf, hold, idx);
-	else if (!hf->processing && s->tick < hf->armed)
-		hwtd_arm_timer(hf, s->tick, call->now);
-}
-
 /* Take a live timeout out of the wheel or the kernel queue. */
 static u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
 {
@@ -435,14 +411,19 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 	s = hwtd_slot_at(hf, idx);
 	s->cookie = e->cookie;
 	s->deadline = deadline;
-	/* With the spare checked above, this cannot fail. */
-	WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, e->slack_ns));
+	/*
+	 * With the spare checked above, this cannot fail. Without period or
+	 * slack there is nothing to set: hwtd_slot_alloc() zeroed the slot's
+	 * extra, if its chunk has them.
+	 */
+	if (e->period_ns || e->slack_ns)
+		WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, e->slack_ns));
 	hf->nlive++;
 	/* The outputs go out in this hold, before the record can. */
 	e->result = 0;
 	e->id = hwtd_id(s, idx);
 	e->deadline_ns = out;
-	hwtd_start(hf, call, hold, idx, e->slack_ns);
+	hwtd_start(hf, hold, idx, e->slack_ns, call->now);
 	return 0;
 }
 
@@ -496,7 +477,7 @@ static int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
 	WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, slack));
 	e->result = 0;
 	e->deadline_ns = out;
-	hwtd_start(hf, call, hold, idx, slack);
+	hwtd_start(hf, hold, idx, slack, call->now);
 	return 0;
 }
 

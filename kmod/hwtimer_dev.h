@@ -333,17 +333,61 @@ static inline void hwtd_lockdep_assert(struct hwtd_file *hf)
 	lockdep_assert_held(&hf->lock);
 }
 
+/* Chunk number @n, which exists. */
+static inline struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *hf, u32 n)
+{
+	return hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS];
+}
+
 /* The slot at index @idx, which names one (from a list, a free list). */
 static inline struct hwtd_slot *hwtd_slot_at(struct hwtd_file *hf, u32 idx)
 {
+	return &hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT)->slots[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
+}
+
+/**
+ * hwtd_slot() - the slot at an index
+ * @hf: the file
+ * @idx: an index, as found in an id; any value
+ *
+ * Context: the file lock held.
+ * Return: the slot, whatever its state, or NULL when @idx names none.
+ */
+static inline struct hwtd_slot *hwtd_slot(struct hwtd_file *hf, u32 idx)
+{
 	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
 
-	return &hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS]->slots[off];
+	if (n >= hf->nchunks || off >= HWTD_CHUNK_SLOTS)
+		return NULL;
+	return &hwtd_chunk_nr(hf, n)->slots[off];
+}
+
+/**
+ * hwtd_lookup() - the live timeout an id names
+ * @hf: the file
+ * @id: an id from user space; any value
+ * @idx: set to the slot's index
+ *
+ * Inline: every cancel, modify and get of an entry begins here.
+ *
+ * Context: the file lock held.
+ * Return: the slot of the timeout (%HWTD_PENDING or %HWTD_QUEUED, same
+ * generation), or NULL.
+ */
+static inline struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *idx)
+{
+	struct hwtd_slot *s;
+
+	hwtd_lockdep_assert(hf);
+	*idx = (u32)id;
+	s = hwtd_slot(hf, *idx);
+	if (!s || s->gen != (u32)(id >> 32) ||
+	    (s->state != HWTD_PENDING && s->state != HWTD_QUEUED))
+		return NULL;
+	return s;
 }
 
 /* hwtimer_dev_table.c */
-struct hwtd_slot *hwtd_slot(struct hwtd_file *hf, u32 idx);
-struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *idx);
 int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx);
 void hwtd_slot_free(struct hwtd_file *hf, u32 idx);
 int hwtd_table_prealloc(struct hwtd_file *hf, bool extra);
@@ -363,11 +407,10 @@ void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx);
 void hwtd_list_del(struct hwtd_file *hf, u32 idx);
 u32 hwtd_list_first(struct hwtd_file *hf, u32 list);
 u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack);
-u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now);
 bool hwtd_place(struct hwtd_file *hf, u32 idx);
 u64 hwtd_next_event(struct hwtd_file *hf);
 bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *budget);
-void hwtd_forward(struct hwtd_file *hf, u64 now);
+void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack, u64 now);
 void hwtd_file_timer_init(struct hwtd_file *hf,
 			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS]);
 void hwtd_file_timer_select(struct hwtd_file *hf, unsigned int precision,

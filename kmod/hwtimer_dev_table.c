@@ -59,53 +59,6 @@ static void hwtd_free_counted(void *p, atomic_long_t *count)
 	atomic_long_dec(count);
 }
 
-static struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *hf, u32 n)
-{
-	return hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS];
-}
-
-/**
- * hwtd_slot() - the slot at an index
- * @hf: the file
- * @idx: an index, as found in an id; any value
- *
- * Context: the file lock held.
- * Return: the slot, whatever its state, or NULL when @idx names none.
- */
-struct hwtd_slot *hwtd_slot(struct hwtd_file *hf, u32 idx)
-{
-	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
-
-	if (n >= hf->nchunks || off >= HWTD_CHUNK_SLOTS)
-		return NULL;
-	return &hwtd_chunk_nr(hf, n)->slots[off];
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_slot);
-
-/**
- * hwtd_lookup() - the live timeout an id names
- * @hf: the file
- * @id: an id from user space; any value
- * @idx: set to the slot's index
- *
- * Context: the file lock held.
- * Return: the slot of the timeout (%HWTD_PENDING or %HWTD_QUEUED, same
- * generation), or NULL.
- */
-struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *idx)
-{
-	struct hwtd_slot *s;
-
-	hwtd_lockdep_assert(hf);
-	*idx = (u32)id;
-	s = hwtd_slot(hf, *idx);
-	if (!s || s->gen != (u32)(id >> 32) ||
-	    (s->state != HWTD_PENDING && s->state != HWTD_QUEUED))
-		return NULL;
-	return s;
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_lookup);
-
 static void hwtd_room_set(struct hwtd_file *hf, u32 n)
 {
 	__set_bit(n % HWTD_LEAF_CHUNKS, hf->dir[n / HWTD_LEAF_CHUNKS]->room);
@@ -183,7 +136,8 @@ static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
  *
  * The slot comes from the lowest chunk with room; only when every chunk is
  * full is a chunk added, from the spares. The slot is left %HWTD_FREE with
- * its generation set: the caller fills it and makes it live.
+ * its generation set, and its extra (period, slack) zeroed if its chunk has
+ * extras: the caller fills it and makes it live.
  *
  * Context: the file lock held.
  * Return: 0; -EAGAIN when the table must grow and a spare chunk or leaf is

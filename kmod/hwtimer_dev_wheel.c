@@ -151,7 +151,7 @@ static u64 hwtd_div_tick(const struct hwtd_file *hf, u64 d)
 }
 
 /* The tick that contains @now: every tick up to it has begun. */
-u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
+static u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
 {
 	if (now <= hf->epoch)
 		return 0;
@@ -167,7 +167,7 @@ u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
  * overlap tend to share it, so the file's timer wakes less often. Never
  * before @deadline's tick, so never early.
  */
-u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
+static __always_inline u64 __hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 {
 	u64 first, d;
 
@@ -181,6 +181,12 @@ u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 		return first;
 	return hwt_window_tick(first, max(first, hf->clk + 1),
 			       hwtd_now_tick(hf, deadline + min(slack, U64_MAX - deadline)));
+}
+
+/* The above, out of line, for the re-arm of a periodic timeout. */
+u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
+{
+	return __hwtd_tick(hf, deadline, slack);
 }
 
 /* When tick @tick begins, host ns, at most KTIME_MAX. */
@@ -207,16 +213,8 @@ static bool hwtd_same_rotation(u64 t, u64 clk, unsigned int lvl)
 	return s >= 64 || (t >> s) == (clk >> s);
 }
 
-/**
- * hwtd_place() - put a pending timeout in its bucket
- * @hf: the file
- * @idx: the slot, on no list, with its @tick set
- *
- * Context: the file lock held.
- * Return: true if it was placed (its tick is after the wheel's clock),
- * false if it is due: then it is on no list, and the caller expires it.
- */
-bool hwtd_place(struct hwtd_file *hf, u32 idx)
+/* hwtd_place(), inlined into hwtd_start(). */
+static __always_inline bool __hwtd_place(struct hwtd_file *hf, u32 idx)
 {
 	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 	unsigned int lvl, digit;
@@ -231,6 +229,20 @@ bool hwtd_place(struct hwtd_file *hf, u32 idx)
 	hwtd_list_add(hf, lvl * HWTD_LVL_SIZE + digit, idx);
 	hf->occupied[lvl] |= BIT_ULL(digit);
 	return true;
+}
+
+/**
+ * hwtd_place() - put a pending timeout in its bucket
+ * @hf: the file
+ * @idx: the slot, on no list, with its @tick set
+ *
+ * Context: the file lock held.
+ * Return: true if it was placed (its tick is after the wheel's clock),
+ * false if it is due: then it is on no list, and the caller expires it.
+ */
+bool hwtd_place(struct hwtd_file *hf, u32 idx)
+{
+	return __hwtd_place(hf, idx);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_place);
 
@@ -318,7 +330,7 @@ static void hwtd_advance(struct hwtd_file *hf, u64 target)
  *
  * Context: the file lock held.
  */
-void hwtd_forward(struct hwtd_file *hf, u64 now)
+static void hwtd_forward(struct hwtd_file *hf, u64 now)
 {
 	u64 tick = hwtd_now_tick(hf, now);
 
@@ -367,6 +379,39 @@ bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *bud
 	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_expire);
+
+/**
+ * hwtd_start() - put a pending timeout in the wheel, or expire it if due
+ * @hf: the file
+ * @hold: this hold of the file lock
+ * @idx: the timeout's slot, its deadline set
+ * @slack: its slack, ns
+ * @now: host time of the file's clock, read under the lock or before
+ *
+ * Expires it at once if it is due: at or before @now, or on a tick the
+ * wheel has passed. Arms the file's timer when this is the earliest tick
+ * it has. Here, next to the wheel steps it uses, so that they are inlined
+ * into it: an arm or a modify of an entry calls no function but this one.
+ *
+ * Context: the file lock held.
+ */
+void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack, u64 now)
+{
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
+
+	hwtd_lockdep_assert(hf);
+	if (s->deadline <= now) {
+		s->state = HWTD_PENDING;
+		hwtd_deliver(hf, hold, idx);
+		return;
+	}
+	hwtd_forward(hf, now);
+	s->tick = __hwtd_tick(hf, s->deadline, slack);
+	if (!__hwtd_place(hf, idx))
+		hwtd_deliver(hf, hold, idx);
+	else if (!hf->processing && s->tick < hf->armed)
+		hwtd_arm_timer(hf, s->tick, now);
+}
 
 /* ---- the file's timer ---------------------------------------------------------- */
 

@@ -663,54 +663,58 @@ static void hwtd_unpin(struct hwtd_upages *up)
 	up->nwrite = 0;
 }
 
-/* Copy @len bytes at offset @off of the pinned range to (@out) or from @buf. */
-static noinline void __hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf,
+/*
+ * Copy @n bytes at @pos of the pinned pages (from @up->start), all within
+ * one page, to (@out) or from @buf. Return: false, with nothing copied,
+ * when that page is not pinned, or not for writing when @out (the zero
+ * page...).
+ */
+static __always_inline bool hwtd_page_copy(struct hwtd_upages *up, size_t pos, void *buf,
+					   size_t n, bool out)
+{
+	char *k;
+
+	if (pos >> PAGE_SHIFT >= (out ? up->nwrite : up->npages))
+		return false;
+	k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]) + offset_in_page(pos);
+	if (out)
+		memcpy(k, buf, n);
+	else
+		memcpy(buf, k, n);
+	kunmap_local(k);
+	return true;
+}
+
+/* hwtd_up_copy() of bytes that span pages: a page at a time. */
+static noinline void __hwtd_up_copy(struct hwtd_upages *up, size_t pos, void *buf,
 				    size_t len, bool out)
 {
 	while (len) {
-		size_t pos = up->uaddr - up->start + off;
-		size_t po = offset_in_page(pos), n = min(len, PAGE_SIZE - po);
-		char *k;
+		size_t n = min(len, PAGE_SIZE - offset_in_page(pos));
 
-		/* Never into a page pinned for reading only (the zero page...). */
-		if (WARN_ON_ONCE(pos >> PAGE_SHIFT >= (out ? up->nwrite : up->npages)))
+		if (WARN_ON_ONCE(!hwtd_page_copy(up, pos, buf, n, out)))
 			return;
-		k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]);
-
-		if (out)
-			memcpy(k + po, buf, n);
-		else
-			memcpy(buf, k + po, n);
-		kunmap_local(k);
-		off += n;
+		pos += n;
 		buf += n;
 		len -= n;
 	}
 }
 
 /*
- * The above, with the common case inline: @len bytes (a constant in each
- * operation's copy of hwtd_batch()) within one pinned page, copied with a
- * few moves.
+ * Copy @len bytes at offset @off of the pinned range to (@out) or from
+ * @buf. Inline for the common case: bytes within one page, whose @len is
+ * a constant in each operation's copy of hwtd_batch(), copied with a few
+ * moves.
  */
 static __always_inline void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf,
 					 size_t len, bool out)
 {
 	size_t pos = up->uaddr - up->start + off;
-	size_t po = offset_in_page(pos);
-	char *k;
 
-	if (unlikely(po + len > PAGE_SIZE ||
-		     pos >> PAGE_SHIFT >= (out ? up->nwrite : up->npages))) {
-		__hwtd_up_copy(up, off, buf, len, out);
+	if (likely(offset_in_page(pos) + len <= PAGE_SIZE) &&
+	    likely(hwtd_page_copy(up, pos, buf, len, out)))
 		return;
-	}
-	k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]);
-	if (out)
-		memcpy(k + po, buf, len);
-	else
-		memcpy(buf, k + po, len);
-	kunmap_local(k);
+	__hwtd_up_copy(up, pos, buf, len, out);
 }
 
 /*

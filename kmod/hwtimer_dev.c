@@ -474,7 +474,9 @@ static int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
 
 	e->status = hwtd_unlink(hf, idx);
 	s->deadline = deadline;
-	WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, slack));
+	/* With no extra and no period, there is nothing to set. */
+	if (x || e->period_ns)
+		WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, slack));
 	e->result = 0;
 	e->deadline_ns = out;
 	hwtd_start(hf, hold, idx, slack, call->now);

@@ -393,7 +393,6 @@ void hwtd_slot_free(struct hwtd_file *hf, u32 idx);
 int hwtd_table_prealloc(struct hwtd_file *hf, bool extra);
 void hwtd_table_destroy(struct hwtd_file *hf);
 bool hwtd_trim(struct hwtd_file *hf);
-struct hwtd_extra *hwtd_extra(struct hwtd_file *hf, u32 idx);
 int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack);
 
 static inline u64 hwtd_id(const struct hwtd_slot *s, u32 idx)
@@ -403,8 +402,6 @@ static inline u64 hwtd_id(const struct hwtd_slot *s, u32 idx)
 
 /* hwtimer_dev_wheel.c */
 void hwtd_lists_init(struct hwtd_file *hf);
-void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx);
-void hwtd_list_del(struct hwtd_file *hf, u32 idx);
 u32 hwtd_list_first(struct hwtd_file *hf, u32 list);
 u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack);
 bool hwtd_place(struct hwtd_file *hf, u32 idx);
@@ -423,7 +420,6 @@ u64 hwtd_hold_now(struct hwtd_file *hf, struct hwtd_hold *hold);
 void hwtd_deliver(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx);
 void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx,
 		struct hwtimer_expiry *rec);
-void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx);
 void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold);
 void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold);
 unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int max);
@@ -434,6 +430,79 @@ long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *up
 int hwtd_mmap(struct file *file, struct vm_area_struct *vma);
 void hwtd_ring_free(struct hwtd_file *hf);
 u32 hwtd_ring_entries(struct hwtd_file *hf);
+
+/* Inline, for the operations on each entry of a batch. */
+
+/**
+ * hwtd_extra() - the period and slack of a slot
+ * @hf: the file
+ * @idx: the slot's index
+ *
+ * Context: the file lock held.
+ * Return: the slot's &struct hwtd_extra, or NULL when its chunk has none
+ * (then both are 0).
+ */
+static inline struct hwtd_extra *hwtd_extra(struct hwtd_file *hf, u32 idx)
+{
+	struct hwtd_chunk *c = hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT);
+
+	if (!c->extra)
+		return NULL;
+	return &c->extra[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
+}
+
+/* The links of slot or sentinel @i. */
+static inline struct hwtd_link *hwtd_link(struct hwtd_file *hf, u32 i)
+{
+	if (i & HWTD_SENT)
+		return &hf->sent[i & ~HWTD_SENT];
+	return &hwtd_slot_at(hf, i)->link;
+}
+
+/* Put slot @idx at the tail of @list. */
+static inline void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx)
+{
+	struct hwtd_link *s = &hf->sent[list], *l = hwtd_link(hf, idx);
+	u32 tail = s->prev;
+
+	l->next = HWTD_SENT | list;
+	l->prev = tail;
+	hwtd_link(hf, tail)->next = idx;
+	s->prev = idx;
+}
+
+/*
+ * Take slot @idx off whatever list it is on. A bucket it leaves empty has
+ * its bit cleared: then both its neighbours are that bucket's sentinel.
+ */
+static inline void hwtd_list_del(struct hwtd_file *hf, u32 idx)
+{
+	struct hwtd_link *l = hwtd_link(hf, idx);
+	u32 prev = l->prev, next = l->next, b;
+
+	hwtd_link(hf, prev)->next = next;
+	hwtd_link(hf, next)->prev = prev;
+	if (prev == next && (prev & HWTD_SENT)) {
+		b = prev & ~HWTD_SENT;
+		if (b < HWTD_NBUCKETS)
+			hf->occupied[b / HWTD_LVL_SIZE] &= ~BIT_ULL(b % HWTD_LVL_SIZE);
+	}
+}
+
+/**
+ * hwtd_end() - end a timeout: free its slot, count it out
+ * @hf: the file
+ * @hold: the hold, which uncharges it from the caps when it ends
+ * @idx: the slot, on no list
+ *
+ * Context: the file lock held.
+ */
+static inline void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
+{
+	hwtd_slot_free(hf, idx);
+	hf->nlive--;
+	hold->freed++;
+}
 
 /* hwtimer_dev.c */
 void hwtd_uncharge(struct hwtd_file *hf, long n);

@@ -114,22 +114,6 @@ static u32 hwtd_ring_room(struct hwtd_file *hf, struct hwtd_hold *hold)
 }
 
 /**
- * hwtd_end() - end a timeout: free its slot, count it out
- * @hf: the file
- * @hold: the hold, which uncharges it from the caps when it ends
- * @idx: the slot, on no list
- *
- * Context: the file lock held.
- */
-void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
-{
-	hwtd_slot_free(hf, idx);
-	hf->nlive--;
-	hold->freed++;
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_end);
-
-/**
  * hwtd_leave() - the record of an expired timeout leaves the kernel
  * @hf: the file
  * @hold: the hold

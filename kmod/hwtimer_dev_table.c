@@ -307,24 +307,6 @@ bool hwtd_trim(struct hwtd_file *hf)
 EXPORT_SYMBOL_IF_KUNIT(hwtd_trim);
 
 /**
- * hwtd_extra() - the period and slack of a slot
- * @hf: the file
- * @idx: the slot's index
- *
- * Context: the file lock held.
- * Return: the slot's &struct hwtd_extra, or NULL when its chunk has none
- * (then both are 0).
- */
-struct hwtd_extra *hwtd_extra(struct hwtd_file *hf, u32 idx)
-{
-	struct hwtd_chunk *c = hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT);
-
-	if (!c->extra)
-		return NULL;
-	return &c->extra[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
-}
-
-/**
  * hwtd_extra_set() - set the period and slack of a slot
  * @hf: the file
  * @idx: the slot's index

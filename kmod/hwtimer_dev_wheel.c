@@ -55,13 +55,6 @@
 
 /* ---- lists ---------------------------------------------------------------- */
 
-static struct hwtd_link *hwtd_link(struct hwtd_file *hf, u32 i)
-{
-	if (i & HWTD_SENT)
-		return &hf->sent[i & ~HWTD_SENT];
-	return &hwtd_slot_at(hf, i)->link;
-}
-
 /* Every list empty: each sentinel linked to itself. */
 void hwtd_lists_init(struct hwtd_file *hf)
 {
@@ -84,36 +77,6 @@ u32 hwtd_list_first(struct hwtd_file *hf, u32 list)
 	u32 i = hf->sent[list].next;
 
 	return (i & HWTD_SENT) ? HWTD_NIL : i;
-}
-
-/* Put slot @idx at the tail of @list. */
-void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx)
-{
-	struct hwtd_link *s = &hf->sent[list], *l = hwtd_link(hf, idx);
-	u32 tail = s->prev;
-
-	l->next = HWTD_SENT | list;
-	l->prev = tail;
-	hwtd_link(hf, tail)->next = idx;
-	s->prev = idx;
-}
-
-/*
- * Take slot @idx off whatever list it is on. A bucket it leaves empty has
- * its bit cleared: then both its neighbours are that bucket's sentinel.
- */
-void hwtd_list_del(struct hwtd_file *hf, u32 idx)
-{
-	struct hwtd_link *l = hwtd_link(hf, idx);
-	u32 prev = l->prev, next = l->next, b;
-
-	hwtd_link(hf, prev)->next = next;
-	hwtd_link(hf, next)->prev = prev;
-	if (prev == next && (prev & HWTD_SENT)) {
-		b = prev & ~HWTD_SENT;
-		if (b < HWTD_NBUCKETS)
-			hf->occupied[b / HWTD_LVL_SIZE] &= ~BIT_ULL(b % HWTD_LVL_SIZE);
-	}
 }
 
 /* Move every slot of @src to the tail of @dst; @src ends empty. */

@@ -160,6 +160,12 @@ kmemleak_report() {
 		fail kmemleak "$kmemleak is missing (kernel without CONFIG_DEBUG_KMEMLEAK?)"
 		return
 	fi
+	kmemleak_objects "$@"
+	ok "kmemleak scan"
+}
+
+# The objects of kmemleak's report that kmemleak_report() prints.
+kmemleak_objects() {
 	awk -v pid="pid ${1:-none}," -v want="${2:-0}" '
 		function flush(  ours) {
 			ours = index(obj, pid) > 0 && index(obj, "hwtimer runner s") > 0 &&
@@ -172,7 +178,6 @@ kmemleak_report() {
 		{ obj = obj $0 "\n" }
 		END { flush() }
 	' $kmemleak
-	ok "kmemleak scan"
 }
 
 # cgroup2 on /sys/fs/cgroup with the memory controller for the root's
@@ -235,6 +240,8 @@ leak_start() {
 # The self-test fixtures, all broken but "clean", each in a segment of its
 # own; and the kmemleak scans (above).
 runner_tests() {
+	local n
+
 	segment runner-test:leak leak_start
 	scan_start
 	segment runner-test:kunit-fail load_unload $R/hwt_st_kunit_fail.ko
@@ -248,6 +255,16 @@ runner_tests() {
 	scan_wait
 	scan_start "$t_leak"
 	scan_wait
+	# A stale copy of a pointer to it can hide the fixture's leak from a
+	# scan (see hwt_st_leak.c; 7.3 once reported neither allocation at the
+	# second scan): scan up to three more times while it does not show.
+	n=0
+	while [ $n -lt 3 ] && [ -r $kmemleak ] &&
+	      [ -z "$(kmemleak_objects "$leak_pid" 1)" ]; do
+		scan_start
+		scan_wait
+		n=$((n + 1))
+	done
 	kmemleak_report "$leak_pid" 0
 	segment runner-test:leak kmemleak_report "$leak_pid" 1
 }

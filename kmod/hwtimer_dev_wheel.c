@@ -353,8 +353,8 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_expire);
  *
  * Expires it at once if it is due: at or before @now, or on a tick the
  * wheel has passed. Arms the file's timer when this is the earliest tick
- * it has. Here, next to the wheel steps it uses, so that they are inlined
- * into it: an arm or a modify of an entry calls no function but this one.
+ * it has. Here, next to the wheel steps it uses (forward, tick, bucket),
+ * so that they are inlined into it.
  *
  * Context: the file lock held.
  */

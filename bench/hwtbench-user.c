@@ -394,7 +394,7 @@ static double busy_ns(void)
 }
 
 /*
- * Before a whole-system CPU measurement: wait until the system is quiet
+ * Before a column's timed phase: wait until the system is quiet
  * (at most one clock tick of busy time in 200 ms, or 10 s at most), so
  * that work an earlier phase left behind is not charged to the next one:
  * an io_uring ring closed with 75k timeouts pending cancels them in a
@@ -1531,12 +1531,18 @@ static void bench_arm(unsigned int rep)
 	shuffle(perm, n);
 	shuffle(perm2, n);
 	if (!peers_only) {
+		settle("arm hwtimer");
 		arm_lib(rep);
+		settle("arm hwtimer_raw");
 		arm_raw(rep);
 	}
-	if (!no_tfd)
+	if (!no_tfd) {
+		settle("arm timerfd");
 		arm_timerfd(rep);
+	}
+	settle("arm io_uring");
 	arm_io_uring(rep);
+	settle("arm uwheel");
 	arm_uwheel(rep);
 }
 
@@ -1790,6 +1796,7 @@ static void bench_lifecycle(unsigned int rep)
 
 	if (!peers_only) {
 		/* libhwtimer: ARM batches, the records from the ring. */
+		settle("lifecycle hwtimer");
 		f = lib_open(n);
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
@@ -1812,6 +1819,7 @@ static void bench_lifecycle(unsigned int rep)
 		hwtimer_file_close(f);
 
 		/* Plain ARM batches, read() batches. */
+		settle("lifecycle hwtimer_raw");
 		fd = raw_open();
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
@@ -1834,10 +1842,13 @@ static void bench_lifecycle(unsigned int rep)
 		close(fd);
 	}
 
-	if (!no_tfd)
+	if (!no_tfd) {
+		settle("lifecycle timerfd");
 		lifecycle_timerfd(rep, evs);
+	}
 
 	/* io_uring: TIMEOUT SQEs; their completions. Or removed in arming order. */
+	settle("lifecycle io_uring");
 	ur_open();
 	dl = deadline_after(arm_ur_ns);
 	t0 = mclock();
@@ -1857,6 +1868,7 @@ static void bench_lifecycle(unsigned int rep)
 	ur_close();
 
 	/* The in-process wheel: insert; one wake-up and the callbacks. */
+	settle("lifecycle uwheel");
 	uw_open();
 	dl = deadline_after(arm_tfd_ns);
 	t0 = mclock();

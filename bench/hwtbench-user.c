@@ -400,7 +400,7 @@ static double busy_ns(void)
  * an io_uring ring closed with 75k timeouts pending cancels them in a
  * kworker after io_uring_queue_exit() returns. Prints what it waited.
  */
-static void settle(const char *what)
+static void wait_quiet(const char *what)
 {
 	double tick = 1e9 / sysconf(_SC_CLK_TCK), b0, b1, waited = 0;
 	unsigned int i;
@@ -1531,18 +1531,18 @@ static void bench_arm(unsigned int rep)
 	shuffle(perm, n);
 	shuffle(perm2, n);
 	if (!peers_only) {
-		settle("arm hwtimer");
+		wait_quiet("arm hwtimer");
 		arm_lib(rep);
-		settle("arm hwtimer_raw");
+		wait_quiet("arm hwtimer_raw");
 		arm_raw(rep);
 	}
 	if (!no_tfd) {
-		settle("arm timerfd");
+		wait_quiet("arm timerfd");
 		arm_timerfd(rep);
 	}
-	settle("arm io_uring");
+	wait_quiet("arm io_uring");
 	arm_io_uring(rep);
-	settle("arm uwheel");
+	wait_quiet("arm uwheel");
 	arm_uwheel(rep);
 }
 
@@ -1589,7 +1589,7 @@ static void deliver_timerfd(unsigned int rep, struct epoll_event *evs)
 	record("user_deliver", "timerfd", "deliver", "ns", rep, per(t0, t1));
 
 	/* timerfd + epoll: all expired, epoll_wait() then read() each. */
-	settle("deliver timerfd_epoll");
+	wait_quiet("deliver timerfd_epoll");
 	tfd_epoll_all();
 	dl = deadline_after(arm_tfd_ns);
 	for (i = 0; i < n; i++)
@@ -1605,7 +1605,7 @@ static void deliver_timerfd(unsigned int rep, struct epoll_event *evs)
 	tfd_close_all();
 
 	/* The pool, edge-triggered epoll: epoll_wait() then read() each. */
-	settle("deliver timerfd_epollet");
+	wait_quiet("deliver timerfd_epollet");
 	dl = deadline_after(arm_tfd_ns);
 	for (i = 0; i < n; i++)
 		fd_settime(pool[i], dl, 1);
@@ -1634,7 +1634,7 @@ static void bench_deliver(unsigned int rep)
 
 	if (!peers_only) {
 		/* libhwtimer: all expired, taken in place from the ring. */
-		settle("deliver hwtimer");
+		wait_quiet("deliver hwtimer");
 		f = lib_open(n);
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
@@ -1650,7 +1650,7 @@ static void bench_deliver(unsigned int rep)
 		record_cpu("user_deliver", "hwtimer", rep, b0, b1);
 
 		/* Plain read() of READ_RECS records. */
-		settle("deliver hwtimer_raw");
+		wait_quiet("deliver hwtimer_raw");
 		fd = raw_open();
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
@@ -1672,7 +1672,7 @@ static void bench_deliver(unsigned int rep)
 		deliver_timerfd(rep, evs);
 
 	/* io_uring: all expired, their completions taken. */
-	settle("deliver io_uring");
+	wait_quiet("deliver io_uring");
 	ur_open();
 	dl = deadline_after(arm_ur_ns);
 	ur_arm(NULL, n, NULL, dl);
@@ -1687,7 +1687,7 @@ static void bench_deliver(unsigned int rep)
 	record_cpu("user_deliver", "io_uring", rep, b0, b1);
 
 	/* The in-process wheel: one wake-up, then every callback. */
-	settle("deliver uwheel");
+	wait_quiet("deliver uwheel");
 	uw_open();
 	dl = deadline_after(arm_tfd_ns);
 	uw_update(&uw);
@@ -1796,7 +1796,7 @@ static void bench_lifecycle(unsigned int rep)
 
 	if (!peers_only) {
 		/* libhwtimer: ARM batches, the records from the ring. */
-		settle("lifecycle hwtimer");
+		wait_quiet("lifecycle hwtimer");
 		f = lib_open(n);
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
@@ -1819,7 +1819,7 @@ static void bench_lifecycle(unsigned int rep)
 		hwtimer_file_close(f);
 
 		/* Plain ARM batches, read() batches. */
-		settle("lifecycle hwtimer_raw");
+		wait_quiet("lifecycle hwtimer_raw");
 		fd = raw_open();
 		dl = deadline_after(arm_hwt_ns);
 		hwt_fill(dl, 0, 1);
@@ -1843,12 +1843,12 @@ static void bench_lifecycle(unsigned int rep)
 	}
 
 	if (!no_tfd) {
-		settle("lifecycle timerfd");
+		wait_quiet("lifecycle timerfd");
 		lifecycle_timerfd(rep, evs);
 	}
 
 	/* io_uring: TIMEOUT SQEs; their completions. Or removed in arming order. */
-	settle("lifecycle io_uring");
+	wait_quiet("lifecycle io_uring");
 	ur_open();
 	dl = deadline_after(arm_ur_ns);
 	t0 = mclock();
@@ -1868,7 +1868,7 @@ static void bench_lifecycle(unsigned int rep)
 	ur_close();
 
 	/* The in-process wheel: insert; one wake-up and the callbacks. */
-	settle("lifecycle uwheel");
+	wait_quiet("lifecycle uwheel");
 	uw_open();
 	dl = deadline_after(arm_tfd_ns);
 	t0 = mclock();

@@ -403,20 +403,22 @@ static double busy_ns(void)
 static void wait_quiet(const char *what)
 {
 	double tick = 1e9 / sysconf(_SC_CLK_TCK), b0, b1, waited = 0;
-	unsigned int i;
+	unsigned int i, ms = 0;
+	bool quiet = false;
 
 	b0 = busy_ns();
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 50 && !quiet; i++) {
 		usleep(200000);
+		ms += 200;
 		b1 = busy_ns();
-		if (b1 - b0 <= tick)
-			break;
-		waited += b1 - b0;
+		quiet = b1 - b0 <= tick;
+		if (!quiet)
+			waited += b1 - b0;
 		b0 = b1;
 	}
 	if (waited)
 		printf("D user settle before %s: %.0f ms of others' CPU waited out in %u ms%s\n",
-		       what, waited / 1e6, 200 * i, i == 50 ? " (not quiet)" : "");
+		       what, waited / 1e6, ms, quiet ? "" : " (not quiet)");
 }
 
 /* Random numbers (xorshift64*): runs are repeatable. */

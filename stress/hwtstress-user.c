@@ -797,10 +797,10 @@ static long memcg_slab(void)
 }
 
 /*
- * Free the unused dentries and inodes charged to the cgroup (drop_caches 2:
- * /proc/<pid> entries of the children, the test's own lookups), so that its
- * slab bytes come down to what is still in use. The device's objects are
- * not reclaimable: this does not hide any of them.
+ * Free the unused dentries and inodes charged to the cgroup (drop_caches
+ * 2), so that its slab bytes come down to what is still in use. It frees
+ * no object in use, and the device's objects are not reclaimable: this
+ * hides none of them.
  */
 static long memcg_slab_settled(void)
 {

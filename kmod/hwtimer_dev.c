@@ -472,13 +472,18 @@ static int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
 	}
 	slack = x ? x->slack : 0;
 
-	e->status = hwtd_unlink(hf, idx);
 	s->deadline = deadline;
 	/* With no extra and no period, there is nothing to set. */
 	if (x || e->period_ns)
 		WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, slack));
 	e->result = 0;
 	e->deadline_ns = out;
+	/* A later tick: it stays where it is (see hwtd_extend()). */
+	if (hwtd_extend(hf, idx, slack, call->now)) {
+		e->status = HWTIMER_STATUS_PENDING;
+		return 0;
+	}
+	e->status = hwtd_unlink(hf, idx);
 	hwtd_start(hf, hold, idx, slack, call->now);
 	return 0;
 }

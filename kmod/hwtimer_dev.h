@@ -408,6 +408,7 @@ bool hwtd_place(struct hwtd_file *hf, u32 idx);
 u64 hwtd_next_event(struct hwtd_file *hf);
 bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *budget);
 void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack, u64 now);
+bool hwtd_extend(struct hwtd_file *hf, u32 idx, u64 slack, u64 now);
 void hwtd_file_timer_init(struct hwtd_file *hf,
 			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS]);
 void hwtd_file_timer_select(struct hwtd_file *hf, unsigned int precision,

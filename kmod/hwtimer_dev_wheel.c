@@ -376,6 +376,42 @@ void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack
 		hwtd_arm_timer(hf, s->tick, now);
 }
 
+/**
+ * hwtd_extend() - move a pending timeout's tick later without moving it
+ * @hf: the file
+ * @idx: the timeout's slot, its new deadline set
+ * @slack: its slack, ns
+ * @now: host time of the file's clock, read under the lock or before
+ *
+ * A modify whose new tick is not before the old one leaves the timeout in
+ * its bucket (or on the todo list) and only sets its tick: the bucket's
+ * range begins at or before the old tick, so the expiry pass takes it out
+ * by then and re-places it by its tick, as it does a cascade
+ * (hwtd_expire()), and the file's timer is armed for a tick at or before
+ * the old one already. A timeout extended again and again is re-placed
+ * once per bucket it waits in, not once per modify, and such a modify
+ * touches no slot but its own.
+ *
+ * Context: the file lock held.
+ * Return: true if it did so; false, having changed nothing, when the
+ * timeout is not pending, is due, or its tick moves earlier: then the
+ * caller takes it out and hwtd_start()s it.
+ */
+bool hwtd_extend(struct hwtd_file *hf, u32 idx, u64 slack, u64 now)
+{
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
+	u64 tick;
+
+	hwtd_lockdep_assert(hf);
+	if (s->state != HWTD_PENDING || s->deadline <= now)
+		return false;
+	tick = __hwtd_tick(hf, s->deadline, slack);
+	if (tick < s->tick)
+		return false;
+	s->tick = tick;
+	return true;
+}
+
 /* ---- the file's timer ---------------------------------------------------------- */
 
 /**

@@ -60,14 +60,32 @@ static int kd_cancel(struct hwtd_file *hf, u64 id)
 	return hwtd_kunit_op(hf, HWTIMER_IOC_CANCEL, &e, 0);
 }
 
+/* Modify timeout @id to absolute @deadline at clock @now; returns its status. */
+static u32 kd_modify(struct kunit *test, struct hwtd_file *hf, u64 now, u64 id,
+		     u64 deadline)
+{
+	struct hwtimer_modify_entry e = {
+		.id = id, .expires_ns = deadline, .flags = HWTIMER_TIMEOUT_ABS,
+	};
+
+	KUNIT_EXPECT_EQ_MSG(test, 0, hwtd_kunit_op(hf, HWTIMER_IOC_MODIFY, &e, now),
+			    "modify to deadline %llu at %llu", deadline, now);
+	KUNIT_EXPECT_EQ(test, deadline, e.deadline_ns);
+	return e.status;
+}
+
 /*
  * Timeouts at random deadlines over @span ticks, the clock moved in random
  * steps of up to @step ticks, sometimes to a tick boundary, sometimes just
- * before one: after each pass, exactly the timeouts whose tick has begun
- * have a record (never early, never a tick late), and records come in tick
- * order. Spans up to 2^34 ticks cascade through six levels.
+ * before one, and before each pass in the first half of the span up to
+ * @nmod random timeouts not yet expired modified to a new random deadline
+ * after the clock and within the span, earlier or later than their own: after each pass, exactly the timeouts whose tick
+ * (of their last deadline) has begun have a record (never early, never a
+ * tick late), and records come in tick order. Spans up to 2^34 ticks
+ * cascade through six levels.
  */
-static void kd_exact(struct kunit *test, unsigned int n, u64 span, u64 step)
+static void kd_exact_mod(struct kunit *test, unsigned int n, u64 span, u64 step,
+			 unsigned int nmod)
 {
 	struct hwtd_file *hf = kd_file(test);
 	struct hwtimer_expiry *r;
@@ -91,6 +109,19 @@ static void kd_exact(struct kunit *test, unsigned int n, u64 span, u64 step)
 	while (total < n && now < end) {
 		u64 t = 1 + get_random_u64() % step;
 
+		/* In the first half, to deadlines within the span. */
+		for (k = 0; now < KD_EPOCH + span / 2 * KD_TICK && k < nmod; k++) {
+			i = get_random_u32() % n;
+			if (seen[i])
+				continue;
+			/* After the clock, so not due at the modify. */
+			dl[i] = now + 1 + get_random_u64() % (span / 2 * KD_TICK);
+			if (!(k % 4))
+				dl[i] = kd_tick_time(kd_tick_of(dl[i]));
+			KUNIT_EXPECT_EQ_MSG(test, HWTIMER_STATUS_PENDING,
+					    kd_modify(test, hf, now, id[i], dl[i]),
+					    "modify of timeout %u", i);
+		}
 		now = kd_tick_time(kd_tick_of(now) + t);
 		if (get_random_u32() & 1)
 			now--;		/* just before the boundary */
@@ -125,6 +156,11 @@ static void kd_exact(struct kunit *test, unsigned int n, u64 span, u64 step)
 	hwtd_file_destroy_manual(hf);
 }
 
+static void kd_exact(struct kunit *test, unsigned int n, u64 span, u64 step)
+{
+	kd_exact_mod(test, n, span, step, 0);
+}
+
 static void dev_exact_near(struct kunit *test)
 {
 	kd_exact(test, 2000, 5000, 7);
@@ -138,6 +174,78 @@ static void dev_exact_cascades(struct kunit *test)
 static void dev_exact_far(struct kunit *test)
 {
 	kd_exact(test, 500, 1ULL << 34, 1ULL << 28);
+}
+
+/* The same, with 20 modifies before each pass, in a short and a long span. */
+static void dev_exact_modify(struct kunit *test)
+{
+	kd_exact_mod(test, 2000, 5000, 7, 20);
+	kd_exact_mod(test, 1000, 1ULL << 20, 1ULL << 12, 20);
+}
+
+/* The list slot @id is linked into: the sentinel its chain reaches first. */
+static u32 kd_list_of(struct hwtd_file *hf, u64 id)
+{
+	u32 idx, i;
+
+	spin_lock_irq(&hf->lock);
+	if (!hwtd_lookup(hf, id, &idx)) {
+		spin_unlock_irq(&hf->lock);
+		return HWTD_NIL;
+	}
+	for (i = hwtd_slot_at(hf, idx)->link.next; !(i & HWTD_SENT);
+	     i = hwtd_slot_at(hf, i)->link.next)
+		;
+	spin_unlock_irq(&hf->lock);
+	return i & ~HWTD_SENT;
+}
+
+/*
+ * A modify to a later tick leaves the timeout in its bucket, and the pass
+ * that reaches the bucket re-places it, without a record; a modify to an
+ * earlier tick moves it at once. Either way it expires at its new tick,
+ * not before.
+ */
+static void dev_modify_in_place(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	struct hwtimer_expiry r[2];
+	u64 id, id2;
+	u32 b;
+
+	/* Tick 100 from clock 0: level 1, bucket 1 (ticks 64 to 127). */
+	id = kd_arm(test, hf, KD_EPOCH, kd_tick_time(100), 0, 0, 1);
+	b = kd_list_of(hf, id);
+	KUNIT_EXPECT_EQ(test, HWTD_LVL_SIZE + 1, b);
+	KUNIT_EXPECT_EQ(test, HWTIMER_STATUS_PENDING,
+			kd_modify(test, hf, KD_EPOCH, id, kd_tick_time(200)));
+	KUNIT_EXPECT_EQ_MSG(test, b, kd_list_of(hf, id),
+			    "a modify to a later tick moved the timeout");
+	KUNIT_EXPECT_EQ(test, 64, hwtd_next_event(hf));
+	/* The old bucket begins, then the old tick passes: no record. */
+	hwtd_kunit_run(hf, kd_tick_time(64));
+	hwtd_kunit_run(hf, kd_tick_time(100));
+	hwtd_kunit_run(hf, kd_tick_time(200) - 1);
+	KUNIT_EXPECT_EQ(test, 0, hwtd_kunit_read(hf, r, 2));
+	KUNIT_EXPECT_NE(test, b, kd_list_of(hf, id));
+	hwtd_kunit_run(hf, kd_tick_time(200));
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	KUNIT_EXPECT_EQ(test, id, r[0].id);
+	KUNIT_EXPECT_EQ(test, kd_tick_time(200), r[0].deadline_ns);
+
+	/* Tick 300 from clock 200: level 1, bucket 4; tick 250: level 0, 58. */
+	id2 = kd_arm(test, hf, kd_tick_time(200), kd_tick_time(300), 0, 0, 2);
+	KUNIT_EXPECT_EQ(test, HWTD_LVL_SIZE + 4, kd_list_of(hf, id2));
+	KUNIT_EXPECT_EQ(test, HWTIMER_STATUS_PENDING,
+			kd_modify(test, hf, kd_tick_time(200), id2, kd_tick_time(250)));
+	KUNIT_EXPECT_EQ(test, 58, kd_list_of(hf, id2));
+	hwtd_kunit_run(hf, kd_tick_time(250) - 1);
+	KUNIT_EXPECT_EQ(test, 0, hwtd_kunit_read(hf, r, 2));
+	hwtd_kunit_run(hf, kd_tick_time(250));
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	KUNIT_EXPECT_EQ(test, id2, r[0].id);
+	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	hwtd_file_destroy_manual(hf);
 }
 
 /*
@@ -321,6 +429,8 @@ static struct kunit_case dev_cases[] = {
 	KUNIT_CASE(dev_exact_near),
 	KUNIT_CASE(dev_exact_cascades),
 	KUNIT_CASE(dev_exact_far),
+	KUNIT_CASE(dev_exact_modify),
+	KUNIT_CASE(dev_modify_in_place),
 	KUNIT_CASE(dev_slack),
 	KUNIT_CASE(dev_ids),
 	KUNIT_CASE(dev_chunks),

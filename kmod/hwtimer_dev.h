@@ -37,7 +37,8 @@
 /*
  * The file's wheel: HWTD_LEVELS levels of 64 buckets, level L holding the
  * timeouts whose expiry tick differs from the wheel's clock first in bits
- * [6L, 6L + 6): 11 levels cover every u64 tick.
+ * [6L, 6L + 6): 11 levels cover every u64 tick. A timeout modified to a
+ * later tick may stay in the bucket of its earlier one (hwtd_extend()).
  */
 #define HWTD_LVL_BITS		6
 #define HWTD_LVL_SIZE		64

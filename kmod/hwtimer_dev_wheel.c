@@ -18,7 +18,10 @@
  * bucket, the whole bucket is spliced, in O(1), onto the todo list
  * (hwtd_advance()), whose timeouts then expire (t <= @clk) or go one or
  * more levels down: a timeout is touched at most once per level in its
- * life, and a tick touches only what is due or cascades.
+ * life, and a tick touches only what is due or cascades. A modify to a
+ * later tick leaves the timeout where it is (hwtd_extend()): its bucket
+ * begins at or before the old tick, and the timeout is re-placed from
+ * there as a cascade would, once more per bucket it was extended past.
  *
  * Driving it
  * ----------

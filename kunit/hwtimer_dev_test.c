@@ -79,10 +79,11 @@ static u32 kd_modify(struct kunit *test, struct hwtd_file *hf, u64 now, u64 id,
  * steps of up to @step ticks, sometimes to a tick boundary, sometimes just
  * before one, and before each pass in the first half of the span up to
  * @nmod random timeouts not yet expired modified to a new random deadline
- * after the clock and within the span, earlier or later than their own: after each pass, exactly the timeouts whose tick
- * (of their last deadline) has begun have a record (never early, never a
- * tick late), and records come in tick order. Spans up to 2^34 ticks
- * cascade through six levels.
+ * after the clock and within the span, earlier or later than their own:
+ * after each pass, exactly the timeouts whose tick (of their last
+ * deadline) has begun have a record (never early, never a tick late), and
+ * records come in tick order. Spans up to 2^34 ticks cascade through six
+ * levels.
  */
 static void kd_exact_mod(struct kunit *test, unsigned int n, u64 span, u64 step,
 			 unsigned int nmod)
@@ -210,7 +211,7 @@ static void dev_modify_in_place(struct kunit *test)
 {
 	struct hwtd_file *hf = kd_file(test);
 	struct hwtimer_expiry r[2];
-	u64 id, id2;
+	u64 id, id2, ev;
 	u32 b;
 
 	/* Tick 100 from clock 0: level 1, bucket 1 (ticks 64 to 127). */
@@ -221,7 +222,10 @@ static void dev_modify_in_place(struct kunit *test)
 			kd_modify(test, hf, KD_EPOCH, id, kd_tick_time(200)));
 	KUNIT_EXPECT_EQ_MSG(test, b, kd_list_of(hf, id),
 			    "a modify to a later tick moved the timeout");
-	KUNIT_EXPECT_EQ(test, 64, hwtd_next_event(hf));
+	spin_lock_irq(&hf->lock);
+	ev = hwtd_next_event(hf);
+	spin_unlock_irq(&hf->lock);
+	KUNIT_EXPECT_EQ_MSG(test, 64, ev, "the old bucket's start is the next event");
 	/* The old bucket begins, then the old tick passes: no record. */
 	hwtd_kunit_run(hf, kd_tick_time(64));
 	hwtd_kunit_run(hf, kd_tick_time(100));

@@ -83,7 +83,7 @@ enum hwtd_state {
 /**
  * struct hwtd_link - the links of a slot or a list sentinel
  * @next: the next slot or sentinel; for a free slot, the offset of the
- *        next free slot of its chunk (%HWTD_NIL ends the free list)
+ *        next free slot of its chunk (%HWTD_OFF_NIL ends the free list)
  * @prev: the previous slot or sentinel
  */
 struct hwtd_link {
@@ -126,41 +126,50 @@ struct hwtd_extra {
 	u64	slack;
 };
 
+/*
+ * A chunk: a page of slots, HWTD_CHUNK_SLOTS of them (102 with 4 KiB
+ * pages), and nothing else in the page.
+ */
+#define HWTD_CHUNK_BYTES	PAGE_SIZE
+#define HWTD_CHUNK_SLOTS	(HWTD_CHUNK_BYTES / sizeof(struct hwtd_slot))
+/* "No free slot" in a chunk's free list, an offset. */
+#define HWTD_OFF_NIL		U16_MAX
+
 /**
- * struct hwtd_chunk - a page of slots
+ * struct hwtd_chunk - a chunk of slots, as its directory leaf holds it
+ * @slots: the chunk's page of slots; NULL while the chunk does not exist
  * @extra: period and slack of each slot, or NULL while none has any
- * @free: offset of the first free slot, %HWTD_NIL when none
- * @nfree: slots on the free list
- * @nused: slots not free: live timeouts and retired slots
+ * @free: offset of the first free slot, %HWTD_OFF_NIL when none
+ * @nfree: slots on the free list; the others are live timeouts or retired
  * @gen_hi: the highest generation any slot of the chunk has had
- * @slots: the slots
+ *
+ * The chunk's counts and the head of its free list live here, next to
+ * the pointer every lookup of a slot reads, not in the page: freeing or
+ * allocating a slot at random touches no line of the page but the slot's
+ * own, and the leaves of a file with a million timeouts fit in a cache.
  */
 struct hwtd_chunk {
+	struct hwtd_slot	*slots;
 	struct hwtd_extra	*extra;
-	u32			free;
+	u16			free;
 	u16			nfree;
-	u16			nused;
 	u32			gen_hi;
-	u32			pad;
-	struct hwtd_slot	slots[];
 };
 
-#define HWTD_CHUNK_BYTES	PAGE_SIZE
-#define HWTD_CHUNK_SLOTS	((HWTD_CHUNK_BYTES - sizeof(struct hwtd_chunk)) / \
-				 sizeof(struct hwtd_slot))
 /*
  * A slot's index is its chunk's number shifted left by HWTD_IDX_SHIFT,
  * plus its offset in the chunk: no division to find it. The offsets from
  * HWTD_CHUNK_SLOTS to the next power of two name no slot.
  */
 #define HWTD_IDX_SHIFT		order_base_2(HWTD_CHUNK_SLOTS)
-#define HWTD_LEAF_CHUNKS	256
+#define HWTD_LEAF_CHUNKS	128
 #define HWTD_DIR_LEAVES		128
 #define HWTD_MAX_CHUNKS		(HWTD_LEAF_CHUNKS * HWTD_DIR_LEAVES)
 
 /**
  * struct hwtd_leaf - the second level of a file's slot directory
- * @chunk: the chunks, by number within the leaf; NULL above the last one
+ * @chunk: the chunks, by number within the leaf; @chunk[k].slots is NULL
+ *         above the last one
  * @floor: the generation the slots of a chunk start at when it is
  *         allocated: above every generation that chunk number ever had,
  *         so that an id is never handed out twice, even after its chunk
@@ -170,7 +179,7 @@ struct hwtd_chunk {
  * A leaf, once allocated, lives as long as its file (it remembers @floor).
  */
 struct hwtd_leaf {
-	struct hwtd_chunk	*chunk[HWTD_LEAF_CHUNKS];
+	struct hwtd_chunk	chunk[HWTD_LEAF_CHUNKS];
 	u32			floor[HWTD_LEAF_CHUNKS];
 	unsigned long		room[BITS_TO_LONGS(HWTD_LEAF_CHUNKS)];
 };
@@ -219,7 +228,8 @@ struct hwtd_timer {
  * @nchunks: chunks 0 to @nchunks - 1 exist, no other
  * @low: the lowest chunk with a free slot, or %HWTD_NIL when not known
  *       (then the bitmaps tell)
- * @spare_chunk: a chunk allocated outside the lock, for the next growth
+ * @spare_chunk: a chunk's page allocated outside the lock, for the next
+ *               growth
  * @spare_extra: an extra array allocated outside the lock
  * @spare_leaf: a leaf allocated outside the lock
  * @sent: the sentinel of each list; buckets first
@@ -261,7 +271,7 @@ struct hwtd_file {
 	unsigned long		leafroom[BITS_TO_LONGS(HWTD_DIR_LEAVES)];
 	u32			nchunks;
 	u32			low;
-	struct hwtd_chunk	*spare_chunk;
+	struct hwtd_slot	*spare_chunk;
 	struct hwtd_extra	*spare_extra;
 	struct hwtd_leaf	*spare_leaf;
 	struct hwtd_link	sent[HWTD_NLISTS];
@@ -334,10 +344,10 @@ static inline void hwtd_lockdep_assert(struct hwtd_file *hf)
 	lockdep_assert_held(&hf->lock);
 }
 
-/* Chunk number @n, which exists. */
+/* Chunk number @n, which exists (its leaf does). */
 static inline struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *hf, u32 n)
 {
-	return hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS];
+	return &hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS];
 }
 
 /* The slot at index @idx, which names one (from a list, a free list). */

@@ -3,10 +3,13 @@
  * /dev/hwtimer: the slot table, where a file keeps its timeouts.
  *
  * Each timeout is a 40-byte struct hwtd_slot in memory the file owns: a
- * page-sized chunk of slots (HWTD_CHUNK_SLOTS, 101 with 4 KiB pages),
+ * page-sized chunk of slots (HWTD_CHUNK_SLOTS, 102 with 4 KiB pages),
  * charged to the memory cgroup of the task whose call grew the table. A
  * fixed two-level directory finds a chunk by number: HWTD_DIR_LEAVES
- * pointers in the file, HWTD_LEAF_CHUNKS chunk pointers per leaf. Nothing
+ * pointers in the file, HWTD_LEAF_CHUNKS chunks per leaf, each with its
+ * page's address, its free list's head and counts (struct hwtd_chunk), so
+ * that a slot's lookup, allocation and free touch the page only at the
+ * slot itself. Nothing
  * is ever reallocated or copied under the file lock: chunks, leaves and
  * extra arrays are allocated with the lock dropped, as spares, and taken
  * under it.
@@ -40,7 +43,7 @@
 
 static_assert(sizeof(struct hwtd_slot) == 40);
 static_assert(sizeof(struct hwtd_chunk) == 24);
-static_assert(HWTD_CHUNK_SLOTS >= 64 && HWTD_CHUNK_SLOTS <= U16_MAX);
+static_assert(HWTD_CHUNK_SLOTS >= 64 && HWTD_CHUNK_SLOTS < HWTD_OFF_NIL);
 static_assert(sizeof(struct hwtd_leaf) <= PAGE_SIZE);
 /* Indexes stay below 2^31: %HWTD_NIL is never one. */
 static_assert((u64)HWTD_MAX_CHUNKS << order_base_2(HWTD_CHUNK_SLOTS) < (1ULL << 31));
@@ -75,14 +78,15 @@ static void hwtd_room_clear(struct hwtd_file *hf, u32 n)
 }
 
 /*
- * Chunk number @n as a fresh chunk, from the spare. Its slots start at
- * the generation after its floor, all free, or all retired when that
+ * Chunk number @n as a fresh chunk, from the spare page. Its slots start
+ * at the generation after its floor, all free, or all retired when that
  * chunk number has used up its generations. Return: -EAGAIN when a spare
- * chunk or leaf is missing (hwtd_table_prealloc() makes them).
+ * page or leaf is missing (hwtd_table_prealloc() makes them).
  */
 static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
 {
 	struct hwtd_leaf *leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
+	struct hwtd_slot *slots;
 	struct hwtd_chunk *c;
 	u32 floor, i;
 
@@ -95,31 +99,29 @@ static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
 	}
 	if (!hf->spare_chunk)
 		return -EAGAIN;
-	c = hf->spare_chunk;
+	slots = hf->spare_chunk;
 	hf->spare_chunk = NULL;
 	floor = leaf->floor[n % HWTD_LEAF_CHUNKS];
 
-	c->extra = NULL;
-	c->gen_hi = floor;
-	c->pad = 0;
 	for (i = 0; i < HWTD_CHUNK_SLOTS; i++) {
-		struct hwtd_slot *s = &c->slots[i];
+		struct hwtd_slot *s = &slots[i];
 
 		memset(s, 0, sizeof(*s));
 		s->gen = floor + 1;
 		s->state = floor == HWTD_FLOOR_DEAD ? HWTD_RETIRED : HWTD_FREE;
-		s->link.next = i + 1 < HWTD_CHUNK_SLOTS ? i + 1 : HWTD_NIL;
+		s->link.next = i + 1 < HWTD_CHUNK_SLOTS ? i + 1 : HWTD_OFF_NIL;
 	}
+	c = &leaf->chunk[n % HWTD_LEAF_CHUNKS];
+	c->slots = slots;
+	c->extra = NULL;
+	c->gen_hi = floor;
 	if (floor == HWTD_FLOOR_DEAD) {
-		c->free = HWTD_NIL;
+		c->free = HWTD_OFF_NIL;
 		c->nfree = 0;
-		c->nused = HWTD_CHUNK_SLOTS;
 	} else {
 		c->free = 0;
 		c->nfree = HWTD_CHUNK_SLOTS;
-		c->nused = 0;
 	}
-	leaf->chunk[n % HWTD_LEAF_CHUNKS] = c;
 	hf->nchunks = n + 1;
 	if (c->nfree) {
 		hwtd_room_set(hf, n);
@@ -177,7 +179,6 @@ int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
 	*idx = n << HWTD_IDX_SHIFT | c->free;
 	c->free = s->link.next;
 	c->nfree--;
-	c->nused++;
 	if (s->gen > c->gen_hi)
 		c->gen_hi = s->gen;
 	if (!c->nfree) {
@@ -191,7 +192,7 @@ int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_alloc);
 
-/* Free a chunk's memory, or keep it as the file's spare. */
+/* Free a chunk's memory, or keep it as the file's spares. */
 static void hwtd_chunk_release(struct hwtd_file *hf, struct hwtd_chunk *c)
 {
 	if (c->extra && !hf->spare_extra)
@@ -199,9 +200,11 @@ static void hwtd_chunk_release(struct hwtd_file *hf, struct hwtd_chunk *c)
 	else
 		hwtd_free_counted(c->extra, &hwtd_stats.extras);
 	if (!hf->spare_chunk)
-		hf->spare_chunk = c;
+		hf->spare_chunk = c->slots;
 	else
-		hwtd_free_counted(c, &hwtd_stats.chunks);
+		hwtd_free_counted(c->slots, &hwtd_stats.chunks);
+	c->slots = NULL;
+	c->extra = NULL;
 }
 
 /*
@@ -212,7 +215,7 @@ static bool hwtd_trim_due(struct hwtd_file *hf)
 {
 	u32 n = hf->nchunks;
 
-	return n >= 2 && !hwtd_chunk_nr(hf, n - 1)->nused &&
+	return n >= 2 && hwtd_chunk_nr(hf, n - 1)->nfree == HWTD_CHUNK_SLOTS &&
 	       hwtd_chunk_nr(hf, n - 2)->nfree >= HWTD_CHUNK_SLOTS / 2;
 }
 
@@ -228,10 +231,9 @@ static unsigned int hwtd_trim_some(struct hwtd_file *hf, unsigned int max)
 	while (done < max && hwtd_trim_due(hf)) {
 		n = hf->nchunks - 1;
 		leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
-		c = leaf->chunk[n % HWTD_LEAF_CHUNKS];
+		c = &leaf->chunk[n % HWTD_LEAF_CHUNKS];
 		/* Above every generation it handed out. */
 		leaf->floor[n % HWTD_LEAF_CHUNKS] = c->gen_hi;
-		leaf->chunk[n % HWTD_LEAF_CHUNKS] = NULL;
 		hwtd_room_clear(hf, n);
 		if (hf->low == n)
 			hf->low = HWTD_NIL;
@@ -260,7 +262,7 @@ void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
 
 	hwtd_lockdep_assert(hf);
 	if (s->gen == U32_MAX) {
-		/* Still counted in @nused: the chunk is never given back. */
+		/* Never on the free list: the chunk is never given back. */
 		s->state = HWTD_RETIRED;
 		return;
 	}
@@ -273,9 +275,8 @@ void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
 		if (hf->low != HWTD_NIL && n < hf->low)
 			hf->low = n;
 	}
-	c->nused--;
 	/* Only these two frees can make a give-back due (hwtd_trim_due()). */
-	if (!c->nused || c->nfree == HWTD_CHUNK_SLOTS / 2)
+	if (c->nfree == HWTD_CHUNK_SLOTS || c->nfree == HWTD_CHUNK_SLOTS / 2)
 		hwtd_trim_some(hf, 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_free);
@@ -353,7 +354,7 @@ int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack)
  */
 int hwtd_table_prealloc(struct hwtd_file *hf, bool extra)
 {
-	struct hwtd_chunk *c = NULL;
+	struct hwtd_slot *c = NULL;
 	struct hwtd_extra *x = NULL;
 	struct hwtd_leaf *l = NULL;
 	bool need_c, need_x, need_l;
@@ -422,12 +423,12 @@ void hwtd_table_destroy(struct hwtd_file *hf)
 		if (!leaf)
 			continue;
 		for (k = 0; k < HWTD_LEAF_CHUNKS; k++) {
-			struct hwtd_chunk *c = leaf->chunk[k];
+			struct hwtd_chunk *c = &leaf->chunk[k];
 
-			if (!c)
+			if (!c->slots)
 				continue;
 			hwtd_free_counted(c->extra, &hwtd_stats.extras);
-			hwtd_free_counted(c, &hwtd_stats.chunks);
+			hwtd_free_counted(c->slots, &hwtd_stats.chunks);
 		}
 		hwtd_free_counted(leaf, &hwtd_stats.leaves);
 		hf->dir[l] = NULL;

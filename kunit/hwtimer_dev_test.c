@@ -367,6 +367,86 @@ static void dev_chunks(struct kunit *test)
 }
 
 /*
+ * Each chunk's count and free list, kept in its leaf, as its slots say:
+ * the count is the free slots, the free list holds each once, and the
+ * chunk is marked as having room exactly when it has a free slot.
+ */
+static void kd_check_chunks(struct kunit *test, struct hwtd_file *hf)
+{
+	unsigned int k, i, nfree, nlist;
+	struct hwtd_chunk *c;
+	bool room;
+	u32 off;
+
+	spin_lock_irq(&hf->lock);
+	for (k = 0; k < hf->nchunks; k++) {
+		c = hwtd_chunk_nr(hf, k);
+		nfree = 0;
+		for (i = 0; i < HWTD_CHUNK_SLOTS; i++)
+			nfree += c->slots[i].state == HWTD_FREE;
+		nlist = 0;
+		for (off = c->free; off != HWTD_OFF_NIL && nlist <= HWTD_CHUNK_SLOTS;
+		     off = c->slots[off].link.next) {
+			if (off >= HWTD_CHUNK_SLOTS ||
+			    c->slots[off].state != HWTD_FREE) {
+				KUNIT_FAIL(test, "chunk %u: free list holds %u, not a free slot",
+					   k, off);
+				break;
+			}
+			nlist++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, nfree, c->nfree, "chunk %u: free count", k);
+		KUNIT_EXPECT_EQ_MSG(test, nfree, nlist, "chunk %u: free list length", k);
+		room = test_bit(k % HWTD_LEAF_CHUNKS, hf->dir[k / HWTD_LEAF_CHUNKS]->room);
+		KUNIT_EXPECT_EQ_MSG(test, nfree != 0, room, "chunk %u: room bit", k);
+	}
+	spin_unlock_irq(&hf->lock);
+}
+
+/*
+ * A table past its first directory leaf: ids name chunk and offset, the
+ * chunks' counts hold, and a chunk of the second leaf given back and
+ * allocated again starts above the generations it handed out.
+ */
+static void dev_leaves(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	unsigned int per = HWTD_CHUNK_SLOTS, nch = HWTD_LEAF_CHUNKS + 2;
+	unsigned int n = nch * per, i;
+	u64 far = KD_EPOCH + 1000000 * KD_TICK, id, *ids;
+
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	for (i = 0; i < n; i++)
+		ids[i] = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
+	KUNIT_ASSERT_EQ(test, nch, hf->nchunks);
+	KUNIT_EXPECT_NOT_NULL(test, hf->dir[1]);
+	KUNIT_EXPECT_EQ(test, (u64)1 << 32 | (nch - 1) << HWTD_IDX_SHIFT | (per - 1),
+			ids[n - 1]);
+	/* Every other slot of the last chunk. */
+	for (i = n - per; i < n; i += 2)
+		KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, ids[i]));
+	kd_check_chunks(test, hf);
+	/* The rest of the last two chunks: the last one is given back. */
+	for (i = n - 2 * per; i < n; i++)
+		if (i < n - per || (i - (n - per)) % 2)
+			KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, ids[i]));
+	hwtd_trim(hf);
+	KUNIT_EXPECT_EQ(test, nch - 1, hf->nchunks);
+	kd_check_chunks(test, hf);
+	/* Chunk nch - 2 first, its slots' second generation; then nch - 1. */
+	for (i = 0; i < 2 * per; i++) {
+		id = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
+		KUNIT_EXPECT_EQ_MSG(test, (u64)(nch - 2 + i / per), (u32)id >> HWTD_IDX_SHIFT,
+				    "arm %u went to the wrong chunk", i);
+		KUNIT_EXPECT_EQ_MSG(test, 2, id >> 32, "arm %u: generation", i);
+	}
+	KUNIT_EXPECT_EQ(test, nch, hf->nchunks);
+	kd_check_chunks(test, hf);
+	hwtd_file_destroy_manual(hf);
+}
+
+/*
  * A burst due at one tick: one hold of the file lock expires at most
  * HWTD_CHUNK of them; the whole pass expires them all, in order.
  */
@@ -438,6 +518,7 @@ static struct kunit_case dev_cases[] = {
 	KUNIT_CASE(dev_slack),
 	KUNIT_CASE(dev_ids),
 	KUNIT_CASE(dev_chunks),
+	KUNIT_CASE(dev_leaves),
 	KUNIT_CASE(dev_chunked),
 	KUNIT_CASE(dev_periodic),
 	{}

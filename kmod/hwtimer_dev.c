@@ -51,7 +51,17 @@
 
 static unsigned int file_cap = 262144;
 module_param(file_cap, uint, 0644);
-MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144)");
+MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most 1671168 with 4 KiB pages, what a file's slot table holds)");
+
+/*
+ * file_cap as it takes effect: at most what a file's slot table holds, so
+ * that a file below it finds a free slot (unless slots were retired, each
+ * after 2^32 uses), and HWTIMER_IOC_INFO reports the cap that holds.
+ */
+static unsigned int hwtd_file_cap(void)
+{
+	return min_t(unsigned int, READ_ONCE(file_cap), HWTD_MAX_SLOTS);
+}
 
 static unsigned int global_cap = 1048576;
 module_param(global_cap, uint, 0644);
@@ -386,7 +396,7 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 				&deadline, &out);
 	if (ret)
 		return ret;
-	if (hf->nlive >= READ_ONCE(file_cap))
+	if (hf->nlive >= hwtd_file_cap())
 		return -ENOSPC;
 	/* Memory first: nothing to undo but a slot, which no one saw. */
 	if ((e->period_ns || e->slack_ns) && !hf->spare_extra)
@@ -898,7 +908,7 @@ static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
 	info.abi_version = HWTIMER_ABI_VERSION;
 	info.batch_max = HWTIMER_BATCH_MAX;
 	info.record_size = sizeof(struct hwtimer_expiry);
-	info.file_cap = READ_ONCE(file_cap);
+	info.file_cap = hwtd_file_cap();
 	info.global_cap = READ_ONCE(global_cap);
 	info.global_count = atomic_long_read(&hwtd_global_count);
 	info.user_cap = READ_ONCE(user_cap);
@@ -1122,7 +1132,7 @@ static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
 	spin_unlock_irq(&hf->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
-		   pending, queued, READ_ONCE(file_cap));
+		   pending, queued, hwtd_file_cap());
 	seq_printf(m, "clockid:\t%d\nprecision:\t%u\n",
 		   boottime ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, precision);
 	seq_printf(m, "user_count:\t%ld\nuser_cap:\t%u\n",

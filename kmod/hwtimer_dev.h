@@ -165,6 +165,8 @@ struct hwtd_chunk {
 #define HWTD_LEAF_CHUNKS	128
 #define HWTD_DIR_LEAVES		128
 #define HWTD_MAX_CHUNKS		(HWTD_LEAF_CHUNKS * HWTD_DIR_LEAVES)
+/* The most slots a file's table holds: 1671168 with 4 KiB pages. */
+#define HWTD_MAX_SLOTS		(HWTD_MAX_CHUNKS * HWTD_CHUNK_SLOTS)
 
 /**
  * struct hwtd_leaf - the second level of a file's slot directory

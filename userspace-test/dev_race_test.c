@@ -354,6 +354,15 @@ TEST_F(cap, file_cap)
 	ASSERT_EQ(0, ht_cancel(fd2, id, NULL));
 	ASSERT_EQ(0, ht_arm(fd2, 0, 3600000 * MS, 0, 0, &id));
 	close(fd2);
+
+	/*
+	 * Above what a file's table holds (128 x 128 pages of 40-byte
+	 * timeouts), the cap that takes effect is that, and INFO says so.
+	 */
+	ASSERT_EQ(0, ht_param_set("file_cap", 4000000));
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	EXPECT_EQ(128 * 128 * (sysconf(_SC_PAGESIZE) / 40), (long)info.file_cap);
+	EXPECT_EQ((long long)info.file_cap, ht_fdinfo(self->fd, "cap"));
 }
 
 TEST_F(cap, global_cap)

@@ -59,7 +59,8 @@
  *         which drives the file's own wheel
  * @record_size: size of one expiration record, sizeof(struct hwtimer_expiry)
  * @file_cap: the most timeouts one open file may hold (module parameter
- *            file_cap); arming beyond it fails with ENOSPC
+ *            file_cap, at most 1671168 with 4 KiB pages); arming beyond
+ *            it fails with ENOSPC
  * @global_cap: the most timeouts all open files together may hold (module
  *              parameter global_cap); arming beyond it fails with EDQUOT
  * @global_count: timeouts held by all open files now

@@ -113,6 +113,14 @@ static u32 hwtd_ring_room(struct hwtd_file *hf, struct hwtd_hold *hold)
 	return hold->room;
 }
 
+/*
+ * hwtd_leave() stores each of these fields, and hwtd_ring_put()'s record is
+ * not zeroed first: a field added to the record must be stored there too,
+ * or the ring would show stack bytes.
+ */
+static_assert(sizeof(struct hwtimer_expiry) == 48 &&
+	      offsetofend(struct hwtimer_expiry, error) == 48);
+
 /**
  * hwtd_leave() - the record of an expired timeout leaves the kernel
  * @hf: the file

@@ -623,6 +623,10 @@ static size_t hwtd_out_end(const struct hwtd_op *op)
  * @npages: pages pinned from @start
  * @nwrite: of them, the first @nwrite are pinned for writing
  * @pages: the pages
+ * @kaddr: without CONFIG_HIGHMEM, their kernel addresses, found once when
+ *         they are pinned rather than at each entry's copies (on a
+ *         SPARSEMEM kernel without VMEMMAP, page_address() is three
+ *         dependent loads)
  */
 struct hwtd_upages {
 	unsigned long	uaddr;
@@ -630,6 +634,7 @@ struct hwtd_upages {
 	int		npages;
 	int		nwrite;
 	struct page	*pages[HWTD_PIN_PAGES];
+	void		*kaddr[HWTD_PIN_PAGES];
 };
 
 /* Of the @len bytes from @up->uaddr, how many lie in its first @n pages. */
@@ -666,6 +671,9 @@ static size_t hwtd_pin(struct hwtd_upages *up, unsigned long uaddr, size_t len,
 					  n - up->npages, 0, up->pages + up->npages);
 		up->npages += max(got, 0);
 	}
+	if (!IS_ENABLED(CONFIG_HIGHMEM))
+		for (n = 0; n < up->npages; n++)
+			up->kaddr[n] = page_address(up->pages[n]);
 	*writable = hwtd_pinned_bytes(up, up->nwrite, len);
 	return hwtd_pinned_bytes(up, up->npages, len);
 }
@@ -689,16 +697,22 @@ static void hwtd_unpin(struct hwtd_upages *up)
 static __always_inline bool hwtd_page_copy(struct hwtd_upages *up, size_t pos, void *buf,
 					   size_t n, bool out)
 {
+	unsigned int i = pos >> PAGE_SHIFT;
 	char *k;
 
-	if (pos >> PAGE_SHIFT >= (out ? up->nwrite : up->npages))
+	if (i >= (out ? up->nwrite : up->npages))
 		return false;
-	k = kmap_local_page(up->pages[pos >> PAGE_SHIFT]) + offset_in_page(pos);
+	if (IS_ENABLED(CONFIG_HIGHMEM))
+		k = kmap_local_page(up->pages[i]);
+	else
+		k = up->kaddr[i];
+	k += offset_in_page(pos);
 	if (out)
 		memcpy(k, buf, n);
 	else
 		memcpy(buf, k, n);
-	kunmap_local(k);
+	if (IS_ENABLED(CONFIG_HIGHMEM))
+		kunmap_local(k);
 	return true;
 }
 

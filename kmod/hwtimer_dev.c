@@ -332,9 +332,9 @@ struct hwtd_call {
  * back. The limit INT64_MAX is the caller's: an absolute deadline beyond
  * it, or a delay that takes the namespace's now beyond it, is EINVAL.
  */
-static int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
-			     u64 period, const struct hwtd_call *call,
-			     u64 *host, u64 *out)
+static __always_inline int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
+					     u64 period, const struct hwtd_call *call,
+					     u64 *host, u64 *out)
 {
 	s64 off = call->offset;
 	u64 ns;
@@ -381,8 +381,8 @@ static u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
  * when the table must grow first. An entry that fails changes nothing, and
  * hwtd_run_op() writes its outputs: the errno and zeros.
  */
-static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
-		       struct hwtd_hold *hold, void *ent)
+static __always_inline int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
+				       struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_arm_entry *e = ent;
 	u64 deadline, out;
@@ -437,8 +437,8 @@ static int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
 	return 0;
 }
 
-static int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call *call,
-			  struct hwtd_hold *hold, void *ent)
+static __always_inline int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call *call,
+					  struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_cancel_entry *e = ent;
 	u32 idx;
@@ -453,8 +453,8 @@ static int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call *call,
 	return 0;
 }
 
-static int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
-			  struct hwtd_hold *hold, void *ent)
+static __always_inline int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
+					  struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_modify_entry *e = ent;
 	u64 deadline, out, slack;

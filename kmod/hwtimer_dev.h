@@ -401,8 +401,9 @@ static inline struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *i
 }
 
 /* hwtimer_dev_table.c */
-int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx);
-void hwtd_slot_free(struct hwtd_file *hf, u32 idx);
+int hwtd_slot_find(struct hwtd_file *hf);
+void hwtd_chunk_filled(struct hwtd_file *hf, u32 n);
+void hwtd_chunk_freed(struct hwtd_file *hf, u32 n);
 int hwtd_table_prealloc(struct hwtd_file *hf, bool extra);
 void hwtd_table_destroy(struct hwtd_file *hf);
 bool hwtd_trim(struct hwtd_file *hf);
@@ -411,6 +412,85 @@ int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack);
 static inline u64 hwtd_id(const struct hwtd_slot *s, u32 idx)
 {
 	return (u64)s->gen << 32 | idx;
+}
+
+/*
+ * The slot table's two hot steps are inline, for the entries of a batch;
+ * what they rarely need (finding a chunk with room, growing, giving back)
+ * is in hwtimer_dev_table.c.
+ */
+
+/**
+ * hwtd_slot_alloc() - take a free slot
+ * @hf: the file
+ * @idx: set to its index
+ *
+ * The slot comes from the lowest chunk with room (hwtd_slot_find()). It is
+ * left %HWTD_FREE with its generation set, and its extra (period, slack)
+ * zeroed if its chunk has extras: the caller fills it and makes it live.
+ *
+ * Context: the file lock held.
+ * Return: 0; -EAGAIN when the table must grow and a spare chunk or leaf is
+ * missing; -ENOSPC when the directory is full.
+ */
+static inline int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
+{
+	struct hwtd_chunk *c;
+	struct hwtd_slot *s;
+	int n = hf->low;
+
+	hwtd_lockdep_assert(hf);
+	if (unlikely(hf->low == HWTD_NIL)) {
+		n = hwtd_slot_find(hf);
+		if (n < 0)
+			return n;
+	}
+	c = hwtd_chunk_nr(hf, n);
+	s = &c->slots[c->free];
+	*idx = (u32)n << HWTD_IDX_SHIFT | c->free;
+	c->free = s->link.next;
+	c->nfree--;
+	if (s->gen > c->gen_hi)
+		c->gen_hi = s->gen;
+	if (!c->nfree)
+		hwtd_chunk_filled(hf, n);
+	if (c->extra)
+		memset(&c->extra[*idx & (BIT(HWTD_IDX_SHIFT) - 1)], 0,
+		       sizeof(struct hwtd_extra));
+	return 0;
+}
+
+/**
+ * hwtd_slot_free() - free a slot that held a timeout
+ * @hf: the file
+ * @idx: its index
+ *
+ * Bumps the generation, so the timeout's id is dead for good, or retires
+ * the slot if the generation would wrap; may give back up to two chunks
+ * (hwtd_chunk_freed()).
+ *
+ * Context: the file lock held.
+ */
+static inline void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
+{
+	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
+	struct hwtd_chunk *c = hwtd_chunk_nr(hf, n);
+	struct hwtd_slot *s = &c->slots[off];
+
+	hwtd_lockdep_assert(hf);
+	if (unlikely(s->gen == U32_MAX)) {
+		/* Never on the free list: the chunk is never given back. */
+		s->state = HWTD_RETIRED;
+		return;
+	}
+	s->gen++;
+	s->state = HWTD_FREE;
+	s->link.next = c->free;
+	c->free = off;
+	c->nfree++;
+	if (c->nfree == 1 || c->nfree == HWTD_CHUNK_SLOTS / 2 ||
+	    c->nfree == HWTD_CHUNK_SLOTS)
+		hwtd_chunk_freed(hf, n);
 }
 
 /* hwtimer_dev_wheel.c */

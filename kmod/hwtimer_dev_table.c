@@ -132,39 +132,31 @@ static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
 }
 
 /**
- * hwtd_slot_alloc() - take a free slot
- * @hf: the file
- * @idx: set to its index
+ * hwtd_slot_find() - the lowest chunk with room, for hwtd_slot_alloc()
+ * @hf: the file, whose @low is %HWTD_NIL
  *
- * The slot comes from the lowest chunk with room; only when every chunk is
- * full is a chunk added, from the spares. The slot is left %HWTD_FREE with
- * its generation set, and its extra (period, slack) zeroed if its chunk has
- * extras: the caller fills it and makes it live.
+ * Only when every chunk is full is a chunk added, from the spares.
  *
  * Context: the file lock held.
- * Return: 0; -EAGAIN when the table must grow and a spare chunk or leaf is
- * missing; -ENOSPC when the directory is full.
+ * Return: the chunk's number, now @hf->low; -EAGAIN when the table must
+ * grow and a spare chunk or leaf is missing; -ENOSPC when the directory is
+ * full.
  */
-int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
+int hwtd_slot_find(struct hwtd_file *hf)
 {
-	struct hwtd_chunk *c;
-	struct hwtd_slot *s;
 	unsigned long l, k;
 	u32 n;
 	int ret;
 
 	hwtd_lockdep_assert(hf);
 	for (;;) {
-		if (hf->low != HWTD_NIL) {
-			n = hf->low;
-			break;
-		}
+		if (hf->low != HWTD_NIL)
+			return hf->low;
 		l = find_first_bit(hf->leafroom, HWTD_DIR_LEAVES);
 		if (l < HWTD_DIR_LEAVES) {
 			k = find_first_bit(hf->dir[l]->room, HWTD_LEAF_CHUNKS);
-			n = l * HWTD_LEAF_CHUNKS + k;
-			hf->low = n;
-			break;
+			hf->low = l * HWTD_LEAF_CHUNKS + k;
+			return hf->low;
 		}
 		n = hf->nchunks;
 		if (n >= HWTD_MAX_CHUNKS)
@@ -174,23 +166,20 @@ int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
 			return ret;
 		/* A chunk whose generations are used up has no room: next. */
 	}
-	c = hwtd_chunk_nr(hf, n);
-	s = &c->slots[c->free];
-	*idx = n << HWTD_IDX_SHIFT | c->free;
-	c->free = s->link.next;
-	c->nfree--;
-	if (s->gen > c->gen_hi)
-		c->gen_hi = s->gen;
-	if (!c->nfree) {
-		hwtd_room_clear(hf, n);
-		hf->low = HWTD_NIL;
-	}
-	if (c->extra)
-		memset(&c->extra[*idx & (BIT(HWTD_IDX_SHIFT) - 1)], 0,
-		       sizeof(struct hwtd_extra));
-	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_alloc);
+
+/**
+ * hwtd_chunk_filled() - hwtd_slot_alloc() took chunk @n's last free slot
+ * @hf: the file
+ * @n: the chunk, @hf->low
+ *
+ * Context: the file lock held.
+ */
+void hwtd_chunk_filled(struct hwtd_file *hf, u32 n)
+{
+	hwtd_room_clear(hf, n);
+	hf->low = HWTD_NIL;
+}
 
 /* Free a chunk's memory, or keep it as the file's spares. */
 static void hwtd_chunk_release(struct hwtd_file *hf, struct hwtd_chunk *c)
@@ -245,41 +234,26 @@ static unsigned int hwtd_trim_some(struct hwtd_file *hf, unsigned int max)
 }
 
 /**
- * hwtd_slot_free() - free a slot that held a timeout
+ * hwtd_chunk_freed() - hwtd_slot_free() left chunk @n with one free slot,
+ * half of them, or all of them
  * @hf: the file
- * @idx: its index
+ * @n: the chunk
  *
- * Bumps the generation, so the timeout's id is dead for good, or retires
- * the slot if the generation would wrap; gives back up to two chunks.
+ * Only these frees can give a full chunk room, or make a give-back due
+ * (hwtd_trim_due()): then up to two chunks are given back.
  *
  * Context: the file lock held.
  */
-void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
+void hwtd_chunk_freed(struct hwtd_file *hf, u32 n)
 {
-	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
-	struct hwtd_chunk *c = hwtd_chunk_nr(hf, n);
-	struct hwtd_slot *s = &c->slots[off];
-
-	hwtd_lockdep_assert(hf);
-	if (s->gen == U32_MAX) {
-		/* Never on the free list: the chunk is never given back. */
-		s->state = HWTD_RETIRED;
-		return;
-	}
-	s->gen++;
-	s->state = HWTD_FREE;
-	s->link.next = c->free;
-	c->free = off;
-	if (!c->nfree++) {
+	if (hwtd_chunk_nr(hf, n)->nfree == 1) {
 		hwtd_room_set(hf, n);
 		if (hf->low != HWTD_NIL && n < hf->low)
 			hf->low = n;
-	}
-	/* Only these two frees can make a give-back due (hwtd_trim_due()). */
-	if (c->nfree == HWTD_CHUNK_SLOTS || c->nfree == HWTD_CHUNK_SLOTS / 2)
+	} else {
 		hwtd_trim_some(hf, 2);
+	}
 }
-EXPORT_SYMBOL_IF_KUNIT(hwtd_slot_free);
 
 /**
  * hwtd_trim() - give back the chunks a shrunk file no longer needs

@@ -363,7 +363,7 @@ static __always_inline int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u6
 }
 
 /* Take a live timeout out of the wheel or the kernel queue. */
-static u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
+static __always_inline u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
 {
 	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
 

@@ -870,6 +870,12 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 	spin_unlock_irq(&hf->lock);
 	if (op == &hwtd_cancel)
 		hwtd_trim(hf);
+	/*
+	 * Each hold moved up to HWTD_CHUNK queued records to the ring; the
+	 * rest go now, as far as it has room (hwtimer(4) says a batch does).
+	 */
+	if (data_race(hf->nqueued))
+		hwtd_has_records(hf);
 
 	/* @done and @failed, adjacent (HWTD_ADJ), in one copy. */
 	hdr_out[0] = done;

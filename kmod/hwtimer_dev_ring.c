@@ -32,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -348,23 +349,32 @@ void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold)
  * hwtd_has_records() - whether the file has a record to consume
  * @hf: the file
  *
- * Moves queued records to the ring first, if it has room.
+ * Moves queued records to the ring first, as far as it has room:
+ * %HWTD_CHUNK records per hold of the file lock, and at most the ring's
+ * size in all, however fast another thread consumes them.
  *
- * Context: process; takes the file lock.
+ * Context: process, may sleep (between holds); takes the file lock.
  * Return: true when the ring or the kernel queue holds a record (or the
  * ring's head is hostile).
  */
 bool hwtd_has_records(struct hwtd_file *hf)
 {
-	struct hwtd_hold hold = { };
+	struct hwtd_hold hold;
+	unsigned int moved, total = 0;
 	bool ret;
 
-	spin_lock_irq(&hf->lock);
-	hwtd_refill(hf, &hold, HWTD_CHUNK);
-	hwtd_hold_end(hf, &hold);
-	ret = hf->nqueued || (hf->ring && hf->ring->tail != READ_ONCE(*hf->ring->head));
-	spin_unlock_irq(&hf->lock);
-	return ret;
+	for (;;) {
+		memset(&hold, 0, sizeof(hold));
+		spin_lock_irq(&hf->lock);
+		moved = hwtd_refill(hf, &hold, HWTD_CHUNK);
+		hwtd_hold_end(hf, &hold);
+		ret = hf->nqueued || (hf->ring && hf->ring->tail != READ_ONCE(*hf->ring->head));
+		spin_unlock_irq(&hf->lock);
+		total += moved;
+		if (moved < HWTD_CHUNK || total >= hwtd_ring_entries(hf))
+			return ret;
+		cond_resched();
+	}
 }
 
 /**

@@ -276,6 +276,48 @@ TEST_F(hwt, ring_refill)
 }
 
 /*
+ * poll() and a batch ioctl move queued records to the ring as far as it
+ * has room, not only the first few: the ring is full again after each.
+ */
+TEST_F(hwt, ring_refill_all)
+{
+	struct hwtimer_expiry r[128];
+	struct hwtimer_get_entry g;
+	struct hwtimer_info info;
+	struct ht_ring ring;
+	unsigned int k, got, next = 0;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_ring_setup(self->fd, 128, &ring));
+	for (k = 0; k < 4; k++)
+		ASSERT_EQ(0, arm_due(self->fd, 256, 256 * k, NULL));
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(896, info.queued);
+	for (k = 0; k < 8; k++) {
+		ASSERT_EQ(128, ht_ring_count(&ring)) TH_LOG("round %u", k);
+		got = ht_ring_reap(&ring, r, 128);
+		ASSERT_EQ(128, got);
+		for (; got; got--, next++)
+			ASSERT_EQ(next, r[128 - got].cookie) TH_LOG("records out of order");
+		if (k % 2) {
+			ASSERT_EQ(-ENOENT, ht_get(self->fd, 1, &g));
+		} else {
+			ASSERT_EQ(POLLIN, ht_wait(self->fd, 0) & POLLIN);
+		}
+		if (k < 7) {
+			ASSERT_EQ(128, ht_ring_count(&ring))
+				TH_LOG("%s left %u records in a ring with room for 128",
+				       k % 2 ? "GET" : "poll()", ht_ring_count(&ring));
+		}
+	}
+	ASSERT_EQ(1024, next);
+	ASSERT_EQ(0, ht_ring_count(&ring));
+	ASSERT_EQ(0, *ring.flags);
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.queued);
+}
+
+/*
  * A periodic timeout fills the ring a record per period, then leaves one
  * record in the kernel and stops: at most one record in the kernel.
  */

@@ -271,30 +271,6 @@ s64 hwtd_timens_offset(bool boottime)
 }
 
 /**
- * hwtd_time_from_host() - a host time as a namespace shows it
- * @t: host ns
- * @offset: the namespace's offset
- *
- * Context: any.
- * Return: @t + @offset, within [0, KTIME_MAX]. Exact for a time that was
- * converted from that namespace.
- */
-u64 hwtd_time_from_host(u64 t, s64 offset)
-{
-	u64 r;
-
-	if (offset >= 0) {
-		if (check_add_overflow(t, (u64)offset, &r))
-			return KTIME_MAX;
-	} else {
-		if (t < (u64)-offset)
-			return 0;
-		r = t - (u64)-offset;
-	}
-	return min_t(u64, r, KTIME_MAX);
-}
-
-/**
  * hwtd_clock_now() - the file's clock now, host time
  * @hf: the file
  *

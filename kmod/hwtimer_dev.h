@@ -601,8 +601,33 @@ static inline void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 id
 /* hwtimer_dev.c */
 void hwtd_uncharge(struct hwtd_file *hf, long n);
 s64 hwtd_timens_offset(bool boottime);
-u64 hwtd_time_from_host(u64 t, s64 offset);
 u64 hwtd_clock_now(const struct hwtd_file *hf);
+
+/**
+ * hwtd_time_from_host() - a host time as a namespace shows it
+ * @t: host ns
+ * @offset: the namespace's offset
+ *
+ * Inline: each record the ring or read() gives converts two times.
+ *
+ * Context: any.
+ * Return: @t + @offset, within [0, KTIME_MAX]. Exact for a time that was
+ * converted from that namespace.
+ */
+static inline u64 hwtd_time_from_host(u64 t, s64 offset)
+{
+	u64 r;
+
+	if (offset >= 0) {
+		if (check_add_overflow(t, (u64)offset, &r))
+			return KTIME_MAX;
+	} else {
+		if (t < (u64)-offset)
+			return 0;
+		r = t - (u64)-offset;
+	}
+	return min_t(u64, r, KTIME_MAX);
+}
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch);

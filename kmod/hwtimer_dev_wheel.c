@@ -179,7 +179,7 @@ static bool hwtd_same_rotation(u64 t, u64 clk, unsigned int lvl)
 	return s >= 64 || (t >> s) == (clk >> s);
 }
 
-/* hwtd_place(), inlined into hwtd_start(). */
+/* hwtd_place(), inline for hwtd_start() and the expiry pass. */
 static __always_inline bool __hwtd_place(struct hwtd_file *hf, u32 idx)
 {
 	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
@@ -337,7 +337,7 @@ bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *bud
 			hwtd_advance(hf, ev);
 		} else {
 			hwtd_list_del(hf, idx);
-			if (!hwtd_place(hf, idx))
+			if (!__hwtd_place(hf, idx))
 				hwtd_deliver(hf, hold, idx);
 		}
 		(*budget)--;

@@ -13,10 +13,10 @@
  * vmap(). The kernel writes records at its own copy of the tail and
  * publishes the tail with release semantics; user space reads up to the
  * tail and writes the head. The head is hostile input: it is read with
- * READ_ONCE() once per hold of the file lock, never used as an index, and
- * a head that claims more records than the ring holds (tail - head >
- * entries) makes the ring count as full, so records wait in the kernel
- * queue until user space writes a sane head. Records are written at
+ * smp_load_acquire() once per hold of the file lock, never used as an
+ * index, and a head that claims more records than the ring holds (tail -
+ * head > entries) makes the ring count as full, so records wait in the
+ * kernel queue until user space writes a sane head. Records are written at
  * tail & mask only. Nothing the kernel reads back from the shared pages
  * but the head; user space may scribble anywhere in them and only hurts
  * what it reads.

@@ -849,8 +849,9 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 	/*
 	 * Each hold moved up to HWTD_CHUNK queued records to the ring; the
 	 * rest go now, as far as it has room (hwtimer(4) says a batch does).
+	 * A file without a ring keeps them for read(): no lock round for it.
 	 */
-	if (data_race(hf->nqueued))
+	if (data_race(hf->nqueued) && hwtd_ring_entries(hf))
 		hwtd_has_records(hf);
 
 	/* @done and @failed, adjacent (HWTD_ADJ), in one copy. */

@@ -437,10 +437,12 @@ static inline int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
 {
 	struct hwtd_chunk *c;
 	struct hwtd_slot *s;
-	int n = hf->low;
+	int n;
 
 	hwtd_lockdep_assert(hf);
-	if (unlikely(hf->low == HWTD_NIL)) {
+	if (likely(hf->low != HWTD_NIL)) {
+		n = hf->low;
+	} else {
 		n = hwtd_slot_find(hf);
 		if (n < 0)
 			return n;

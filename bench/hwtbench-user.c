@@ -44,7 +44,11 @@
  *             read() per timerfd, io_uring's completions, and the wheel's
  *             one wake-up; also the CPU time of the whole system per
  *             expiration (/proc/stat, softirq included) from the end of
- *             the arming to the last expiration taken
+ *             the arming to the last expiration taken; for the device
+ *             through libhwtimer again by parts (user_deliver_parts): the
+ *             records taken in place from the ring and those the library
+ *             had to fetch, each with its time in the library's calls
+ *             (the system calls among them) and in the loop over them
  *   lifecycle N timeouts armed, expired and consumed (or armed and
  *             cancelled), the wait for the deadline excluded
  *   lateness  N timeouts spread over a few seconds, taken as they expire:
@@ -568,13 +572,30 @@ static void lib_modify(struct hwtimer_file *f, struct hwtimer_modify_entry *e,
  * Take @cnt records in place (the ring, read() behind it), waiting for
  * them if needed; count those that expired before their deadline.
  */
-static void lib_take(struct hwtimer_file *f, unsigned long cnt, unsigned long *early)
+/*
+ * Where lib_take()'s time goes: records handed out in place from the ring
+ * and those the library read() into its buffer (the kernel queue's, when
+ * the ring overflowed), each with the time in the library's calls (the
+ * system calls among them) and in the loop over the records.
+ */
+struct take_split {
+	unsigned long recs[2];
+	__u64 call_ns[2], loop_ns[2];
+};
+
+enum { TAKE_RING, TAKE_READ };
+
+static void lib_take(struct hwtimer_file *f, unsigned long cnt, unsigned long *early,
+		     struct take_split *sp)
 {
-	const struct hwtimer_expiry *r;
+	const struct hwtimer_expiry *r, *ring = NULL;
 	unsigned long got = 0;
+	unsigned int src;
+	__u64 t0, t1, t2;
 	ssize_t k, i;
 
 	while (got < cnt) {
+		t0 = sp ? mclock() : 0;
 		k = hwtimer_file_peek(f, &r);
 		if (!k)
 			k = hwtimer_file_wait(f, NULL, 0, 10000);
@@ -585,12 +606,23 @@ static void lib_take(struct hwtimer_file *f, unsigned long cnt, unsigned long *e
 			      k ? strerror(-k) : "nothing for 10 s", got, cnt);
 			exit(1);
 		}
+		t1 = sp ? mclock() : 0;
 		if ((unsigned long)k > cnt - got)
 			k = cnt - got;
 		for (i = 0; early && i < k; i++)
 			*early += r[i].expired_ns < r[i].deadline_ns;
 		hwtimer_file_advance(f, k);
 		got += k;
+		if (!sp)
+			continue;
+		t2 = mclock();
+		/* The ring's first records are at its start: head 0. */
+		if (!ring)
+			ring = r;
+		src = r >= ring && r < ring + hwtimer_file_ring_entries(f) ? TAKE_RING : TAKE_READ;
+		sp->recs[src] += k;
+		sp->call_ns[src] += t1 - t0;
+		sp->loop_ns[src] += t2 - t1;
 	}
 }
 
@@ -1621,8 +1653,29 @@ static void deliver_timerfd(unsigned int rep, struct epoll_event *evs)
 	record_cpu("user_deliver", "timerfd_epollet", rep, b0, b1);
 }
 
+/* lib_take()'s parts: ns per record of each source, and their counts. */
+static void record_split(unsigned int rep, const struct take_split *sp)
+{
+	static const char *const metric[][3] = {
+		[TAKE_RING] = { "ring_records", "ring_call", "ring_loop" },
+		[TAKE_READ] = { "read_records", "read_call", "read_loop" },
+	};
+	unsigned int s;
+
+	for (s = TAKE_RING; s <= TAKE_READ; s++) {
+		if (!sp->recs[s])
+			continue;
+		record("user_deliver_parts", "hwtimer", metric[s][0], "count", rep, sp->recs[s]);
+		record("user_deliver_parts", "hwtimer", metric[s][1], "ns", rep,
+		       (double)sp->call_ns[s] / sp->recs[s]);
+		record("user_deliver_parts", "hwtimer", metric[s][2], "ns", rep,
+		       (double)sp->loop_ns[s] / sp->recs[s]);
+	}
+}
+
 static void bench_deliver(unsigned int rep)
 {
+	struct take_split split;
 	unsigned long i, early = 0;
 	struct epoll_event *evs;
 	struct hwtimer_file *f;
@@ -1644,12 +1697,24 @@ static void bench_deliver(unsigned int rep)
 		b0 = busy_ns();
 		wait_expired(hwtimer_file_fd(f));
 		t0 = mclock();
-		lib_take(f, n, &early);
+		lib_take(f, n, &early, NULL);
 		t1 = mclock();
 		b1 = busy_ns();
 		hwtimer_file_close(f);
 		record("user_deliver", "hwtimer", "deliver", "ns", rep, per(t0, t1));
 		record_cpu("user_deliver", "hwtimer", rep, b0, b1);
+
+		/* Again, timed by parts (the clock reads cost a little). */
+		wait_quiet("deliver hwtimer, by parts");
+		f = lib_open(n);
+		dl = deadline_after(arm_hwt_ns);
+		hwt_fill(dl, 0, 1);
+		lib_arm(f, arm_ent, n);
+		wait_expired(hwtimer_file_fd(f));
+		memset(&split, 0, sizeof(split));
+		lib_take(f, n, &early, &split);
+		hwtimer_file_close(f);
+		record_split(rep, &split);
 
 		/* Plain read() of READ_RECS records. */
 		wait_quiet("deliver hwtimer_raw");
@@ -1807,7 +1872,7 @@ static void bench_lifecycle(unsigned int rep)
 		t1 = mclock();
 		wait_expired(hwtimer_file_fd(f));
 		t2 = mclock();
-		lib_take(f, n, NULL);
+		lib_take(f, n, NULL, NULL);
 		t3 = mclock();
 		record("user_lifecycle", "hwtimer", "lifecycle", "ns", rep,
 		       (double)(t1 - t0 + t3 - t2) / n);

@@ -9,8 +9,9 @@
  * first what the buffer holds (it was read from the kernel's queue when
  * the ring was empty, so everything since is newer), then the ring (the
  * kernel's queue only ever holds records newer than the ring's), then the
- * queue through read(), when the ring is empty and the kernel says it
- * overflowed, or when there is no ring at all.
+ * queue, when the ring is empty and the kernel says it overflowed: a
+ * poll() moves the queue into the ring, and read() takes what it leaves
+ * (or, without a ring, everything).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -425,6 +426,25 @@ static ssize_t read_recs(struct hwtimer_file *f, struct hwtimer_expiry *recs, si
 	return r / (ssize_t)sizeof(*recs);
 }
 
+/*
+ * The ring is empty and the kernel's queue holds records: a poll() that
+ * does not wait moves them into the ring, as far as it has room
+ * (hwtimer(4)), where they are taken in place. One system call for up to
+ * a ring of records, each copied once, where read() copies each twice
+ * (into the kernel's buffer, then out) and takes at most the caller's
+ * buffer: in the benchmark, half the kernel's time per record
+ * (docs/benchmarks.md). Whatever it leaves, read() takes.
+ */
+static void ring_refill(struct hwtimer_file *f)
+{
+	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
+	int err = errno;
+
+	while (poll(&pfd, 1, 0) < 0 && errno == EINTR)
+		;
+	errno = err;
+}
+
 static void ring_release(struct hwtimer_file *f, uint32_t n)
 {
 	f->head += n;
@@ -444,6 +464,7 @@ HWT_EXPORT ssize_t hwtimer_file_reap(struct hwtimer_file *f, struct hwtimer_expi
 				     size_t max)
 {
 	unsigned int tries = 0;
+	bool polled = false;
 	size_t got = 0, n;
 	ssize_t avail, r;
 
@@ -482,6 +503,11 @@ again:
 	/* The ring is empty: the kernel's queue, if it may hold any. */
 	if (!read_may_help(f))
 		return got;
+	if (f->entries && !polled) {
+		polled = true;
+		ring_refill(f);
+		goto again;
+	}
 	r = read_recs(f, recs + got, max - got);
 	if (r < 0)
 		return got ? (ssize_t)got : r;
@@ -493,6 +519,7 @@ again:
 HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtimer_expiry **recs)
 {
 	unsigned int tries = 0;
+	bool polled = false;
 	ssize_t avail, r;
 
 	f->peeked = 0;
@@ -511,6 +538,11 @@ HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtime
 		}
 		if (!read_may_help(f))
 			return 0;
+		if (f->entries && !polled) {
+			polled = true;
+			ring_refill(f);
+			continue;
+		}
 		if (!f->buf) {
 			f->buf = malloc(HWT_BUF_RECS * sizeof(*f->buf));
 			if (!f->buf)

@@ -3,9 +3,10 @@
  * libhwtimer - the user-space library of /dev/hwtimer, as liburing is for
  * io_uring: open and configure a file, set up and map its completion ring,
  * arm, cancel, modify and query timeouts one at a time or in batches of any
- * size, and reap expiration records from the ring, falling back to read()
- * where the ring cannot serve them (no ring, a module older than ABI
- * version 3, or records waiting in the kernel's queue).
+ * size, and reap expiration records from the ring (records waiting in the
+ * kernel's queue behind a full ring are polled into it), falling back to
+ * read() where the ring cannot serve them (no ring, a module older than
+ * ABI version 3, or records a poll left in the kernel's queue).
  *
  * The structures are the kernel's own (<linux/hwtimer.h>, installed with
  * the library); the full reference is the section 3 manual pages

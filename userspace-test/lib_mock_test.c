@@ -48,6 +48,7 @@ static struct mock {
 	unsigned int partial_read;	/* bytes read() cuts off its result */
 	int mmap_fail;			/* mmap() fails with this errno, once */
 	bool read_moves;		/* a poll() elsewhere moves the queue first */
+	bool poll_keeps;		/* poll() leaves the queue where it is */
 	/* The ring. */
 	char *mem;
 	size_t size;
@@ -59,7 +60,7 @@ static struct mock {
 	unsigned int qh, qt;
 	uint64_t next_id, next_rec;
 	/* The batch ioctls seen: their count and each one's entries. */
-	unsigned int ioctls, ring_ioctls, reads;
+	unsigned int ioctls, ring_ioctls, reads, polls;
 	unsigned int counts[64];
 } m;
 
@@ -306,6 +307,10 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	if (n != 1 || fds->fd != m.fd || m.fd < 0)
 		return __real_poll(fds, n, timeout);
+	m.polls++;
+	/* As the kernel's poll does, unless told not to. */
+	if (!m.poll_keeps)
+		mock_flush();
 	fds->revents = 0;
 	if (m.qh != m.qt || (m.mem && *word(m.p.tail_off) != *word(m.p.head_off)))
 		fds->revents = POLLIN;
@@ -508,27 +513,41 @@ TEST(ring_mmap_retry)
 	hwtimer_file_close(f);
 }
 
-/* A full ring, the rest in the kernel's queue: all, in order, once. */
+/*
+ * A full ring, the rest in the kernel's queue: all, in order, once. The
+ * library polls, and the kernel moves its queue into the ring, where the
+ * records are taken in place, without a read(); with a poll() that leaves
+ * the queue, read() takes it.
+ */
 TEST(ring_overflow_order)
 {
-	int zc;
+	int zc, keeps;
 
-	for (zc = 0; zc < 2; zc++) {
-		struct hwtimer_file *f = mock_open(3, 4096);
-		uint64_t next = 0;
+	for (keeps = 0; keeps < 2; keeps++) {
+		for (zc = 0; zc < 2; zc++) {
+			struct hwtimer_file *f = mock_open(3, 4096);
+			uint64_t next = 0;
 
-		ASSERT_TRUE(f != NULL);
-		ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
-		mock_expire(4 + 700);
-		EXPECT_EQ(HWTIMER_RING_OVERFLOW, *word(m.p.flags_off));
-		EXPECT_EQ(704, drain(_metadata, f, &next, zc));
-		EXPECT_EQ(704, next);
-		EXPECT_LT(0, m.reads);
-		/* The flag gone and the ring empty: no read() any more. */
-		m.reads = 0;
-		EXPECT_EQ(0, drain(_metadata, f, &next, zc));
-		EXPECT_EQ(0, m.reads);
-		hwtimer_file_close(f);
+			ASSERT_TRUE(f != NULL);
+			m.poll_keeps = keeps;
+			ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+			mock_expire(4 + 700);
+			EXPECT_EQ(HWTIMER_RING_OVERFLOW, *word(m.p.flags_off));
+			EXPECT_EQ(704, drain(_metadata, f, &next, zc));
+			EXPECT_EQ(704, next);
+			EXPECT_LT(0, m.polls) TH_LOG("the queue was never polled into the ring");
+			/* read() exactly when poll() left the queue. */
+			EXPECT_EQ(keeps, m.reads > 0) TH_LOG("%u read() calls, poll() %s",
+							     m.reads, keeps ? "left the queue" :
+							     "filled the ring");
+			/* The flag gone and the ring empty: no system call any more. */
+			m.reads = 0;
+			m.polls = 0;
+			EXPECT_EQ(0, drain(_metadata, f, &next, zc));
+			EXPECT_EQ(0, m.reads);
+			EXPECT_EQ(0, m.polls);
+			hwtimer_file_close(f);
+		}
 	}
 }
 
@@ -547,6 +566,7 @@ TEST(ring_no_needless_read)
 	/* An empty ring with the flag clear: nothing, without a read(). */
 	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
 	EXPECT_EQ(0, m.reads);
+	EXPECT_EQ(0, m.polls) TH_LOG("poll() with nothing queued");
 	hwtimer_file_close(f);
 }
 
@@ -566,6 +586,8 @@ TEST(ring_queue_moved_before_read)
 
 	ASSERT_TRUE(f != NULL);
 	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+	/* The library's own poll() moves nothing: its read() meets the race. */
+	m.poll_keeps = true;
 	m.read_moves = true;
 	for (zc = 0; zc < 2; zc++) {
 		mock_expire(4 + 3);

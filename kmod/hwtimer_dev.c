@@ -973,23 +973,12 @@ static unsigned int hwtd_read_some(struct hwtd_file *hf, struct hwtimer_expiry *
 				   unsigned int max)
 {
 	struct hwtd_hold hold = { };
-	unsigned int n, i;
-	s64 offset;
+	unsigned int n;
 
 	spin_lock_irq(&hf->lock);
-	offset = hwtd_timens_offset(hf->boottime);
-	n = hwtd_dequeue(hf, &hold, recs, max);
+	n = hwtd_dequeue(hf, &hold, recs, max, hwtd_timens_offset(hf->boottime));
 	hwtd_hold_end(hf, &hold);
 	spin_unlock_irq(&hf->lock);
-	for (i = 0; i < n; i++) {
-		if (!offset) {
-			/* Only a deadline can be past INT64_MAX in host time. */
-			recs[i].deadline_ns = min_t(u64, recs[i].deadline_ns, KTIME_MAX);
-			continue;
-		}
-		recs[i].deadline_ns = hwtd_time_from_host(recs[i].deadline_ns, offset);
-		recs[i].expired_ns = hwtd_time_from_host(recs[i].expired_ns, offset);
-	}
 	return n;
 }
 
@@ -1335,7 +1324,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_op);
 /**
  * hwtd_kunit_read() - take records off the kernel queue, as read() does
  * @hf: a manual file
- * @recs: where they go, times in host ns
+ * @recs: where they go, times in host ns (deadlines at most KTIME_MAX)
  * @max: the most to take
  *
  * Context: process; takes the file lock.
@@ -1348,7 +1337,7 @@ unsigned int hwtd_kunit_read(struct hwtd_file *hf, struct hwtimer_expiry *recs,
 	unsigned int n;
 
 	spin_lock_irq(&hf->lock);
-	n = hwtd_dequeue(hf, &hold, recs, max);
+	n = hwtd_dequeue(hf, &hold, recs, max, 0);
 	hwtd_hold_end(hf, &hold);
 	spin_unlock_irq(&hf->lock);
 	return n;

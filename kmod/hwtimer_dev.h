@@ -497,7 +497,6 @@ static inline void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
 
 /* hwtimer_dev_wheel.c */
 void hwtd_lists_init(struct hwtd_file *hf);
-u32 hwtd_list_first(struct hwtd_file *hf, u32 list);
 u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack);
 bool hwtd_place(struct hwtd_file *hf, u32 idx);
 u64 hwtd_next_event(struct hwtd_file *hf);
@@ -514,13 +513,11 @@ void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now);
 /* hwtimer_dev_ring.c */
 u64 hwtd_hold_now(struct hwtd_file *hf, struct hwtd_hold *hold);
 void hwtd_deliver(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx);
-void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx,
-		struct hwtimer_expiry *rec);
 void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold);
 void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold);
 unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int max);
 unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
-			  struct hwtimer_expiry *recs, unsigned int max);
+			  struct hwtimer_expiry *recs, unsigned int max, s64 offset);
 bool hwtd_has_records(struct hwtd_file *hf);
 long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *uparams);
 int hwtd_mmap(struct file *file, struct vm_area_struct *vma);
@@ -553,6 +550,17 @@ static inline struct hwtd_link *hwtd_link(struct hwtd_file *hf, u32 i)
 	if (i & HWTD_SENT)
 		return &hf->sent[i & ~HWTD_SENT];
 	return &hwtd_slot_at(hf, i)->link;
+}
+
+/*
+ * The first slot of @list, or %HWTD_NIL when it is empty. Inline: each
+ * record the expiry pass, a refill of the ring or read() takes begins here.
+ */
+static inline u32 hwtd_list_first(struct hwtd_file *hf, u32 list)
+{
+	u32 i = hf->sent[list].next;
+
+	return (i & HWTD_SENT) ? HWTD_NIL : i;
 }
 
 /* Put slot @idx at the tail of @list. */

@@ -115,49 +115,25 @@ static u32 hwtd_ring_room(struct hwtd_file *hf, struct hwtd_hold *hold)
 }
 
 /*
- * hwtd_leave() stores each of these fields, and hwtd_ring_put()'s record is
- * not zeroed first: a field added to the record must be stored there too,
- * or the ring would show stack bytes.
+ * hwtd_leave() stores each of these fields, and the records it writes are
+ * not zeroed first (the ring's entry, read()'s buffer): a field added to
+ * the record must be stored there too, or read() would show kernel bytes.
  */
 static_assert(sizeof(struct hwtimer_expiry) == 48 &&
 	      offsetofend(struct hwtimer_expiry, error) == 48);
 
-/**
- * hwtd_leave() - the record of an expired timeout leaves the kernel
- * @hf: the file
- * @hold: the hold
- * @idx: the slot, expired (its @expired set) and on no list
- * @rec: set to the record, times in host ns
- *
- * A one-shot timeout ends; a periodic one is armed again for the first
- * period that ends after the hold's clock, with the periods skipped
- * counted in the record's overrun.
- *
- * Context: the file lock held.
+/*
+ * A periodic timeout's record leaves: armed again for the first period
+ * that ends after the hold's clock, the periods skipped counted in the
+ * record's overrun. Out of line: the rare case of hwtd_leave().
  */
-void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx,
-		struct hwtimer_expiry *rec)
+static noinline void hwtd_leave_rearm(struct hwtd_file *hf, struct hwtd_hold *hold,
+				      u32 idx, struct hwtd_extra *x,
+				      struct hwtimer_expiry *rec)
 {
 	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-	struct hwtd_extra *x = hwtd_extra(hf, idx);
 	u64 now, missed = 0, delta, next;
 
-	/*
-	 * Every field, one store each (no padding: 48 bytes): a memset()
-	 * through @rec, whose alignment gcc does not know, was a string store
-	 * per record.
-	 */
-	rec->id = hwtd_id(s, idx);
-	rec->cookie = s->cookie;
-	rec->deadline_ns = s->deadline;
-	rec->expired_ns = s->expired;
-	rec->overrun = 0;
-	rec->flags = 0;
-	rec->error = 0;
-	if (!x || !x->period) {
-		hwtd_end(hf, hold, idx);
-		return;
-	}
 	now = hwtd_hold_now(hf, hold);
 	if (now > s->deadline)
 		missed = div64_u64(now - s->deadline, x->period);
@@ -177,18 +153,56 @@ void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx,
 		hwtd_arm_timer(hf, s->tick, now);
 }
 
-/* Write the record of expired slot @idx into the ring, which has room. */
-static void hwtd_ring_put(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
+/**
+ * hwtd_leave() - the record of an expired timeout leaves the kernel
+ * @hf: the file
+ * @hold: the hold
+ * @idx: the slot, expired (its @expired set) and on no list
+ * @rec: set to the record
+ * @offset: the time namespace offset its times are shown in
+ *
+ * A one-shot timeout ends; a periodic one is armed again
+ * (hwtd_leave_rearm()). Inline: each record of the ring and of read()
+ * leaves here.
+ *
+ * Context: the file lock held.
+ */
+static __always_inline void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold,
+				       u32 idx, struct hwtimer_expiry *rec, s64 offset)
+{
+	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
+	struct hwtd_extra *x = hwtd_extra(hf, idx);
+
+	/*
+	 * Every field, one store each (no padding: 48 bytes): a memset()
+	 * through @rec, whose alignment gcc does not know, was a string store
+	 * per record.
+	 */
+	rec->id = hwtd_id(s, idx);
+	rec->cookie = s->cookie;
+	rec->deadline_ns = hwtd_time_from_host(s->deadline, offset);
+	rec->expired_ns = hwtd_time_from_host(s->expired, offset);
+	rec->overrun = 0;
+	rec->flags = 0;
+	rec->error = 0;
+	if (likely(!x || !x->period))
+		hwtd_end(hf, hold, idx);
+	else
+		hwtd_leave_rearm(hf, hold, idx, x, rec);
+}
+
+/*
+ * Write the record of expired slot @idx into the ring, which has room:
+ * straight into its entry, which the tail published at the hold's end
+ * covers. Only the kernel's copy of a record's fields is ever read.
+ */
+static __always_inline void hwtd_ring_put(struct hwtd_file *hf, struct hwtd_hold *hold,
+					  u32 idx)
 {
 	struct hwtd_ring *ring = hf->ring;
-	/* hwtd_leave() sets every byte: no zeroing first (a string store). */
-	struct hwtimer_expiry rec __uninitialized;
-	s64 offset = ring->offset[hf->boottime];
 
-	hwtd_leave(hf, hold, idx, &rec);
-	rec.deadline_ns = hwtd_time_from_host(rec.deadline_ns, offset);
-	rec.expired_ns = hwtd_time_from_host(rec.expired_ns, offset);
-	memcpy(&ring->recs[ring->tail & (ring->entries - 1)], &rec, sizeof(rec));
+	hwtd_leave(hf, hold, idx, &ring->recs[ring->tail & (ring->entries - 1)],
+		   ring->offset[hf->boottime]);
 	ring->tail++;
 	hold->room--;
 }
@@ -256,14 +270,15 @@ unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned 
  * hwtd_dequeue() - take records off the kernel queue, for read()
  * @hf: the file
  * @hold: the hold
- * @recs: where the records go, times in host ns
+ * @recs: where the records go
  * @max: the most to take
+ * @offset: the time namespace offset their times are shown in
  *
  * Context: the file lock held.
  * Return: how many were taken.
  */
 unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
-			  struct hwtimer_expiry *recs, unsigned int max)
+			  struct hwtimer_expiry *recs, unsigned int max, s64 offset)
 {
 	unsigned int n = 0;
 	u32 idx;
@@ -275,7 +290,7 @@ unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
 			break;
 		hwtd_list_del(hf, idx);
 		hf->nqueued--;
-		hwtd_leave(hf, hold, idx, &recs[n++]);
+		hwtd_leave(hf, hold, idx, &recs[n++], offset);
 	}
 	return n;
 }

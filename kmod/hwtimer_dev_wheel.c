@@ -74,14 +74,6 @@ static bool hwtd_list_empty(struct hwtd_file *hf, u32 list)
 	return hf->sent[list].next == (HWTD_SENT | list);
 }
 
-/* The first slot of @list, or %HWTD_NIL when it is empty. */
-u32 hwtd_list_first(struct hwtd_file *hf, u32 list)
-{
-	u32 i = hf->sent[list].next;
-
-	return (i & HWTD_SENT) ? HWTD_NIL : i;
-}
-
 /* Move every slot of @src to the tail of @dst; @src ends empty. */
 static void hwtd_list_splice(struct hwtd_file *hf, u32 dst, u32 src)
 {

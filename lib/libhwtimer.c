@@ -10,8 +10,9 @@
  * the ring was empty, so everything since is newer), then the ring (the
  * kernel's queue only ever holds records newer than the ring's), then the
  * queue, when the ring is empty and the kernel says it overflowed: a
- * poll() moves the queue into the ring, and read() takes what it leaves
- * (or, without a ring, everything).
+ * poll() moves the queue into the ring (if the ring is at least as large
+ * as the read() would be), and read() takes what it leaves (or, without
+ * a ring, everything).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -431,10 +432,16 @@ static ssize_t read_recs(struct hwtimer_file *f, struct hwtimer_expiry *recs, si
  * does not wait moves them into the ring, as far as it has room
  * (hwtimer(4)), where they are taken in place. One system call for up to
  * a ring of records, each copied once, where read() copies each twice
- * (into the kernel's buffer, then out) and takes at most the caller's
- * buffer: in the benchmark, half the kernel's time per record
- * (docs/benchmarks.md). Whatever it leaves, read() takes.
+ * (into the kernel's buffer, then out): in the benchmark, half the
+ * kernel's time per record (docs/benchmarks.md). Whatever it leaves,
+ * read() takes. Only for a ring that holds at least the @want records the
+ * read() would take: a smaller one would cost more system calls.
  */
+static bool ring_refill_pays(const struct hwtimer_file *f, size_t want)
+{
+	return f->entries && f->entries >= want;
+}
+
 static void ring_refill(struct hwtimer_file *f)
 {
 	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
@@ -503,7 +510,7 @@ again:
 	/* The ring is empty: the kernel's queue, if it may hold any. */
 	if (!read_may_help(f))
 		return got;
-	if (f->entries && !polled) {
+	if (!polled && ring_refill_pays(f, max - got)) {
 		polled = true;
 		ring_refill(f);
 		goto again;
@@ -538,7 +545,7 @@ HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtime
 		}
 		if (!read_may_help(f))
 			return 0;
-		if (f->entries && !polled) {
+		if (!polled && ring_refill_pays(f, HWT_BUF_RECS)) {
 			polled = true;
 			ring_refill(f);
 			continue;

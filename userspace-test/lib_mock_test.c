@@ -30,7 +30,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
 #define MOCK_PATH	"/mock/hwtimer"
-#define QMAX		1024
+#define QMAX		4096
 
 int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long req, ...);
@@ -530,11 +530,11 @@ TEST(ring_overflow_order)
 
 			ASSERT_TRUE(f != NULL);
 			m.poll_keeps = keeps;
-			ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
-			mock_expire(4 + 700);
+			ASSERT_EQ(0, hwtimer_file_setup_ring(f, 1024));
+			mock_expire(1024 + 2000);
 			EXPECT_EQ(HWTIMER_RING_OVERFLOW, *word(m.p.flags_off));
-			EXPECT_EQ(704, drain(_metadata, f, &next, zc));
-			EXPECT_EQ(704, next);
+			EXPECT_EQ(3024, drain(_metadata, f, &next, zc));
+			EXPECT_EQ(3024, next);
 			EXPECT_LT(0, m.polls) TH_LOG("the queue was never polled into the ring");
 			/* read() exactly when poll() left the queue. */
 			EXPECT_EQ(keeps, m.reads > 0) TH_LOG("%u read() calls, poll() %s",
@@ -549,6 +549,26 @@ TEST(ring_overflow_order)
 			hwtimer_file_close(f);
 		}
 	}
+}
+
+/*
+ * A ring smaller than what one read() takes (the peek's buffer, 1024
+ * records) is not polled: each poll would move no more than the ring
+ * holds, and cost more system calls than read(). All, in order, once.
+ */
+TEST(ring_small_not_polled)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	uint64_t next = 0;
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+	mock_expire(4 + 700);
+	EXPECT_EQ(704, drain(_metadata, f, &next, true));
+	EXPECT_EQ(704, next);
+	EXPECT_EQ(0, m.polls) TH_LOG("a ring of 4 polled for a peek");
+	EXPECT_LT(0, m.reads);
+	hwtimer_file_close(f);
 }
 
 /* read() only when the ring is empty and the kernel says its queue holds records. */

@@ -13,12 +13,19 @@
 #                      `make check` runs the same in its one boot
 #   make bench-user    only build the user-space benchmarks (hwtbench-user,
 #                      hwtbench-rt)
+#   make bench-ab ALT=REV
+#                      the module of this tree against that of git revision
+#                      REV in one boot of the bench kernel: the user-space
+#                      benchmark AB_RUNS times with each (default 6),
+#                      alternating, and per figure each module's median
+#                      over its runs (build/bench/ab/ab.txt); AB_UPARAMS
+#                      sets hwtbench-user's options
 #
 # KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
 #
 # See docs/benchmarks.md and bench/lib.sh.
 
-.PHONY: bench bench-plot bench-smoke bench-user
+.PHONY: bench bench-ab bench-plot bench-smoke bench-user
 
 # The user-space benchmark, static (the VM has no libraries): what
 # scripts/runner.sh puts into the guest. It links libhwtimer and liburing
@@ -36,6 +43,10 @@ bench:
 
 bench-smoke:
 	scripts/runner.sh bench smoke
+
+bench-ab:
+	@test -n "$(ALT)" || { echo "bench-ab: say which revision to compare with: ALT=REV" >&2; exit 2; }
+	ALT="$(ALT)" scripts/runner.sh bench ab
 
 bench-plot:
 	@test -f build/bench/nsop.dat -a -f build/bench/lateness.dat || { echo "bench-plot: no results: run make bench first" >&2; exit 1; }

@@ -12,7 +12,10 @@
 # /hwt/bench/hwtbench-user, /hwt/bench/hwtbench-rt, /hwt/bench/bench.conf
 # (KPARAMS, the module's parameters; UPARAMS, hwtbench-user's options;
 # WPARAMS, hwtbench-rt's; KBENCH, the kernel benchmarks; RUN_USER=0 and
-# RUN_WAKE=0 skip the user-space ones).
+# RUN_WAKE=0 skip the user-space ones; AB_RUNS, in `make bench-ab`, the
+# runs of the user-space benchmark with each of /hwt/kmod/hwtimer.ko and
+# /hwt/kmod/hwtimer-alt.ko, alternating: "@@BENCH ab variant=new|alt"
+# before each).
 #
 # The user-space benchmark runs in a non-root memory cgroup,
 # /sys/fs/cgroup/bench, as services under systemd and in containers do:
@@ -25,6 +28,7 @@ WPARAMS=
 KBENCH="info memory calib startcancel startidle expiry tick cycle idle scaling lateness slack"
 RUN_USER=1
 RUN_WAKE=1
+AB_RUNS=0
 # shellcheck disable=SC1091 # written by the host (bench/lib.sh)
 [ -f /hwt/bench/bench.conf ] && . /hwt/bench/bench.conf
 BENCH_CG=/sys/fs/cgroup/bench
@@ -34,6 +38,30 @@ BENCH_CG=/sys/fs/cgroup/bench
 bench_one() { echo "$1" >/sys/kernel/debug/hwtbench/run; }
 bench_memcg() { memcg_mount && mkdir -p "$BENCH_CG" && [ -f "$BENCH_CG/memory.current" ]; }
 clocksource() { echo "I clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"; }
+
+# make bench-ab: the user-space benchmark AB_RUNS times with each module,
+# in the order new alt alt new, new alt alt new...: neither module runs
+# first or last more often in a pair of runs, so a drift of the host over
+# the boot weighs on both alike.
+bench_ab() {
+	local r=0 v
+	while [ $r -lt $((2 * AB_RUNS)) ]; do
+		case $((r % 4)) in
+		0 | 3) v=new ;;
+		*) v=alt ;;
+		esac
+		unload hwtimer
+		if [ $v = new ]; then
+			load /hwt/kmod/hwtimer.ko || return
+		else
+			load /hwt/kmod/hwtimer-alt.ko || return
+		fi
+		echo "@@BENCH ab variant=$v"
+		# shellcheck disable=SC2086 # UPARAMS is a list of options
+		check "bench user ($v)" /hwt/bench/hwtbench-user $UPARAMS -c "$BENCH_CG"
+		r=$((r + 1))
+	done
+}
 
 bench_run() {
 	local b
@@ -68,8 +96,12 @@ bench_run() {
 		if [ "$RUN_USER" = 1 ]; then
 			echo "@@BENCH begin user t=$(now)"
 			if check "bench memory cgroup $BENCH_CG" bench_memcg; then
-				# shellcheck disable=SC2086 # UPARAMS is a list of options
-				check "bench user" /hwt/bench/hwtbench-user $UPARAMS -c "$BENCH_CG"
+				if [ "$AB_RUNS" -gt 0 ]; then
+					bench_ab
+				else
+					# shellcheck disable=SC2086 # UPARAMS is a list of options
+					check "bench user" /hwt/bench/hwtbench-user $UPARAMS -c "$BENCH_CG"
+				fi
 				rmdir "$BENCH_CG" 2>/dev/null || true
 			fi
 			echo "@@BENCH end user t=$(now)"

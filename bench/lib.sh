@@ -7,9 +7,11 @@
 #   bench_run MODE          `runner.sh bench MODE`: a boot of its own, MODE
 #                           full (the non-debug bench kernel, full N;
 #                           results in build/bench/, the table also into
-#                           docs/benchmarks.md) or smoke (tiny N on the debug
-#                           kernel; build/bench/smoke-KERNEL/): make bench,
-#                           bench-smoke (bench/bench.mk)
+#                           docs/benchmarks.md), smoke (tiny N on the debug
+#                           kernel; build/bench/smoke-KERNEL/) or ab (the
+#                           bench kernel, this tree's module against
+#                           revision ALT's; build/bench/ab/): make bench,
+#                           bench-smoke, bench-ab (bench/bench.mk)
 #   bench_conf MODE         the guest's settings for a mode
 #   bench_stage ROOT MODE   hwtbench-user, bench/guest.sh and its settings
 #                           into ROOT/hwt/bench (the module comes with
@@ -25,13 +27,16 @@
 #
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), BENCH_KERNEL
 # (kernel flavour, default bench for full, debug for smoke), BENCH_KPARAMS
-# (hwtbench.ko parameters), BENCH_UPARAMS (hwtbench-user options),
+# (hwtbench.ko parameters), BENCH_UPARAMS (hwtbench-user options; in
+# mode ab, AB_UPARAMS), ALT and AB_RUNS (mode ab: the revision, the runs
+# of each module),
 # BENCH_ONLY (the benchmarks to run, default all: "calib startcancel
 # startidle expiry tick cycle idle scaling lateness slack wake user"), SMP
 # (vCPUs, default 2), MEM (default 2G), VM_TIMEOUT (seconds).
 
 bench_conf() {
 	local mode=$1 kparams uparams wparams only kbench="info memory" b run_user=0 run_wake=0
+	local ab_runs=0
 	case "$mode" in
 	full)
 		kparams="reps=5 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=3 far_n=1000000 window_ms=2000 idle_ms=5000 idle_reps=3 late_n=100000 late_reps=3 late_revs=2 scale_pairs=100000 cycle_tick_ns=20000"
@@ -42,6 +47,16 @@ bench_conf() {
 		kparams="reps=2 calib_lines=16384 sizes=100,1000 pairs=2000 expiry_n=2000 expiry_reps=1 far_n=2000 window_ms=200 idle_ms=300 idle_reps=1 late_n=1000 late_reps=1 late_revs=1 scale_pairs=2000 tick_ns=1000000 slots=256 cycle_tick_ns=10000 cycle_slots=16 slack_n=2000 slack_span_ms=2000"
 		uparams="-n 1000 -r 1 -s 200 -S 100,1000 -b 200 -k 64"
 		wparams="-n 100 -r 1 -d 2000"
+		;;
+	ab)
+		# The user-space benchmark only, one repetition a run, the
+		# scale benchmark at 100k: what the A/B boots of
+		# docs/benchmarks.md ran. No kernel benchmark.
+		kparams="reps=3"
+		uparams=${AB_UPARAMS:-"-n 100000 -r 1 -t -s 0 -S 100000 -U 0 -R 1"}
+		wparams=
+		ab_runs=${AB_RUNS:-6}
+		BENCH_ONLY=user
 		;;
 	*)
 		echo "bench_conf: unknown mode $mode" >&2
@@ -63,6 +78,7 @@ bench_conf() {
 		KBENCH="$kbench"
 		RUN_USER=$run_user
 		RUN_WAKE=$run_wake
+		AB_RUNS=$ab_runs
 	CONF
 }
 
@@ -90,6 +106,38 @@ bench_judge() {
 	fi
 }
 
+# Mode ab: revision ALT's module, built against the bench kernel KDIR in
+# TREE, into ROOT/hwt/kmod/hwtimer-alt.ko (bench/guest.sh alternates it
+# with this tree's hwtimer.ko).
+# shellcheck disable=SC2154 # top: runner.sh
+bench_stage_alt() {
+	local kdir=$1 tree=$2 root=$3
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	git -C "$top" archive "$ALT" kmod include | tar -C "$tree" -xf - ||
+		abort "bench ab: cannot export kmod/ and include/ of $ALT"
+	make -C "$kdir" M="$tree/kmod" -j"$(nproc)" modules >"$tree.log" 2>&1 || {
+		cat "$tree.log" >&2
+		abort "bench ab: the module of $ALT does not build against $kdir"
+	}
+	cp "$tree/kmod/hwtimer.ko" "$root/hwt/kmod/hwtimer-alt.ko"
+	say "module of $ALT ($(git -C "$top" rev-parse --short "$ALT")) built, staged as hwtimer-alt.ko"
+}
+
+# Mode ab: bench/ab.pl on the benchmarks' part of LOG, into OUT/ab.txt.
+# shellcheck disable=SC2154 # failed: scripts/lib.sh
+bench_ab_report() {
+	local log=$1 out=$2 rc=0
+	sed -n '/@@BENCH start/,/@@BENCH stop/p' "$log" >"$out/bench-part.log"
+	perl bench/ab.pl "$out/bench-part.log" >"$out/ab.txt" || rc=$?
+	cat "$out/ab.txt"
+	if [ $rc != 0 ] || [ "$failed" != 0 ]; then
+		echo "bench ab: FAILED ($(summary || true); full log: $log)" >&2
+		exit 1
+	fi
+	echo "bench ab: new = this tree, alt = $ALT; $out/ab.txt"
+}
+
 # shellcheck disable=SC2154 # top, kernel, kdir, root: runner.sh, own_boot
 bench_run() {
 	local bmode=${1:-full} flavour=${BENCH_KERNEL:-debug} timeout=900
@@ -99,8 +147,13 @@ bench_run() {
 		[ "$kernel" = 6.1 ] || out=$top/build/bench/full-$kernel
 		;;
 	smoke) out=$top/build/bench/smoke-$kernel ;;
+	ab)
+		flavour=${BENCH_KERNEL:-bench} out=$top/build/bench/ab timeout=5400
+		git -C "$top" rev-parse --verify -q "${ALT:-}^{commit}" >/dev/null ||
+			abort "bench ab: ALT=${ALT:-} is not a revision of this repository"
+		;;
 	*)
-		echo "usage: runner.sh bench full|smoke" >&2
+		echo "usage: runner.sh bench full|smoke|ab" >&2
 		exit 2
 		;;
 	esac
@@ -109,6 +162,7 @@ bench_run() {
 	mkdir -p "$vm"
 	own_boot "$flavour" bench-user bench
 	bench_stage "$root" "$bmode"
+	[ "$bmode" = ab ] && bench_stage_alt "$kdir" "$vm/alt" "$root"
 
 	# tsc=reliable: under TCG the guest finds the vCPUs' TSCs
 	# "unsynchronized" and falls back to the HPET, an emulated MMIO read a
@@ -122,6 +176,10 @@ bench_run() {
 		boot_vm "$kdir" "$root" bench "$log"
 	check_boot "$log" "$kernel" >&2
 	judge "$log" main 1 >&2 || true
+	if [ "$bmode" = ab ]; then
+		bench_ab_report "$log" "$out"
+		return
+	fi
 	bench_judge "$log" "$out" >&2
 
 	if [ "$bmode" = full ] && [ "$kernel" = 6.1 ] && [ "$failed" = 0 ] && [ -f docs/benchmarks.md ]; then

@@ -97,6 +97,9 @@
  * @processing: the expiry path is running on this base (it programs @hrt
  *              itself when it finishes)
  * @offline: the CPU is dead; nothing is armed here until it returns
+ * @halt: @offline or the wheel's @stopped: the expiry path stops running
+ *        callbacks (one test of a line it holds, after each callback);
+ *        written with either, under @lock
  * @npending: timers queued here (wheel slots and @due)
  * @sync_waiters: tasks in hwtimer_cancel_sync() waiting for @running
  * @due: timers taken from an expired slot, not yet run
@@ -126,6 +129,7 @@ struct hwt_base {
 	struct task_struct	*running_task;
 	bool			processing;
 	bool			offline;
+	bool			halt;
 	unsigned long		npending;
 	unsigned int		sync_waiters;
 	struct hlist_head	due;

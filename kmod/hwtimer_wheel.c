@@ -653,22 +653,26 @@ static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
  * Run the first timer of @due. Drops and retakes @base->lock. Lateness is
  * measured against @now, the clock read at the start of this pass of at
  * most HWT_EXPIRE_BATCH callbacks: reading the clock per callback would
- * cost more than many callbacks do.
+ * cost more than many callbacks do. @tick_ns is the wheel's tick, read
+ * once per pass.
+ *
+ * The statistics cost a few instructions: the lateness is one subtraction,
+ * signed, since a deadline and @now are both at most KTIME_MAX; a negative
+ * one is an early fire (never, counted to prove it), a positive one may be
+ * the largest, and is late past @tick_ns. Only a timer that its slack put
+ * on a later tick needs that tick's start.
  *
  * Like call_timer_fn(), it checks that the callback left the preemption
  * count as it found it: a callback that returns with a lock held or
  * preemption disabled would break every later callback.
  */
-static void hwt_expire_one(struct hwt_base *base, u64 now)
+static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 tick_ns)
 	__must_hold(&base->lock)
 {
 	struct hwtimer_wheel *w = base->wheel;
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
-	u64 late = now > t->deadline ? now - t->deadline : 0;
-	/* Lateness that counts as late: from the tick slack moved it to. */
-	u64 due = (t->flags & HWT_SLACKED) ?
-		  (u64)ktime_to_ns(hwt_tick_time(w, t->expires)) : t->deadline;
+	s64 late = now - t->deadline;
 	int count;
 
 	/* Off @due: no slot bit to look at, as hwt_unlink() would. */
@@ -681,12 +685,16 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 	base->running = t;
 	base->stats.fired++;
 	base->stats.visited++;
-	if (now > due && now - due > w->tick_ns)
-		base->stats.late++;
-	if (now < t->deadline)
+	if (unlikely(late < 0)) {
 		base->stats.early++;
-	if (late > base->stats.max_late_ns)
-		base->stats.max_late_ns = late;
+	} else {
+		if ((u64)late > base->stats.max_late_ns)
+			base->stats.max_late_ns = late;
+		if (unlikely(t->flags & HWT_SLACKED))
+			late = now - ktime_to_ns(hwt_tick_time(w, t->expires));
+		if (late > (s64)tick_ns)
+			base->stats.late++;
+	}
 
 	raw_spin_unlock_irq(&base->lock);
 	trace_hwtimer_expire_entry(t, now);
@@ -731,10 +739,10 @@ static void hwt_expire_one(struct hwt_base *base, u64 now)
 static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
-	unsigned int ran = 0, tick_budget = HWT_TICK_BATCH;
+	unsigned int ran = 0, check = HWT_EXPIRE_CHECK + 1, tick_budget = HWT_TICK_BATCH;
 	unsigned int quota, hold, held = 0;
 	bool more = false;
-	u64 now, now_tick, ev, start = local_clock();
+	u64 now, now_tick, ev, tick_ns = w->tick_ns, start = local_clock();
 
 	hwt_expiry_lock(base);
 	raw_spin_lock_irq(&base->lock);
@@ -752,16 +760,23 @@ static bool hwt_run(struct hwt_base *base)
 
 	for (;;) {
 		if (!hlist_empty(&base->due)) {
-			/* Once per HWT_EXPIRE_CHECK callbacks: the batch divides. */
-			if (ran && !(ran % HWT_EXPIRE_CHECK) &&
-			    (ran >= HWT_EXPIRE_BATCH || local_clock() - start > HWT_PASS_NS)) {
-				more = true;
-				break;
+			/*
+			 * After every HWT_EXPIRE_CHECK callbacks (a count
+			 * down: no division), so once the pass has made
+			 * progress; the batch is a multiple of it.
+			 */
+			if (unlikely(!--check)) {
+				if (ran >= HWT_EXPIRE_BATCH ||
+				    local_clock() - start > HWT_PASS_NS) {
+					more = true;
+					break;
+				}
+				check = HWT_EXPIRE_CHECK;
 			}
 			ran++;
-			hwt_expire_one(base, now);
+			hwt_expire_one(base, now, tick_ns);
 			held = 0;
-			if (unlikely(READ_ONCE(w->stopped) || base->offline))
+			if (unlikely(base->halt))
 				break;
 			continue;
 		}
@@ -1853,6 +1868,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 
 		raw_spin_lock_irq(&base->lock);
 		WRITE_ONCE(wheel->stopped, true);
+		base->halt = true;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	/*
@@ -1889,6 +1905,7 @@ static int hwt_cpu_prepare(unsigned int cpu)
 
 		raw_spin_lock_irq(&base->lock);
 		base->offline = false;
+		base->halt = READ_ONCE(w->stopped);
 		raw_spin_unlock_irq(&base->lock);
 	}
 	mutex_unlock(&hwt_wheels_mutex);
@@ -1945,6 +1962,7 @@ static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 
 	raw_spin_lock_irq(&old->lock);
 	old->offline = true;
+	old->halt = true;
 	raw_spin_unlock_irq(&old->lock);
 	/*
 	 * The offline flag stops either from re-arming the other. A queued

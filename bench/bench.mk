@@ -20,12 +20,17 @@
 #                      alternating, and per figure each module's median
 #                      over its runs (build/bench/ab/ab.txt); AB_UPARAMS
 #                      sets hwtbench-user's options
+#   make bench-icount  only the kernel benchmarks that make bench also
+#                      counts in instructions: one boot under QEMU
+#                      -icount shift=0, where a guest ns is a guest
+#                      instruction (about 2 minutes once the bench kernel
+#                      is built; build/bench/icount/report.txt)
 #
 # KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
 #
 # See docs/benchmarks.md and bench/lib.sh.
 
-.PHONY: bench bench-ab bench-plot bench-smoke bench-user
+.PHONY: bench bench-ab bench-icount bench-plot bench-smoke bench-user
 
 # The user-space benchmark, static (the VM has no libraries): what
 # scripts/runner.sh puts into the guest. It links libhwtimer and liburing
@@ -43,6 +48,9 @@ bench:
 
 bench-smoke:
 	scripts/runner.sh bench smoke
+
+bench-icount:
+	scripts/runner.sh bench icount
 
 bench-ab:
 	@test -n "$(ALT)" || { echo "bench-ab: say which revision to compare with: ALT=REV" >&2; exit 2; }

@@ -61,7 +61,7 @@ bench_conf() {
 		# instruction executed. One vCPU: with two, the clock would
 		# count the other's instructions too.
 		kparams="reps=3 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=2"
-		uparams= wparams=
+		uparams='' wparams=''
 		BENCH_ONLY="calib startcancel startidle expiry"
 		;;
 	ab)

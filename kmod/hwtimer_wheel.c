@@ -147,12 +147,14 @@ static void hwt_manual_put(void) { }
 
 /*
  * The wheel's clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME for a
- * %HWTIMER_WHEEL_BOOTTIME wheel, or a test's manual clock.
+ * %HWTIMER_WHEEL_BOOTTIME wheel, or a test's manual clock, which stops at
+ * KTIME_MAX as the real ones do (the expiry path's lateness is a signed
+ * difference of two times at most KTIME_MAX).
  */
 static u64 hwt_now(const struct hwtimer_wheel *w)
 {
 	if (hwt_is_manual(w))
-		return READ_ONCE(w->manual_now);
+		return min_t(u64, READ_ONCE(w->manual_now), KTIME_MAX);
 	if (w->flags & HWTIMER_WHEEL_BOOTTIME)
 		return ktime_get_boottime_ns();
 	return ktime_get_ns();

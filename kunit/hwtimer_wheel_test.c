@@ -297,6 +297,62 @@ static void wheel_huge_delay_clamped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[1].t), 1);
 }
 
+/*
+ * The lateness counters of hwtimer_wheel_stats() at their boundaries and
+ * with slack (wheel_lateness_stats has the plain case), as struct
+ * hwtimer_stats defines them: late is more than a tick after the
+ * deadline, or, for a timer that slack put on a later tick, more than a
+ * tick after that tick began; max_late_ns is measured from the deadline,
+ * slack included; early stays 0. Each timer fires in a pass whose clock is
+ * the advance's time.
+ */
+static void wheel_lateness_stats_slack(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_timer *kt = kt_alloc(test, w, 4);
+	struct hwtimer_stats s;
+
+	hwt_manual_advance(w, 10 * MS);
+	/* 0.7 ms after its deadline: not late. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[0].t, 12 * MS + 300000), 0);
+	hwt_manual_advance(w, 13 * MS);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_ASSERT_EQ(test, s.fired, 1ULL);
+	KUNIT_EXPECT_EQ_MSG(test, s.late, 0ULL, "0.7 tick after the deadline counted late");
+	KUNIT_EXPECT_EQ(test, s.max_late_ns, 700000ULL);
+	/* Two ticks and 1 ns after it: late. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[1].t, 14 * MS), 0);
+	hwt_manual_advance(w, 16 * MS + 1);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_ASSERT_EQ(test, s.fired, 2ULL);
+	KUNIT_EXPECT_EQ_MSG(test, s.late, 1ULL, "2 ticks after the deadline not counted late");
+	KUNIT_EXPECT_EQ(test, s.max_late_ns, 2 * MS + 1);
+	/*
+	 * Slack to 28 ms puts a deadline of 20 ms + 1 on tick 24 (the most
+	 * trailing zeros in 21..28): 1.5 ms after that tick is late, and its
+	 * lateness from the deadline is the largest yet.
+	 */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[2].t, 20 * MS + 1, 8 * MS), 0);
+	hwt_manual_advance(w, 24 * MS - 1);
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&kt[2].fires), 0, "slack did not choose tick 24");
+	hwt_manual_advance(w, 25 * MS + 500000);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_ASSERT_EQ(test, s.fired, 3ULL);
+	KUNIT_EXPECT_EQ_MSG(test, s.late, 2ULL, "1.5 ticks after its slack tick not counted late");
+	KUNIT_EXPECT_EQ(test, s.max_late_ns, 5 * MS + 499999);
+	/* Tick 32 for 30 ms + 1: 0.5 ms after the tick is not late, 2.5 after D. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[3].t, 30 * MS + 1, 8 * MS), 0);
+	hwt_manual_advance(w, 32 * MS - 1);
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&kt[3].fires), 0, "slack did not choose tick 32");
+	hwt_manual_advance(w, 32 * MS + 500000);
+	hwtimer_wheel_stats(w, &s);
+	KUNIT_ASSERT_EQ(test, s.fired, 4ULL);
+	KUNIT_EXPECT_EQ_MSG(test, s.late, 2ULL,
+			    "a slacked timer's lateness counted from its deadline, not its tick");
+	KUNIT_EXPECT_EQ(test, s.max_late_ns, 5 * MS + 499999);
+	KUNIT_EXPECT_EQ(test, s.early, 0ULL);
+}
+
 static void wheel_abs_in_past_fires_next_tick(struct kunit *test)
 {
 	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
@@ -1184,6 +1240,7 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE_PARAM(wheel_never_early_exact_tick, kt_delay_gen_params),
 	KUNIT_CASE(wheel_huge_delay_clamped),
 	KUNIT_CASE(wheel_abs_in_past_fires_next_tick),
+	KUNIT_CASE(wheel_lateness_stats_slack),
 	KUNIT_CASE(wheel_start_pending_is_ealready),
 	KUNIT_CASE(wheel_modify),
 	KUNIT_CASE(wheel_modify_same_slot),

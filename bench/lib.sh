@@ -133,7 +133,7 @@ bench_judge() {
 # memory access unlike hardware; an instruction count prices none of them,
 # and does not depend on the host's load. Caches and memory latency are
 # not modelled: a cache miss counts as one instruction.
-# shellcheck disable=SC2154 # kdir, root: own_boot
+# shellcheck disable=SC2154 # kdir, root: own_boot; kernel: runner.sh
 bench_icount_boot() {
 	local out=$1
 	mkdir -p "$out"
@@ -142,6 +142,7 @@ bench_icount_boot() {
 		APPEND="tsc=reliable ${APPEND:-}" MEM=${MEM:-2G} VM_TIMEOUT=${VM_TIMEOUT:-1800} \
 		PROGRESS='@@BENCH (begin|stop)|@@HWT (fail|done)|^E ' \
 		boot_vm "$kdir" "$root" bench "$out/bench.log"
+	check_boot "$out/bench.log" "$kernel" >&2
 	judge "$out/bench.log" main 1 >&2 || true
 }
 

@@ -7,6 +7,11 @@
 #
 #   bench/report.pl LOG OUT
 #
+# With ICOUNT_LOG, the log of the instruction-count boot (bench/lib.sh,
+# bench_icount_boot): an instruction table, and the issue 25 targets'
+# figures in instructions on their lines. With ICOUNT_ONLY too, only that
+# table (make bench-icount).
+#
 # The log lines it reads (from hwtbench.ko and hwtbench-user):
 #   R group facility n metric unit median min max reps    a measured figure
 #   H scope facility bin low_ns count                     lateness histogram

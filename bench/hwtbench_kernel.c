@@ -49,6 +49,8 @@
 /* Random delays and indices, drawn beforehand so the loops do not. */
 #define HWTB_TAB	4096
 #define HWTB_IDX	65536
+/* How far each repetition of the modify loop moves in the delay table. */
+#define HWTB_MOD_STRIDE	1031
 
 /*
  * The start+cancel and modify loops are timed in chunks of %HWTB_CHUNK
@@ -260,11 +262,19 @@ static void hwtb_step_pairs(struct hwtb_worker *w)
 	hwtb_dispatch(w, hwtb_do_pairs);
 }
 
-/* arg[2] modifies of random pending timers to random new delays. */
+/*
+ * arg[2] modifies of random pending timers to random new delays. The
+ * delays are taken from arg[3] on in the delay table: each repetition
+ * passes another arg[3], so that it does not re-arm a timer to the delay
+ * the same index gave it one repetition before. With that, a timer
+ * modified once per repetition (at 100k and 1M pending) would come back
+ * to the slot or bucket it is in, and every repetition after the first
+ * would measure the same-slot shortcut rather than a random re-arm.
+ */
 static __always_inline void hwtb_mods(int fac, struct hwtb_worker *w)
 {
 	struct hwtb_tab *tab = w->tab;
-	unsigned long i, m = w->crew->arg[2];
+	unsigned long i, m = w->crew->arg[2], off = w->crew->arg[3];
 	void *p = w->objs[fac];
 	u64 t;
 
@@ -272,7 +282,7 @@ static __always_inline void hwtb_mods(int fac, struct hwtb_worker *w)
 	w->t0 = ktime_get_ns();
 	t = w->t0;
 	for (i = 0; i < m; i++) {
-		unsigned int k = i & (HWTB_TAB - 1);
+		unsigned int k = (i + off) & (HWTB_TAB - 1);
 
 		hwtb_modify(fac, hwtb_obj(fac, p, tab->idx[i & (HWTB_IDX - 1)]),
 			    tab->ns[k], tab->j[k]);
@@ -285,6 +295,96 @@ static __always_inline void hwtb_mods(int fac, struct hwtb_worker *w)
 static void hwtb_step_modify(struct hwtb_worker *w)
 {
 	hwtb_dispatch(w, hwtb_mods);
+}
+
+/*
+ * Where a timer is on its wheel: its slot (hwtimer) or the index of its
+ * bucket (timer_list). A modify that leaves it there took the same-slot
+ * shortcut (__mod_timer()'s, and hwt_arm()'s), or found it unchanged.
+ * hrtimer has none.
+ */
+static __always_inline u32 hwtb_where(int fac, void *obj)
+{
+	switch (fac) {
+	case HWTB_HWT:
+		return READ_ONCE(((struct hwtb_hwt *)obj)->t.slot);
+	case HWTB_TL:
+		return READ_ONCE(((struct hwtb_tl *)obj)->t.flags) >> TIMER_ARRAYSHIFT;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * arg[2] modifies as hwtb_mods(), each timed alone between two clock
+ * reads, and told apart by whether the timer stayed where it was: out[0]
+ * and out[1] sum the time and count of those that moved, out[2] and out[3]
+ * of those that stayed, out[4] the time of as many empty pairs of clock
+ * reads (the stamps' own cost). Exact in instructions under -icount.
+ */
+static __always_inline void hwtb_modsplit(int fac, struct hwtb_worker *w)
+{
+	struct hwtb_tab *tab = w->tab;
+	unsigned long i, m = w->crew->arg[2], off = w->crew->arg[3];
+	void *p = w->objs[fac];
+
+	memset(w->out, 0, sizeof(w->out));
+	for (i = 0; i < m; i++) {
+		unsigned int k = (i + off) & (HWTB_TAB - 1);
+		void *o = hwtb_obj(fac, p, tab->idx[i & (HWTB_IDX - 1)]);
+		u32 where = hwtb_where(fac, o);
+		bool stayed;
+		u64 t0, t1;
+
+		t0 = ktime_get_ns();
+		hwtb_modify(fac, o, tab->ns[k], tab->j[k]);
+		t1 = ktime_get_ns();
+		stayed = fac != HWTB_HRT && hwtb_where(fac, o) == where;
+		w->out[stayed ? 2 : 0] += t1 - t0;
+		w->out[stayed ? 3 : 1]++;
+		t0 = ktime_get_ns();
+		t1 = ktime_get_ns();
+		w->out[4] += t1 - t0;
+		if ((i & (HWTB_CHUNK - 1)) == HWTB_CHUNK - 1)
+			cond_resched();
+	}
+	w->ops = m;
+}
+
+static void hwtb_step_modsplit(struct hwtb_worker *w)
+{
+	hwtb_dispatch(w, hwtb_modsplit);
+}
+
+/*
+ * The modify rows of hwtb_modsplit()'s run: ns per modify that moved the
+ * timer ("moved") and that left it in its slot ("same_slot"), each less
+ * an empty pair of clock reads, and the share that stayed (per mille;
+ * not for hrtimer, which has no slots).
+ */
+static void hwtb_modsplit_results(struct hwtb_crew *c, int fac, unsigned long n)
+{
+	s64 sum[2] = { 0, 0 }, cnt[2] = { 0, 0 }, stamp = 0;
+	unsigned int i, k;
+
+	for (i = 0; i < c->nr; i++) {
+		for (k = 0; k < 2; k++) {
+			sum[k] += c->w[i].out[2 * k];
+			cnt[k] += c->w[i].out[2 * k + 1];
+		}
+		stamp += c->w[i].out[4];
+	}
+	stamp = div64_s64(stamp * HWTB_MILLI, max(cnt[0] + cnt[1], 1LL));
+	if (cnt[0])
+		hwtb_result_one("modify", fac, n, "moved", "ns",
+				div64_s64(sum[0] * HWTB_MILLI, cnt[0]) - stamp);
+	if (cnt[1])
+		hwtb_result_one("modify", fac, n, "same_slot", "ns",
+				div64_s64(sum[1] * HWTB_MILLI, cnt[1]) - stamp);
+	if (fac != HWTB_HRT)
+		hwtb_result_one("modify", fac, n, "same_slot_share", "per_mille",
+				div64_s64(cnt[1] * HWTB_MILLI * HWTB_MILLI,
+					  max(cnt[0] + cnt[1], 1LL)));
 }
 
 /* Cancel every timer, waiting for running callbacks. */
@@ -841,6 +941,8 @@ static int hwtb_bench_startcancel(void)
 			}
 		}
 		for (r = 0; r < hwtb_reps; r++) {
+			/* Another stretch of the delay table each repetition. */
+			c->arg[3] = r * HWTB_MOD_STRIDE;
 			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
 				c->fac = fac;
 				hwtb_crew_run(c, hwtb_step_modify);
@@ -850,6 +952,13 @@ static int hwtb_bench_startcancel(void)
 		}
 		t1 = ktime_get_ns();
 		hwtimer_wheel_stats(hwtb_wheel, &st1);
+		/* One more modify run, split by where the timer went. */
+		c->arg[3] = hwtb_reps * HWTB_MOD_STRIDE;
+		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+			c->fac = fac;
+			hwtb_crew_run(c, hwtb_step_modsplit);
+			hwtb_modsplit_results(c, fac, n);
+		}
 
 		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
 			hwtb_result("startcancel", fac, n, "pair", "ns", pair[fac], hwtb_reps);

@@ -218,6 +218,7 @@ sub icount_table {
 	my @rows = ((map { [ 'startcancel', $_, 'pair', human_n($_) ] } @in),
 		    (map { [ 'startcancel_idle', $_, 'pair', "$_/CPU" ] } (0, 1)),
 		    (map { [ 'modify', $_, 'modify', human_n($_) ] } @in),
+		    (map { my $mn = $_; map { [ 'modify', $mn, $_, human_n($mn) ] } qw(moved same_slot) } @in),
 		    (map { my $en = $_; map { [ 'expiry', $en, "${_}_cpu_per_expiry", human_n($en) ] }
 			   qw(same_tick spread) }
 		     sort { $a <=> $b } keys %{{ map { (split /\|/)[2] => 1 } grep { /^expiry\|hwtimer\|/ } keys %ires }}));

@@ -97,11 +97,13 @@
  * @processing: the expiry path is running on this base (it programs @hrt
  *              itself when it finishes)
  * @offline: the CPU is dead; nothing is armed here until it returns
- * @halt: @offline or the wheel's @stopped: the expiry path stops running
- *        callbacks (one test of a line it holds, after each callback);
- *        written with either, under @lock
+ * @attn: what the expiry path must look at after a callback, one test of
+ *        a line it holds: %HWT_ATTN_HALT, set with @offline or the
+ *        wheel's @stopped (it stops running callbacks), %HWT_ATTN_WAIT
+ *        while @sync_waiters is not 0 (it wakes them); written under @lock
  * @npending: timers queued here (wheel slots and @due)
  * @sync_waiters: tasks in hwtimer_cancel_sync() waiting for @running
+ *                (%HWT_ATTN_WAIT in @attn says whether there are any)
  * @due: timers taken from an expired slot, not yet run
  * @vectors: the slots of all levels, level 0 first
  * @pending_map: one bit per slot of @vectors: set when the slot is not empty
@@ -117,6 +119,10 @@
  *               the callback, as timer_delete_sync() does with timer_list's
  *               expiry_lock. Taken before @lock.
  */
+/* Bits of &struct hwt_base.attn. */
+#define HWT_ATTN_HALT		0x1
+#define HWT_ATTN_WAIT		0x2
+
 struct hwt_base {
 	raw_spinlock_t		lock;		/* see above */
 	struct hwtimer_wheel	*wheel;
@@ -129,7 +135,7 @@ struct hwt_base {
 	struct task_struct	*running_task;
 	bool			processing;
 	bool			offline;
-	bool			halt;
+	u8			attn;
 	unsigned long		npending;
 	unsigned int		sync_waiters;
 	struct hlist_head	due;

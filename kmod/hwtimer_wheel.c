@@ -476,7 +476,6 @@ static bool hwt_cascade(struct hwt_base *base, unsigned int idx, unsigned int *q
 		hwt_unlink(base, t, false);
 		hwt_place(base, t, t->expires);
 		base->stats.cascaded++;
-		base->stats.visited++;
 		(*quota)--;
 	}
 	return true;
@@ -659,10 +658,13 @@ static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
  * once per pass.
  *
  * The statistics cost a few instructions: the lateness is one subtraction,
- * signed, since a deadline and @now are both at most KTIME_MAX; a negative
- * one is an early fire (never, counted to prove it), a positive one may be
- * the largest, and is late past @tick_ns. Only a timer that its slack put
- * on a later tick needs that tick's start.
+ * signed, since a deadline and @now are both at most KTIME_MAX. One
+ * unsigned test finds a new largest lateness and an early fire (never,
+ * counted to prove it) alike: a negative lateness is above any maximum as
+ * an unsigned number. A lateness past @tick_ns is late. Only a timer that
+ * its slack put on a later tick needs that tick's start. The pass counts
+ * its callbacks by @base->stats.fired, and @visited is fired + cascaded,
+ * summed when the counters are read (hwtimer_wheel_stats()).
  *
  * Like call_timer_fn(), it checks that the callback left the preemption
  * count as it found it: a callback that returns with a lock held or
@@ -686,17 +688,17 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	hwt_cap_uncharge(w);
 	base->running = t;
 	base->stats.fired++;
-	base->stats.visited++;
-	if (unlikely(late < 0)) {
-		base->stats.early++;
-	} else {
-		if ((u64)late > base->stats.max_late_ns)
+	/* An early fire is a negative lateness: above any maximum unsigned. */
+	if (unlikely((u64)late > base->stats.max_late_ns)) {
+		if (late < 0)
+			base->stats.early++;
+		else
 			base->stats.max_late_ns = late;
-		if (unlikely(t->flags & HWT_SLACKED))
-			late = now - ktime_to_ns(hwt_tick_time(w, t->expires));
-		if (late > (s64)tick_ns)
-			base->stats.late++;
 	}
+	if (unlikely(t->flags & HWT_SLACKED))
+		late = now - ktime_to_ns(hwt_tick_time(w, t->expires));
+	if (late > (s64)tick_ns)
+		base->stats.late++;
 
 	raw_spin_unlock_irq(&base->lock);
 	trace_hwtimer_expire_entry(t, now);
@@ -712,14 +714,23 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	/* @t may be freed by now: the tracepoint records only its address. */
 	trace_hwtimer_expire_exit(t);
 	raw_spin_lock_irq(&base->lock);
-
 	base->running = NULL;
-	if (unlikely(base->sync_waiters)) {
+}
+
+/*
+ * After a callback, @base->attn set: wake hwtimer_cancel_sync()'s waiters,
+ * if any. Return: true if the expiry path must stop (%HWT_ATTN_HALT).
+ */
+static bool hwt_attend(struct hwt_base *base)
+	__must_hold(&base->lock)
+{
+	if (base->attn & HWT_ATTN_WAIT) {
 		/* Never under the raw lock: a wait queue's lock sleeps on RT. */
 		raw_spin_unlock_irq(&base->lock);
 		hwt_sync_wake(base);
 		raw_spin_lock_irq(&base->lock);
 	}
+	return base->attn & HWT_ATTN_HALT;
 }
 
 /*
@@ -741,10 +752,10 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
-	unsigned int ran = 0, check = HWT_EXPIRE_CHECK + 1, tick_budget = HWT_TICK_BATCH;
+	unsigned int check = HWT_EXPIRE_CHECK + 1, tick_budget = HWT_TICK_BATCH;
 	unsigned int quota, hold, held = 0;
 	bool more = false;
-	u64 now, now_tick, ev, tick_ns = w->tick_ns, start = local_clock();
+	u64 now, now_tick, ev, fired0, tick_ns = w->tick_ns, start = local_clock();
 
 	hwt_expiry_lock(base);
 	raw_spin_lock_irq(&base->lock);
@@ -757,6 +768,8 @@ static bool hwt_run(struct hwt_base *base)
 	base->running_task = current;
 	base->armed = U64_MAX;
 	base->stats.wakeups++;
+	/* Callbacks this pass has run: base->stats.fired - fired0. */
+	fired0 = base->stats.fired;
 	now = hwt_now(w);
 	now_tick = hwt_now_tick(w, now);
 
@@ -768,17 +781,16 @@ static bool hwt_run(struct hwt_base *base)
 			 * progress; the batch is a multiple of it.
 			 */
 			if (unlikely(!--check)) {
-				if (ran >= HWT_EXPIRE_BATCH ||
+				if (base->stats.fired - fired0 >= HWT_EXPIRE_BATCH ||
 				    local_clock() - start > HWT_PASS_NS) {
 					more = true;
 					break;
 				}
 				check = HWT_EXPIRE_CHECK;
 			}
-			ran++;
 			hwt_expire_one(base, now, tick_ns);
 			held = 0;
-			if (unlikely(base->halt))
+			if (unlikely(base->attn) && hwt_attend(base))
 				break;
 			continue;
 		}
@@ -1388,12 +1400,14 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 			return -EDEADLK;
 		}
 		base->sync_waiters++;
+		base->attn |= HWT_ATTN_WAIT;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 
 		hwt_sync_wait(base, t);
 
 		raw_spin_lock_irqsave(&base->lock, flags);
-		base->sync_waiters--;
+		if (!--base->sync_waiters)
+			base->attn &= ~HWT_ATTN_WAIT;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
 }
@@ -1616,7 +1630,8 @@ void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stat
 		stats->pending += base->npending;
 		stats->ticks += s->ticks;
 		stats->wakeups += s->wakeups;
-		stats->visited += s->visited;
+		/* Each entry the expiry path touched fired or cascaded. */
+		stats->visited += s->fired + s->cascaded;
 		stats->cascaded += s->cascaded;
 		stats->max_hold = max(stats->max_hold, s->max_hold);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -1870,7 +1885,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 
 		raw_spin_lock_irq(&base->lock);
 		WRITE_ONCE(wheel->stopped, true);
-		base->halt = true;
+		base->attn |= HWT_ATTN_HALT;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	/*
@@ -1907,7 +1922,10 @@ static int hwt_cpu_prepare(unsigned int cpu)
 
 		raw_spin_lock_irq(&base->lock);
 		base->offline = false;
-		base->halt = READ_ONCE(w->stopped);
+		if (READ_ONCE(w->stopped))
+			base->attn |= HWT_ATTN_HALT;
+		else
+			base->attn &= ~HWT_ATTN_HALT;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	mutex_unlock(&hwt_wheels_mutex);
@@ -1964,7 +1982,7 @@ static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 
 	raw_spin_lock_irq(&old->lock);
 	old->offline = true;
-	old->halt = true;
+	old->attn |= HWT_ATTN_HALT;
 	raw_spin_unlock_irq(&old->lock);
 	/*
 	 * The offline flag stops either from re-arming the other. A queued

@@ -399,6 +399,67 @@ static void rt_cancel_sync_waits_softirq(struct kunit *test)
 			    "cancel_sync returned while the callback was still running");
 }
 
+/* One of two tasks that wait in hwtimer_cancel_sync() for one callback. */
+struct kt_waiter {
+	struct kt_slow *s;
+	struct completion returned;
+	int done_at_return;
+};
+
+static int kt_waiter_fn(void *arg)
+{
+	struct kt_waiter *wt = arg;
+
+	hwtimer_cancel_sync(&wt->s->t);
+	wt->done_at_return = atomic_read(&wt->s->done);
+	complete(&wt->returned);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+/*
+ * Two tasks wait for the same running callback: both return once it has
+ * returned, as the expiry path wakes every waiter (a flag of the base tells
+ * it there are any, cleared by the last to leave). A third wait on the
+ * next run finds the flag set again.
+ */
+static void rt_cancel_sync_two_waiters(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, HWTIMER_WHEEL_PROCESS);
+	struct kt_slow *s = kt_slow_alloc(test, w, 300, true);
+	struct kt_waiter *wt = kt_kvzalloc(test, 2 * sizeof(*wt));
+	struct task_struct *task[2];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
+	for (i = 0; i < 2; i++) {
+		wt[i].s = s;
+		init_completion(&wt[i].returned);
+		task[i] = kthread_run(kt_waiter_fn, &wt[i], "kt_waiter%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		if (!wait_for_completion_timeout(&wt[i].returned, msecs_to_jiffies(10000))) {
+			/* Stuck in hwtimer_cancel_sync(): kthread_stop() would hang too. */
+			KUNIT_FAIL(test, "waiter %d not woken 10 s after the callback returned", i);
+			return;
+		}
+		kthread_stop(task[i]);
+		KUNIT_EXPECT_EQ_MSG(test, wt[i].done_at_return, 1,
+				    "waiter %d returned while the callback was still running", i);
+	}
+
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	for (i = 0; i < 2000 && atomic_read(&s->started) < 2; i++)
+		usleep_range(500, 1000);
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&s->started), 2, "the second run never began");
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&s->t), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 2,
+			    "the second wait returned while the callback was still running");
+}
+
 /* A callback that re-arms itself for ever, until shut down. */
 static void kt_forever_fn(struct hwtimer *t)
 {
@@ -754,6 +815,7 @@ static struct kunit_case realtime_cases[] = {
 	KUNIT_CASE(rt_process_context_may_sleep),
 	KUNIT_CASE(rt_cancel_sync_waits_process),
 	KUNIT_CASE(rt_cancel_sync_waits_softirq),
+	KUNIT_CASE(rt_cancel_sync_two_waiters),
 	KUNIT_CASE(rt_shutdown_stops_self_rearm),
 	KUNIT_CASE(rt_destroy_waits_running_callback),
 	KUNIT_CASE(rt_debugfs_stats),

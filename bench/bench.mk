@@ -25,12 +25,17 @@
 #                      -icount shift=0, where a guest ns is a guest
 #                      instruction (about 2 minutes once the bench kernel
 #                      is built; build/bench/icount/report.txt)
+#   make bench-trace   what one start, cancel and modify of hwtimer,
+#                      timer_list and hrtimer execute, instruction by
+#                      instruction: a debugger single-steps the bench VM
+#                      (about 3 minutes; TRACE_N timers pending, default
+#                      1000; build/bench/trace/report.txt)
 #
 # KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
 #
 # See docs/benchmarks.md and bench/lib.sh.
 
-.PHONY: bench bench-ab bench-icount bench-plot bench-smoke bench-user
+.PHONY: bench bench-ab bench-icount bench-trace bench-plot bench-smoke bench-user
 
 # The user-space benchmark, static (the VM has no libraries): what
 # scripts/runner.sh puts into the guest. It links libhwtimer and liburing
@@ -51,6 +56,9 @@ bench-smoke:
 
 bench-icount:
 	scripts/runner.sh bench icount
+
+bench-trace:
+	scripts/runner.sh bench trace
 
 bench-ab:
 	@test -n "$(ALT)" || { echo "bench-ab: say which revision to compare with: ALT=REV" >&2; exit 2; }

@@ -79,6 +79,9 @@ bench_run() {
 		if load /hwt/bench/hwtbench.ko $KPARAMS; then
 			for b in $KBENCH; do
 				echo "@@BENCH begin kernel $b t=$(now)"
+				# make bench-trace: the modules' symbols, for its report.
+				[ "$b" = trace ] &&
+					grep -E '\[(hwtimer|hwtbench)\]' /proc/kallsyms | sed 's/^/@@KSYM /'
 				check "bench kernel $b" bench_one "$b"
 				# A failed run's results say what went wrong ("E" lines).
 				cat /sys/kernel/debug/hwtbench/results

@@ -1753,6 +1753,107 @@ out:
 
 /* ---- the entry point ---------------------------------------------------- */
 
+/* ---- trace: one call at a time, for a debugger to single-step -------- */
+
+/*
+ * The debugger's handshake (make bench-trace, bench/trace.py): it stops at
+ * each call of hwtb_trace_mark(), steps through what follows up to the
+ * next one, and once it has what it wants makes one call return true,
+ * which ends the benchmark. The mark is noinline and empty, so that the
+ * steps between two marks hold one call of the API each, and the few
+ * instructions of the loop around it.
+ */
+static noinline bool hwtb_trace_mark(int fac, int step)
+{
+	bool stop = false;
+
+	asm volatile("" : "+r" (stop) : "r" (fac), "r" (step) : "memory");
+	return stop;
+}
+
+static __always_inline bool hwtb_trace_one(int fac, struct hwtb_worker *w, unsigned int i)
+{
+	struct hwtb_tab *tab = w->tab;
+	void *o = hwtb_obj(fac, w->probes[fac], 0);
+	unsigned int k = i & (HWTB_TAB - 1), km = (i + HWTB_MOD_STRIDE) & (HWTB_TAB - 1);
+	void *m = o;
+	bool stop;
+
+	/* A random pending timer to a random delay, as hwtb_mods() does. */
+	if (w->nobjs[fac])
+		m = hwtb_obj(fac, w->objs[fac], tab->idx[i & (HWTB_IDX - 1)]);
+	stop = hwtb_trace_mark(fac, 0);
+	hwtb_start(fac, o, tab->ns[k], tab->j[k]);
+	stop |= hwtb_trace_mark(fac, 1);
+	hwtb_cancel(fac, o);
+	stop |= hwtb_trace_mark(fac, 2);
+	hwtb_modify(fac, m, tab->ns[km], tab->j[km]);
+	stop |= hwtb_trace_mark(fac, 3);
+	if (m == o)
+		hwtb_cancel(fac, o);
+	return stop;
+}
+
+/*
+ * Until the debugger says stop, or HWTB_TRACE_S seconds: a start, a cancel
+ * and a modify of each facility, every 50 ms.
+ */
+#define HWTB_TRACE_S	600
+
+static void hwtb_step_trace(struct hwtb_worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < HWTB_TRACE_S * 20; i++) {
+		bool stop = hwtb_trace_one(HWTB_HWT, w, i);
+
+		stop |= hwtb_trace_one(HWTB_TL, w, i);
+		stop |= hwtb_trace_one(HWTB_HRT, w, i);
+		if (stop)
+			break;
+		msleep(50);
+	}
+	w->ops = i;
+}
+
+/*
+ * With hwtb_sizes[0] timers of each facility pending on each CPU: marks
+ * between the API calls for scripts/trace.sh, which counts what each call
+ * executes. Not part of "all": it waits for a debugger.
+ */
+static int hwtb_bench_trace(void)
+{
+	unsigned int nr = num_online_cpus();
+	u64 rev = hwtb_rev_ns();
+	struct hwtb_crew *c;
+	int fac, ret = 0;
+
+	c = hwtb_crew_get(nr);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		ret = hwtb_crew_alloc(c, fac, hwtb_nsizes ? hwtb_sizes[0] : 0, HWTB_CB_COUNT);
+		if (ret)
+			goto out;
+		c->fac = fac;
+		c->arg[0] = rev;
+		c->arg[1] = 100 * rev;
+		hwtb_crew_run(c, hwtb_step_populate);
+	}
+	/* The debugger takes the addresses from /proc/kallsyms (guest.sh). */
+	pr_info("@@TRACE ready, %lu pending\n", hwtb_nsizes ? hwtb_sizes[0] : 0);
+	hwtb_crew_run(c, hwtb_step_trace);
+	pr_info("@@TRACE end after %llu rounds\n", c->w[0].ops);
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		c->fac = fac;
+		hwtb_crew_run(c, hwtb_step_teardown);
+		hwtb_crew_free(c, fac);
+	}
+out:
+	hwtb_crew_destroy(c);
+	return ret;
+}
+
 static void hwtb_info(void)
 {
 	hwtb_out("I cpus %u\n", num_online_cpus());
@@ -1803,6 +1904,8 @@ int hwtb_run_kernel(const char *what)
 		hwtb_bench_memory();
 		ret = 0;
 	}
+	if (!strcmp(what, "trace"))
+		ret = hwtb_bench_trace();
 	for (i = 0; i < ARRAY_SIZE(hwtb_benches); i++) {
 		if (!all && strcmp(what, hwtb_benches[i].name))
 			continue;

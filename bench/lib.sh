@@ -64,6 +64,12 @@ bench_conf() {
 		uparams='' wparams=''
 		BENCH_ONLY="calib startcancel startidle expiry"
 		;;
+	trace)
+		# One vCPU, the timers pending on it: sizes[0] (TRACE_N).
+		kparams="reps=1 sizes=${TRACE_N:-1000}"
+		uparams='' wparams=''
+		BENCH_ONLY="trace"
+		;;
 	ab)
 		# The user-space benchmark only, one repetition a run, the
 		# scale benchmark at 100k: what the A/B boots of
@@ -146,6 +152,48 @@ bench_icount_boot() {
 	judge "$out/bench.log" main 1 >&2 || true
 }
 
+# Mode trace: boot with QEMU's gdb stub on one vCPU, run the "trace"
+# benchmark, and let bench/trace.py single-step one round of it; then
+# bench/trace-report.py counts what each call executed into OUT/report.txt.
+# shellcheck disable=SC2154 # kdir, root: own_boot; kernel: runner.sh
+bench_trace_boot() {
+	local out=$1 port=${TRACE_PORT:-12345} pid mark rc=0
+	command -v gdb >/dev/null || abort "bench trace: no gdb (scripts/deps.sh installs it)"
+	log=$out/bench.log
+	rm -f "$out/trace.txt"
+	ACCEL=tcg SMP=1 QEMU_EXTRA="-gdb tcp:127.0.0.1:$port ${QEMU_EXTRA:-}" \
+		APPEND="tsc=reliable ${APPEND:-}" MEM=${MEM:-1G} VM_TIMEOUT=${VM_TIMEOUT:-1500} \
+		PROGRESS='@@BENCH (begin|stop)|@@TRACE|@@HWT (fail|done)|^E ' \
+		boot_vm "$kdir" "$root" bench "$log" &
+	pid=$!
+	# The guest says when the timers are pending; the addresses come from
+	# its /proc/kallsyms (bench/guest.sh prints the modules' symbols).
+	for _ in $(seq 1200); do
+		grep -aq '@@TRACE ready' "$log" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 1
+	done
+	mark=$(sed -n 's/.*@@KSYM \([0-9a-f]*\) t hwtb_trace_mark\s.*/\1/p' "$log" | head -n 1)
+	if [ -n "$mark" ]; then
+		TRACE_PORT=$port TRACE_MARK=$mark TRACE_OUT=$out/trace.txt \
+			timeout 900 gdb -nx -batch -x bench/trace.py >"$out/gdb.log" 2>&1 || rc=$?
+		tail -n 3 "$out/gdb.log" >&2
+		[ $rc = 0 ] || fail "bench trace: gdb failed (status $rc, $out/gdb.log)"
+	else
+		fail "bench trace: no hwtb_trace_mark in the guest's symbols"
+	fi
+	wait $pid || true
+	check_boot "$log" "$kernel" >&2
+	judge "$log" main 1 >&2 || true
+	if [ -s "$out/trace.txt" ]; then
+		python3 bench/trace-report.py "$out/trace.txt" "$kdir/System.map" "$log" \
+			>"$out/report.txt" || fail "bench/trace-report.py failed"
+		cat "$out/report.txt"
+	fi
+	[ "$failed" = 0 ] || { echo "bench trace: FAILED ($(summary || true))" >&2; exit 1; }
+	echo "bench trace: $out/report.txt"
+}
+
 # Mode ab: revision ALT's module, built against the bench kernel KDIR in
 # TREE, into ROOT/hwt/kmod/hwtimer-alt.ko (bench/guest.sh alternates it
 # with this tree's hwtimer.ko).
@@ -191,13 +239,17 @@ bench_run() {
 		flavour=${BENCH_KERNEL:-bench} out=$top/build/bench/icount
 		[ "$kernel" = 6.1 ] || out=$top/build/bench/icount-$kernel
 		;;
+	trace)
+		flavour=${BENCH_KERNEL:-bench} out=$top/build/bench/trace
+		[ "$kernel" = 6.1 ] || out=$top/build/bench/trace-$kernel
+		;;
 	ab)
 		flavour=${BENCH_KERNEL:-bench} out=$top/build/bench/ab timeout=5400
 		git -C "$top" rev-parse --verify -q "${ALT:-}^{commit}" >/dev/null ||
 			abort "bench ab: ALT=${ALT:-} is not a revision of this repository"
 		;;
 	*)
-		echo "usage: runner.sh bench full|smoke|ab|icount" >&2
+		echo "usage: runner.sh bench full|smoke|ab|icount|trace" >&2
 		exit 2
 		;;
 	esac
@@ -213,6 +265,10 @@ bench_run() {
 			"$out" >"$out/report.txt" || fail "bench/report.pl found errors in $out/bench.log"
 		cat "$out/report.txt"
 		[ "$failed" = 0 ] || { echo "bench icount: FAILED ($(summary || true))" >&2; exit 1; }
+		return
+	fi
+	if [ "$bmode" = trace ]; then
+		bench_trace_boot "$out"
 		return
 	fi
 	[ "$bmode" = ab ] && bench_stage_alt "$kdir" "$vm/alt" "$root"

@@ -16,6 +16,7 @@ pkgs=(
 	gcc-multilib							# -m32 user tests
 	dkms kmod							# packaging
 	gnuplot-nox							# benchmark plots
+	gdb python3							# make bench-trace
 	liburing-dev pkgconf						# io_uring bench column, make lib-check
 )
 

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-trace, the report: what one start, one cancel and one modify
+# of each facility executed, from the instructions bench/trace.py stepped
+# through, counted in the primitives that price them on hardware and under
+# TCG, and per function.
+#
+# Usage: trace-report.py TRACE SYSTEM.MAP CONSOLE_LOG
+#
+# TRACE: bench/trace.py's output; SYSTEM.MAP: the bench kernel's; the
+# console log holds the modules' symbols ("@@KSYM" lines, from the guest's
+# /proc/kallsyms) and the "@@TRACE" line.
+
+import bisect
+import collections
+import re
+import sys
+
+FAC = ["hwtimer", "timer_list", "hrtimer"]
+STEP = ["start", "cancel", "modify"]
+LINE = 64
+
+
+def symbols(sysmap, console):
+    syms = []
+    with open(sysmap) as f:
+        for ln in f:
+            a, t, name = ln.split()[:3]
+            if t in "tTwW":
+                syms.append((int(a, 16), name))
+    with open(console, errors="replace") as f:
+        for ln in f:
+            m = re.search(r"@@KSYM ([0-9a-f]+) [tTwW] (\S+)\s+\[(\w+)\]", ln)
+            if m:
+                syms.append((int(m.group(1), 16), "%s [%s]" % (m.group(2), m.group(3))))
+    syms.sort()
+    return [a for a, _ in syms], [n for _, n in syms]
+
+
+def classify(asm):
+    """The classes of one instruction that price differently from a plain
+    ALU instruction: under TCG (helpers, lookups of the next translated
+    block) and on hardware (serialising, locked or long-latency ones)."""
+    parts = asm.split()
+    c = []
+    # On one vCPU the kernel patches its lock prefixes into ds prefixes
+    # (alternatives_smp_unlock()): an atomic is counted either way.
+    while parts and parts[0] in ("lock", "ds"):
+        if parts[0] == "lock":
+            c.append("locked")
+        parts = parts[1:]
+    mnem = parts[0] if parts else ""
+    if not c and (mnem.startswith(("cmpxchg", "xadd")) or
+                  mnem.startswith("xchg") and "(" in asm):
+        c.append("locked")
+    if c:
+        return c
+    if mnem.startswith("call"):
+        c.append("call")
+        if "*" in asm:
+            c.append("indirect")
+    elif mnem.startswith("ret"):
+        c.append("ret")
+    elif mnem.startswith("jmp"):
+        c.append("jmp")
+        if "*" in asm:
+            c.append("indirect")
+    elif mnem.startswith("j"):
+        c.append("jcc")
+    elif mnem in ("pushf", "pushfq", "popf", "popfq"):
+        c.append("flags")
+    elif mnem in ("cli", "sti"):
+        c.append("cli/sti")
+    elif mnem in ("div", "divq", "divl", "idiv", "idivq", "idivl"):
+        c.append("div")
+    elif mnem in ("rdtsc", "rdtscp"):
+        c.append("rdtsc")
+    elif mnem in ("wrmsr", "rdmsr"):
+        c.append("msr")
+    elif mnem == "pause":
+        c.append("pause")
+    return c
+
+
+def main():
+    trace, sysmap, console = sys.argv[1:4]
+    addrs, names = symbols(sysmap, console)
+
+    def sym(pc):
+        i = bisect.bisect_right(addrs, pc) - 1
+        return names[i] if i >= 0 else "0x%x" % pc
+
+    seg = collections.OrderedDict()
+    with open(trace) as f:
+        for ln in f:
+            head, asm, acc = (x.strip() for x in ln.split("|"))
+            fac, step, pc = head.split()
+            key = (int(fac), int(step))
+            if key[1] > 2:
+                continue
+            seg.setdefault(key, []).append((int(pc, 16), asm, acc.split()))
+
+    cols = ["instructions", "memory", "stack", "lines", "call", "ret", "indirect",
+            "jcc", "flags", "cli/sti", "locked", "div", "rdtsc", "msr"]
+    rows = {}
+    funcs = {}
+    for key, ins in seg.items():
+        r = collections.Counter()
+        lines, fcount = set(), collections.OrderedDict()
+        for pc, asm, acc in ins:
+            r["instructions"] += 1
+            for c in classify(asm):
+                r[c] += 1
+            for a in acc:
+                addr, size = (int(x, 0) for x in a.split(":"))
+                r["memory"] += 1
+                if asm.split()[0].startswith(("push", "pop", "call", "ret")):
+                    r["stack"] += 1
+                else:
+                    lines.add(addr // LINE)
+                    lines.add((addr + size - 1) // LINE)
+            s = sym(pc)
+            fcount[s] = fcount.get(s, 0) + 1
+        r["lines"] = len(lines)
+        rows[key] = r
+        funcs[key] = fcount
+
+    print("One call of each, after the warm-up rounds, single-stepped with interrupts")
+    print("masked; between the marks: the call and the loop's code around it.")
+    print("memory: operands that read or write memory, the stack's included;")
+    print("stack: push, pop, call, ret; lines: the distinct %d-byte lines of the" % LINE)
+    print("rest; flags: pushf/popf (irqsave/irqrestore); locked: atomic read-modify-")
+    print("writes (lock-prefixed, xchg, cmpxchg, xadd; on this one vCPU the kernel")
+    print("has patched their lock prefixes out).\n")
+    print("%-20s" % "call" + "".join("%13s" % c for c in cols))
+    for step in range(3):
+        for fac in range(3):
+            key = (fac, step)
+            if key not in rows:
+                continue
+            print("%-20s" % ("%s %s" % (FAC[fac], STEP[step])) +
+                  "".join("%13d" % rows[key][c] for c in cols))
+    print()
+    for step in range(3):
+        for fac in range(3):
+            key = (fac, step)
+            if key not in rows:
+                continue
+            print("%s %s: instructions per function, in the order first reached" %
+                  (FAC[fac], STEP[step]))
+            for s, n in funcs[key].items():
+                print("  %5d  %s" % (n, s))
+            print()
+
+
+main()

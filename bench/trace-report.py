@@ -83,6 +83,32 @@ def classify(asm):
     return c
 
 
+def jmp_cache_index(pc):
+    """QEMU's tb_jmp_cache_hash_func() (4.0 to 9.x, 4 KiB pages): 6 bits of
+    the page number and 6 of the offset; the offset's other bits fold into
+    the latter."""
+    tmp = pc ^ (pc >> 6)
+    return ((tmp >> 6) & 0xfc0) | (tmp & 0x3f)
+
+
+def lookups(ins):
+    """The targets TCG must look up in its jump cache rather than reach by
+    a chained jump: after a return or an indirect branch, and after a
+    branch to another guest page (a direct jump is chained only within
+    one page)."""
+    out = []
+    for i in range(len(ins) - 1):
+        pc, asm, _ = ins[i]
+        nxt = ins[i + 1][0]
+        parts = [p for p in asm.split() if p not in ("ds", "lock", "bnd", "notrack")]
+        mnem = parts[0] if parts else ""
+        indirect = mnem.startswith("ret") or "*" in asm
+        branch = mnem.startswith(("j", "call"))
+        if indirect or (branch and nxt >> 12 != pc >> 12):
+            out.append(nxt)
+    return out
+
+
 def main():
     trace, sysmap, console = sys.argv[1:4]
     addrs, names = symbols(sysmap, console)
@@ -141,6 +167,26 @@ def main():
                 continue
             print("%-20s" % ("%s %s" % (FAC[fac], STEP[step])) +
                   "".join("%13d" % rows[key][c] for c in cols))
+    print()
+    print("Under TCG (QEMU 7.2): the targets each loop of the benchmark reaches")
+    print("through QEMU's jump cache (returns, indirect branches, branches to another")
+    print("page), and those of them that share a cache index, which evict each other")
+    print("on every pass of the loop and take the slow lookup each time:\n")
+    for label, steps in (("start+cancel", (0, 1)), ("modify", (2,))):
+        for fac in range(3):
+            ins = [x for st in steps for x in seg.get((fac, st), [])]
+            if not ins:
+                continue
+            t = lookups(ins)
+            idx = collections.defaultdict(set)
+            for pc in t:
+                idx[jmp_cache_index(pc)].add(pc)
+            clash = sorted(pcs for pcs in idx.values() if len(pcs) > 1)
+            print("%-24s lookups %3d, distinct targets %3d, sharing an index %d%s" %
+                  ("%s %s" % (FAC[fac], label), len(t), len(set(t)),
+                   sum(len(c) for c in clash),
+                   "".join("\n    %s" % ", ".join(sym(pc) + "+0x%x" % (pc - addrs[bisect.bisect_right(addrs, pc) - 1])
+                                                   for pc in sorted(c)) for c in clash)))
     print()
     for step in range(3):
         for fac in range(3):

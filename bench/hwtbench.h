@@ -262,6 +262,9 @@ struct hwtb_tab;
  * @ops: operations done between @t0 and @t1
  * @nchunks: timed chunks of operations recorded in @tab
  * @out: step-specific results
+ * @sink: where a step leaves a value it computed only to keep its work
+ *        from being optimised away (per worker: no line shared with the
+ *        other CPUs)
  */
 struct hwtb_worker {
 	struct hwtb_crew	*crew;
@@ -278,6 +281,7 @@ struct hwtb_worker {
 	u64			ops;
 	unsigned int		nchunks;
 	s64			out[6];
+	u64			sink;
 };
 
 typedef void (*hwtb_step_fn)(struct hwtb_worker *w);

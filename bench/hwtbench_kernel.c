@@ -263,6 +263,40 @@ static void hwtb_step_pairs(struct hwtb_worker *w)
 }
 
 /*
+ * timer_list's pairs as hwtb_do_pairs() runs them, each start after a
+ * clock read (ktime_get_ns()): what a caller pays who has a nanosecond
+ * deadline and a timer_list, and what hwtimer_start() pays for its
+ * relative deadline. The price of a clock read inside this path, which
+ * TCG makes several times its price in a loop of clock reads alone (the
+ * calib row): the pair with it is the peer that shows what hwtimer's pair
+ * costs besides its clock read.
+ */
+static void hwtb_step_pairs_clock(struct hwtb_worker *w)
+{
+	struct hwtb_tab *tab = w->tab;
+	unsigned long i, m = w->crew->arg[2];
+	void *p = w->probes[HWTB_TL];
+	u64 t, sum = 0;
+
+	w->nchunks = 0;
+	w->t0 = ktime_get_ns();
+	t = w->t0;
+	for (i = 0; i < m; i++) {
+		void *o = hwtb_obj(HWTB_TL, p, i & (HWTB_NPROBES - 1));
+		unsigned int k = i & (HWTB_TAB - 1);
+
+		sum += ktime_get_ns();
+		hwtb_start(HWTB_TL, o, tab->ns[k], tab->j[k]);
+		hwtb_cancel(HWTB_TL, o);
+		hwtb_chunk(w, i, &t);
+	}
+	w->t1 = ktime_get_ns();
+	w->ops = m;
+	/* Used, so that no compiler drops the reads. */
+	WRITE_ONCE(w->sink, sum);
+}
+
+/*
  * arg[2] modifies of random pending timers to random new delays. The
  * delays are taken from arg[3] on in the delay table: each repetition
  * passes another arg[3], so that it does not re-arm a timer to the delay
@@ -888,11 +922,24 @@ static void hwtb_bench_memory(void)
  * Start+cancel pairs and modifies with N timers pending, for each N: all
  * three facilities are populated, then take turns rep by rep.
  */
+/* The median pair of hwtb_step_pairs_clock() in each of hwtb_reps runs. */
+static void hwtb_pairs_clock_reps(struct hwtb_crew *c, s64 *pair)
+{
+	unsigned int r;
+
+	c->fac = HWTB_TL;
+	for (r = 0; r < hwtb_reps; r++) {
+		hwtb_crew_run(c, hwtb_step_pairs_clock);
+		pair[r] = hwtb_ns_per_op_median(c);
+	}
+}
+
 static int hwtb_bench_startcancel(void)
 {
 	/* Static, as all the tables below: runs are serialised by hwtb_mutex. */
 	static s64 pair[HWTB_NR_FAC][HWTB_MAX_REPS], mod[HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 pmean[HWTB_NR_FAC][HWTB_MAX_REPS], mmean[HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 pclk[HWTB_MAX_REPS];
 	unsigned int s, r, nr = num_online_cpus();
 	u64 rev = hwtb_rev_ns();
 	struct hwtb_crew *c;
@@ -940,6 +987,7 @@ static int hwtb_bench_startcancel(void)
 				pmean[fac][r] = hwtb_ns_per_op(c);
 			}
 		}
+		hwtb_pairs_clock_reps(c, pclk);
 		for (r = 0; r < hwtb_reps; r++) {
 			/* Another stretch of the delay table each repetition. */
 			c->arg[3] = r * HWTB_MOD_STRIDE;
@@ -968,6 +1016,7 @@ static int hwtb_bench_startcancel(void)
 			hwtb_result("modify", fac, n, "modify_mean", "ns", mmean[fac],
 				    hwtb_reps);
 		}
+		hwtb_result("startcancel", HWTB_TL, n, "pair_clock", "ns", pclk, hwtb_reps);
 		/* Cascades while N timers of 1..100 revolutions stay pending. */
 		hwtb_result_one("startcancel", HWTB_HWT, n, "visited_per_tick", "entries",
 				hwtb_ratio_milli(st1.visited - st0.visited,
@@ -995,6 +1044,7 @@ static int hwtb_bench_startidle(void)
 {
 	static s64 pair[2][HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 pmean[2][HWTB_NR_FAC][HWTB_MAX_REPS];
+	static s64 pclk[2][HWTB_MAX_REPS];
 	unsigned int k, r, nr = num_online_cpus();
 	u64 rev = hwtb_rev_ns();
 	struct hwtb_crew *c;
@@ -1023,6 +1073,7 @@ static int hwtb_bench_startidle(void)
 				pmean[k][fac][r] = hwtb_ns_per_op(c);
 			}
 		}
+		hwtb_pairs_clock_reps(c, pclk[k]);
 		/* N is per CPU here: what else is pending on the CPU's base. */
 		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
 			hwtb_result("startcancel_idle", fac, k, "pair", "ns", pair[k][fac],
@@ -1030,6 +1081,8 @@ static int hwtb_bench_startidle(void)
 			hwtb_result("startcancel_idle", fac, k, "pair_mean", "ns",
 				    pmean[k][fac], hwtb_reps);
 		}
+		hwtb_result("startcancel_idle", HWTB_TL, k, "pair_clock", "ns", pclk[k],
+			    hwtb_reps);
 		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
 			c->fac = fac;
 			hwtb_crew_run(c, hwtb_step_teardown);

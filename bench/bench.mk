@@ -26,8 +26,9 @@
 #                      instruction (about 2 minutes once the bench kernel
 #                      is built; build/bench/icount/report.txt)
 #   make bench-trace   what one start, cancel and modify of hwtimer,
-#                      timer_list and hrtimer execute, instruction by
-#                      instruction: a debugger single-steps the bench VM
+#                      timer_list and hrtimer, and an expiration of the
+#                      first two, execute, instruction by instruction: a
+#                      debugger single-steps the bench VM
 #                      (about 3 minutes; TRACE_N timers pending, default
 #                      1000; build/bench/trace/report.txt)
 #

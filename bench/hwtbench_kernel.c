@@ -1849,9 +1849,32 @@ static __always_inline bool hwtb_trace_one(int fac, struct hwtb_worker *w, unsig
 
 /*
  * Until the debugger says stop, or HWTB_TRACE_S seconds: a start, a cancel
- * and a modify of each facility, every 50 ms.
+ * and a modify of each facility, every 50 ms; then hwtb_trace_expire().
  */
 #define HWTB_TRACE_S	600
+
+/*
+ * Then HWTB_TRACE_EXP probe timers of hwtimer and as many of timer_list,
+ * all due at one tick three ticks ahead, for the debugger to step through
+ * their expiry loops from one callback to the next.
+ */
+#define HWTB_TRACE_EXP	32
+
+static void hwtb_trace_expire(struct hwtb_worker *w)
+{
+	u64 d = ktime_get_ns() + 3 * hwtb_tick();
+	unsigned long j = jiffies + hwtb_jiffies(3 * hwtb_tick());
+	unsigned int k;
+	int fac;
+
+	for (fac = HWTB_HWT; fac <= HWTB_TL; fac++)
+		for (k = 0; k < HWTB_TRACE_EXP; k++)
+			hwtb_start_abs(fac, hwtb_obj(fac, w->probes[fac], k), d, j);
+	msleep(1000);
+	for (fac = HWTB_HWT; fac <= HWTB_TL; fac++)
+		for (k = 0; k < HWTB_TRACE_EXP; k++)
+			hwtb_cancel_sync(fac, hwtb_obj(fac, w->probes[fac], k));
+}
 
 static void hwtb_step_trace(struct hwtb_worker *w)
 {
@@ -1867,6 +1890,7 @@ static void hwtb_step_trace(struct hwtb_worker *w)
 		msleep(50);
 	}
 	w->ops = i;
+	hwtb_trace_expire(w);
 }
 
 /*

@@ -152,6 +152,12 @@ bench_icount_boot() {
 	judge "$out/bench.log" main 1 >&2 || true
 }
 
+# The address of module function NAME in the guest, from LOG's "@@KSYM"
+# lines (bench/guest.sh prints the modules' /proc/kallsyms).
+ksym() {
+	sed -n "s/.*@@KSYM \([0-9a-f]*\) [tT] $1\s.*/\1/p" "$2" | head -n 1
+}
+
 # Mode trace: boot with QEMU's gdb stub on one vCPU, run the "trace"
 # benchmark, and let bench/trace.py single-step one round of it; then
 # bench/trace-report.py counts what each call executed into OUT/report.txt.
@@ -161,7 +167,10 @@ bench_trace_boot() {
 	command -v gdb >/dev/null || abort "bench trace: no gdb (scripts/deps.sh installs it)"
 	log=$out/bench.log
 	rm -f "$out/trace.txt"
-	ACCEL=tcg SMP=1 QEMU_EXTRA="-gdb tcp:127.0.0.1:$port ${QEMU_EXTRA:-}" \
+	# -icount: the guest's clock counts instructions, not the host's time
+	# that each single step takes; else the expiry path's time budget
+	# would end its pass after a few stepped callbacks.
+	ACCEL=tcg SMP=1 QEMU_EXTRA="-icount shift=0,sleep=off -gdb tcp:127.0.0.1:$port ${QEMU_EXTRA:-}" \
 		APPEND="tsc=reliable ${APPEND:-}" MEM=${MEM:-1G} VM_TIMEOUT=${VM_TIMEOUT:-1500} \
 		PROGRESS='@@BENCH (begin|stop)|@@TRACE|@@HWT (fail|done)|^E ' \
 		boot_vm "$kdir" "$root" bench "$log" &
@@ -173,9 +182,11 @@ bench_trace_boot() {
 		kill -0 $pid 2>/dev/null || break
 		sleep 1
 	done
-	mark=$(sed -n 's/.*@@KSYM \([0-9a-f]*\) t hwtb_trace_mark\s.*/\1/p' "$log" | head -n 1)
+	mark=$(ksym hwtb_trace_mark "$log")
 	if [ -n "$mark" ]; then
 		TRACE_PORT=$port TRACE_MARK=$mark TRACE_OUT=$out/trace.txt \
+			TRACE_CB_HWT=$(ksym hwtb_cb_hwt_count "$log") \
+			TRACE_CB_TL=$(ksym hwtb_cb_tl_count "$log") \
 			timeout 900 gdb -nx -batch -x bench/trace.py >"$out/gdb.log" 2>&1 || rc=$?
 		tail -n 3 "$out/gdb.log" >&2
 		[ $rc = 0 ] || fail "bench trace: gdb failed (status $rc, $out/gdb.log)"

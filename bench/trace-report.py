@@ -18,7 +18,7 @@ import re
 import sys
 
 FAC = ["hwtimer", "timer_list", "hrtimer"]
-STEP = ["start", "cancel", "modify"]
+STEP = ["start", "cancel", "modify", "", "expiration"]
 LINE = 64
 
 
@@ -123,7 +123,7 @@ def main():
             head, asm, acc = (x.strip() for x in ln.split("|"))
             fac, step, pc = head.split()
             key = (int(fac), int(step))
-            if key[1] > 2:
+            if key[1] == 3:
                 continue
             seg.setdefault(key, []).append((int(pc, 16), asm, acc.split()))
 
@@ -131,7 +131,11 @@ def main():
             "jcc", "flags", "cli/sti", "locked", "div", "rdtsc", "msr"]
     rows = {}
     funcs = {}
+    per = {}
     for key, ins in seg.items():
+        # An expiry segment runs from one callback's entry to the entry of
+        # the one some expirations later: counts per expiration.
+        per[key] = sum(1 for pc, _, _ in ins if pc == ins[0][0]) if key[1] == 4 else 1
         r = collections.Counter()
         lines, fcount = set(), collections.OrderedDict()
         for pc, asm, acc in ins:
@@ -159,20 +163,26 @@ def main():
     print("rest; flags: pushf/popf (irqsave/irqrestore); locked: atomic read-modify-")
     print("writes (lock-prefixed, xchg, cmpxchg, xadd; on this one vCPU the kernel")
     print("has patched their lock prefixes out).\n")
-    print("%-20s" % "call" + "".join("%13s" % c for c in cols))
-    for step in range(3):
+    if any(k[1] == 4 for k in per):
+        print("Expiration rows: per expiration, over %s expirations stepped in one pass,"
+              % "/".join(str(per[k]) for k in sorted(per) if k[1] == 4))
+        print("from one callback's entry to the next's: the expiry loop, and the")
+        print("benchmark's callback (the same for every facility).\n")
+    print("%-24s" % "call" + "".join("%13s" % c for c in cols))
+    for step in (0, 1, 2, 4):
         for fac in range(3):
             key = (fac, step)
             if key not in rows:
                 continue
-            print("%-20s" % ("%s %s" % (FAC[fac], STEP[step])) +
-                  "".join("%13d" % rows[key][c] for c in cols))
+            print("%-24s" % ("%s %s" % (FAC[fac], STEP[step])) +
+                  "".join(("%13d" if per[key] == 1 else "%13.1f") % (rows[key][c] / per[key])
+                          for c in cols))
     print()
     print("Under TCG (QEMU 7.2): the targets each loop of the benchmark reaches")
     print("through QEMU's jump cache (returns, indirect branches, branches to another")
     print("page), and those of them that share a cache index, which evict each other")
     print("on every pass of the loop and take the slow lookup each time:\n")
-    for label, steps in (("start+cancel", (0, 1)), ("modify", (2,))):
+    for label, steps in (("start+cancel", (0, 1)), ("modify", (2,)), ("expiration", (4,))):
         for fac in range(3):
             ins = [x for st in steps for x in seg.get((fac, st), [])]
             if not ins:
@@ -188,15 +198,15 @@ def main():
                    "".join("\n    %s" % ", ".join(sym(pc) + "+0x%x" % (pc - addrs[bisect.bisect_right(addrs, pc) - 1])
                                                    for pc in sorted(c)) for c in clash)))
     print()
-    for step in range(3):
+    for step in (0, 1, 2, 4):
         for fac in range(3):
             key = (fac, step)
             if key not in rows:
                 continue
-            print("%s %s: instructions per function, in the order first reached" %
-                  (FAC[fac], STEP[step]))
+            print("%s %s: instructions per function, in the order first reached%s" %
+                  (FAC[fac], STEP[step], ", per expiration" if per[key] > 1 else ""))
             for s, n in funcs[key].items():
-                print("  %5d  %s" % (n, s))
+                print(("  %5d  %s" if per[key] == 1 else "  %7.1f  %s") % (n / per[key], s))
             print()
 
 

@@ -13,11 +13,14 @@
 # included), from the registers before the instruction. QEMU single-steps
 # with interrupts masked, so the round is the API's own work.
 #
-# Then it makes that last mark return true, which ends the benchmark.
+# Then it makes that last mark return true, which ends the marks, and
+# steps EXP_CB expirations of hwtimer and of timer_list, from one call of
+# the benchmark's callback to the one EXP_CB later, as step 4.
 #
-# Environment: TRACE_PORT (the gdb stub's TCP port), TRACE_MARK (the
-# mark's address, from the guest's /proc/kallsyms), TRACE_OUT, TRACE_WARM
-# (the rounds to let pass first, default 5).
+# Environment: TRACE_PORT (the gdb stub's TCP port), TRACE_MARK,
+# TRACE_CB_HWT and TRACE_CB_TL (the mark's and the two callbacks'
+# addresses, from the guest's /proc/kallsyms), TRACE_OUT, TRACE_WARM (the
+# rounds to let pass first, default 5).
 
 import os
 import re
@@ -30,6 +33,10 @@ OUT = os.environ["TRACE_OUT"]
 WARM = int(os.environ.get("TRACE_WARM", "5"))
 NFAC = 3
 MAX_STEPS = 200000
+# The expiry loops: the callbacks to let pass, those to step through.
+SKIP_CB = 8
+EXP_CB = 8
+EXP_STEPS = 20000
 
 REGS64 = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
           "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip"]
@@ -150,8 +157,44 @@ def main():
             break
         gdb.execute("stepi", to_string=True)
     gdb.execute("set var $rax = 1")
+    # The benchmark then lets HWTB_TRACE_EXP timers of hwtimer and of
+    # timer_list expire at one tick: step each expiry loop from the
+    # callback SKIP_CB reaches to the one EXP_CB later.
+    cbs = {}
+    for fac, var in ((0, "TRACE_CB_HWT"), (1, "TRACE_CB_TL")):
+        if os.environ.get(var):
+            cbs[int(os.environ[var], 16)] = fac
+            gdb.execute("break *0x%x" % int(os.environ[var], 16))
+    hits = {a: 0 for a in cbs}
+    exp = []
+    while cbs:
+        gdb.execute("continue")
+        pc = reg("rip")
+        if pc not in cbs:
+            continue
+        hits[pc] += 1
+        if hits[pc] < SKIP_CB:
+            continue
+        cb, fac, arrived, n = pc, cbs.pop(pc), 0, 0
+        while n < EXP_STEPS:
+            ins = arch.disassemble(pc, count=2)
+            asm = ins[0]["asm"]
+            nxt = ins[1]["addr"] - pc if len(ins) > 1 else ins[0]["length"]
+            exp.append("%d 4 0x%x | %s | %s" % (fac, pc, asm, " ".join(
+                "0x%x:%d" % a for a in accesses(pc, asm, nxt))))
+            gdb.execute("stepi", to_string=True)
+            n += 1
+            pc = reg("rip")
+            if pc == cb:
+                arrived += 1
+                if arrived == EXP_CB:
+                    break
+        print("trace: %d expirations of facility %d in %d instructions" % (arrived, fac, n))
+    with open(OUT, "a") as f:
+        f.write("\n".join(exp) + "\n")
+    gdb.execute("delete")
     gdb.execute("detach")
-    print("trace: %d instructions stepped into %s" % (n, OUT))
+    print("trace: %d instructions stepped into %s" % (len(lines) + len(exp), OUT))
 
 
 main()

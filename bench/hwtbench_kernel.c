@@ -234,13 +234,16 @@ static __always_inline void hwtb_chunk(struct hwtb_worker *w, unsigned long i, u
 	*t = ktime_get_ns();
 }
 
-/* arg[2] start+cancel pairs on the idle probe timers. */
-static __always_inline void hwtb_do_pairs(int fac, struct hwtb_worker *w)
+/*
+ * arg[2] start+cancel pairs on the idle probe timers; with @clock, a
+ * clock read (ktime_get_ns()) before each start.
+ */
+static __always_inline void __hwtb_do_pairs(int fac, struct hwtb_worker *w, bool clock)
 {
 	struct hwtb_tab *tab = w->tab;
 	unsigned long i, m = w->crew->arg[2];
 	void *p = w->probes[fac];
-	u64 t;
+	u64 t, sum = 0;
 
 	w->nchunks = 0;
 	w->t0 = ktime_get_ns();
@@ -249,12 +252,22 @@ static __always_inline void hwtb_do_pairs(int fac, struct hwtb_worker *w)
 		void *o = hwtb_obj(fac, p, i & (HWTB_NPROBES - 1));
 		unsigned int k = i & (HWTB_TAB - 1);
 
+		if (clock)
+			sum += ktime_get_ns();
 		hwtb_start(fac, o, tab->ns[k], tab->j[k]);
 		hwtb_cancel(fac, o);
 		hwtb_chunk(w, i, &t);
 	}
 	w->t1 = ktime_get_ns();
 	w->ops = m;
+	/* Used, so that no compiler drops the reads. */
+	if (clock)
+		WRITE_ONCE(w->sink, sum);
+}
+
+static __always_inline void hwtb_do_pairs(int fac, struct hwtb_worker *w)
+{
+	__hwtb_do_pairs(fac, w, false);
 }
 
 static void hwtb_step_pairs(struct hwtb_worker *w)
@@ -263,37 +276,16 @@ static void hwtb_step_pairs(struct hwtb_worker *w)
 }
 
 /*
- * timer_list's pairs as hwtb_do_pairs() runs them, each start after a
- * clock read (ktime_get_ns()): what a caller pays who has a nanosecond
- * deadline and a timer_list, and what hwtimer_start() pays for its
- * relative deadline. The price of a clock read inside this path, which
- * TCG makes several times its price in a loop of clock reads alone (the
- * calib row): the pair with it is the peer that shows what hwtimer's pair
- * costs besides its clock read.
+ * timer_list's pairs with a clock read before each start: what a caller
+ * pays who has a nanosecond deadline and a timer_list, and what
+ * hwtimer_start() pays for its relative deadline. TCG prices a clock read
+ * inside such a path unlike in a loop of clock reads alone (the calib
+ * row): the pair with it is the peer that shows what hwtimer's pair costs
+ * besides its clock read.
  */
 static void hwtb_step_pairs_clock(struct hwtb_worker *w)
 {
-	struct hwtb_tab *tab = w->tab;
-	unsigned long i, m = w->crew->arg[2];
-	void *p = w->probes[HWTB_TL];
-	u64 t, sum = 0;
-
-	w->nchunks = 0;
-	w->t0 = ktime_get_ns();
-	t = w->t0;
-	for (i = 0; i < m; i++) {
-		void *o = hwtb_obj(HWTB_TL, p, i & (HWTB_NPROBES - 1));
-		unsigned int k = i & (HWTB_TAB - 1);
-
-		sum += ktime_get_ns();
-		hwtb_start(HWTB_TL, o, tab->ns[k], tab->j[k]);
-		hwtb_cancel(HWTB_TL, o);
-		hwtb_chunk(w, i, &t);
-	}
-	w->t1 = ktime_get_ns();
-	w->ops = m;
-	/* Used, so that no compiler drops the reads. */
-	WRITE_ONCE(w->sink, sum);
+	__hwtb_do_pairs(HWTB_TL, w, true);
 }
 
 /*
@@ -922,6 +914,39 @@ static void hwtb_bench_memory(void)
  * Start+cancel pairs and modifies with N timers pending, for each N: all
  * three facilities are populated, then take turns rep by rep.
  */
+/*
+ * @total timers of each facility, spread over the crew's CPUs, started
+ * with random delays of 1 to 100 wheel revolutions.
+ */
+static int hwtb_crew_populate(struct hwtb_crew *c, unsigned long total)
+{
+	u64 rev = hwtb_rev_ns();
+	int fac, ret;
+
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		ret = hwtb_crew_alloc(c, fac, total, HWTB_CB_COUNT);
+		if (ret)
+			return ret;
+		c->fac = fac;
+		c->arg[0] = rev;
+		c->arg[1] = 100 * rev;
+		hwtb_crew_run(c, hwtb_step_populate);
+	}
+	return 0;
+}
+
+/* Cancel and free every facility's timers. */
+static void hwtb_crew_clear(struct hwtb_crew *c)
+{
+	int fac;
+
+	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
+		c->fac = fac;
+		hwtb_crew_run(c, hwtb_step_teardown);
+		hwtb_crew_free(c, fac);
+	}
+}
+
 /* The median pair of hwtb_step_pairs_clock() in each of hwtb_reps runs. */
 static void hwtb_pairs_clock_reps(struct hwtb_crew *c, s64 *pair)
 {
@@ -1046,7 +1071,6 @@ static int hwtb_bench_startidle(void)
 	static s64 pmean[2][HWTB_NR_FAC][HWTB_MAX_REPS];
 	static s64 pclk[2][HWTB_MAX_REPS];
 	unsigned int k, r, nr = num_online_cpus();
-	u64 rev = hwtb_rev_ns();
 	struct hwtb_crew *c;
 	int fac, ret = 0;
 
@@ -1055,15 +1079,9 @@ static int hwtb_bench_startidle(void)
 		return PTR_ERR(c);
 
 	for (k = 0; k < 2; k++) {
-		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
-			ret = hwtb_crew_alloc(c, fac, k * nr, HWTB_CB_COUNT);
-			if (ret)
-				goto out;
-			c->fac = fac;
-			c->arg[0] = rev;
-			c->arg[1] = 100 * rev;
-			hwtb_crew_run(c, hwtb_step_populate);
-		}
+		ret = hwtb_crew_populate(c, k * nr);
+		if (ret)
+			goto out;
 		c->arg[2] = hwtb_pairs;
 		for (r = 0; r < hwtb_reps; r++) {
 			for (fac = 0; fac < HWTB_NR_FAC; fac++) {
@@ -1083,11 +1101,7 @@ static int hwtb_bench_startidle(void)
 		}
 		hwtb_result("startcancel_idle", HWTB_TL, k, "pair_clock", "ns", pclk[k],
 			    hwtb_reps);
-		for (fac = 0; fac < HWTB_NR_FAC; fac++) {
-			c->fac = fac;
-			hwtb_crew_run(c, hwtb_step_teardown);
-			hwtb_crew_free(c, fac);
-		}
+		hwtb_crew_clear(c);
 	}
 out:
 	hwtb_crew_destroy(c);
@@ -1895,38 +1909,26 @@ static void hwtb_step_trace(struct hwtb_worker *w)
 
 /*
  * With hwtb_sizes[0] timers of each facility pending on each CPU: marks
- * between the API calls for scripts/trace.sh, which counts what each call
- * executes. Not part of "all": it waits for a debugger.
+ * between the API calls for make bench-trace (bench/trace.py), which counts
+ * what each call executes. Not part of "all": it waits for a debugger.
  */
 static int hwtb_bench_trace(void)
 {
-	unsigned int nr = num_online_cpus();
-	u64 rev = hwtb_rev_ns();
+	unsigned long n = hwtb_nsizes ? hwtb_sizes[0] : 0;
 	struct hwtb_crew *c;
-	int fac, ret = 0;
+	int ret;
 
-	c = hwtb_crew_get(nr);
+	c = hwtb_crew_get(num_online_cpus());
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
-		ret = hwtb_crew_alloc(c, fac, hwtb_nsizes ? hwtb_sizes[0] : 0, HWTB_CB_COUNT);
-		if (ret)
-			goto out;
-		c->fac = fac;
-		c->arg[0] = rev;
-		c->arg[1] = 100 * rev;
-		hwtb_crew_run(c, hwtb_step_populate);
+	ret = hwtb_crew_populate(c, n);
+	if (!ret) {
+		/* The debugger takes the addresses from /proc/kallsyms (guest.sh). */
+		pr_info("@@TRACE ready, %lu pending\n", n);
+		hwtb_crew_run(c, hwtb_step_trace);
+		pr_info("@@TRACE end after %llu rounds\n", c->w[0].ops);
+		hwtb_crew_clear(c);
 	}
-	/* The debugger takes the addresses from /proc/kallsyms (guest.sh). */
-	pr_info("@@TRACE ready, %lu pending\n", hwtb_nsizes ? hwtb_sizes[0] : 0);
-	hwtb_crew_run(c, hwtb_step_trace);
-	pr_info("@@TRACE end after %llu rounds\n", c->w[0].ops);
-	for (fac = 0; fac < HWTB_NR_FAC; fac++) {
-		c->fac = fac;
-		hwtb_crew_run(c, hwtb_step_teardown);
-		hwtb_crew_free(c, fac);
-	}
-out:
 	hwtb_crew_destroy(c);
 	return ret;
 }

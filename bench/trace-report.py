@@ -84,9 +84,10 @@ def classify(asm):
 
 
 def jmp_cache_index(pc):
-    """QEMU's tb_jmp_cache_hash_func() (4.0 to 9.x, 4 KiB pages): 6 bits of
-    the page number and 6 of the offset; the offset's other bits fold into
-    the latter."""
+    """tb_jmp_cache_hash_func() of QEMU 7.2, the version this machine has
+    (4 KiB pages): 6 bits of the page number and 6 of the offset; the
+    offset's other bits fold into the latter. Another QEMU may index its
+    cache otherwise."""
     tmp = pc ^ (pc >> 6)
     return ((tmp >> 6) & 0xfc0) | (tmp & 0x3f)
 

@@ -374,7 +374,8 @@ static bool hwt_cap_charge(struct hwtimer_wheel *w)
 		return true;
 	c = atomic64_read(&w->npending);
 	do {
-		if (c >= (s64)w->max_pending)
+		/* A count, never negative; a cap past S64_MAX is never reached. */
+		if ((u64)c >= w->max_pending)
 			return false;
 	} while (!atomic64_try_cmpxchg(&w->npending, &c, c + 1));
 	return true;

@@ -687,6 +687,28 @@ static void wheel_max_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&w->npending), 2LL);
 }
 
+/* A cap past S64_MAX is a cap no count reaches, not one every count passes. */
+static void wheel_max_pending_huge(struct kunit *test)
+{
+	static const u64 caps[] = { U64_MAX, (u64)S64_MAX + 1, S64_MAX };
+	struct hwtimer_wheel *w;
+	struct kt_timer *kt;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		w = kt_manual_wheel(test, MS, 64, caps[i]);
+		kt = kt_alloc(test, w, 2);
+		KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[0].t, 10 * MS), 0,
+				    "a cap of %llu refused the first timer", caps[i]);
+		KUNIT_EXPECT_EQ_MSG(test, hwtimer_modify(&kt[1].t, 10 * MS), 0,
+				    "a cap of %llu refused a modify that arms", caps[i]);
+		hwt_manual_advance(w, 10 * MS);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kt[1].fires), 1);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&w->npending), 0LL);
+	}
+}
+
 /* 100k timers due 100 revolutions away: ticks that expire nothing visit nothing. */
 static void wheel_far_future_costs_nothing_per_tick(struct kunit *test)
 {
@@ -1255,6 +1277,7 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_destroy_after_fired_returns_zero),
 	KUNIT_CASE(wheel_destroy_hands_back_pending),
 	KUNIT_CASE(wheel_max_pending),
+	KUNIT_CASE(wheel_max_pending_huge),
 	KUNIT_CASE(wheel_far_future_costs_nothing_per_tick),
 	KUNIT_CASE_PARAM(wheel_cascade_bounded, kt_cascade_size_gen_params),
 	KUNIT_CASE(wheel_pass_time_bounded),

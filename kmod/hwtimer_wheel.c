@@ -1366,14 +1366,39 @@ int hwtimer_cancel(struct hwtimer *timer)
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
 
+/*
+ * Whether the caller is @t's callback, as run by the expiry path. Without
+ * the lock: only the task running a base's expiry path sets that base's
+ * @running_task to itself, and @t stays on the base running its callback
+ * (hwt_target_base()), so a true answer is stable; a racing read of
+ * another base's fields can only be false.
+ */
+static bool hwt_in_own_callback(const struct hwtimer *t)
+{
+	const struct hwt_base *base = per_cpu_ptr(t->wheel->bases,
+						  READ_ONCE(t->flags) & HWT_CPUMASK);
+
+	/* Racy only when false, see above. */
+	return data_race(base->running == t && base->running_task == current);
+}
+
 static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 {
 	struct hwt_base *base;
 	unsigned long flags;
 	int ret;
 
-	might_sleep();
 	hwt_debug_assert_init(t);
+	/*
+	 * Before anything that would report it in its own way (might_sleep()
+	 * in a softirq callback, lockdep's recursion on the wheel's map) and
+	 * before the timer is changed: the one report is this warning.
+	 */
+	if (unlikely(hwt_in_own_callback(t))) {
+		WARN_ONCE(1, "hwtimer: %ps waits for its own callback\n", t->function);
+		return -EDEADLK;
+	}
+	might_sleep();
 	/* Tell lockdep we wait for a callback: see timer_delete_sync(). */
 	local_irq_save(flags);
 	lock_map_acquire(&t->wheel->lockdep_map);
@@ -1395,6 +1420,7 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 			raw_spin_unlock_irqrestore(&base->lock, flags);
 			return ret;
 		}
+		/* Found above, before anything changed: a safety net. */
 		if (base->running_task == current) {
 			raw_spin_unlock_irqrestore(&base->lock, flags);
 			WARN_ONCE(1, "hwtimer: %ps waits for its own callback\n", t->function);
@@ -1428,11 +1454,13 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
  * does), so a higher-priority task busy on that CPU cannot stall it.
  *
  * The caller must not hold a lock the callback takes, and must not call it
- * from a callback of the same wheel (lockdep reports both).
+ * from a callback of the same wheel (lockdep reports both), except that a
+ * call from @timer's own callback does nothing and fails, with a warning.
  *
  * Context: process context; may sleep.
  * Return: 1 if a pending @timer was cancelled, 0 if it was not pending, or
- * -EDEADLK (with a warning) if called from @timer's own callback.
+ * -EDEADLK (with a warning, and @timer left as it was) if called from
+ * @timer's own callback.
  */
 int hwtimer_cancel_sync(struct hwtimer *timer)
 {

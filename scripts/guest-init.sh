@@ -219,6 +219,14 @@ fixture_odebug() {
 	unload $R/hwtimer.ko
 }
 
+# A callback's hwtimer_cancel_sync() and hwtimer_shutdown_sync() of its own
+# timer, on the fixtures' own hwtimer.ko, loaded for it alone.
+fixture_selfsync() {
+	load $R/hwtimer.ko || return
+	load $R/hwt_st_selfsync.ko && unload $R/hwt_st_selfsync.ko
+	unload $R/hwtimer.ko
+}
+
 fixture_clean() {
 	load_unload $R/hwt_st_kunit_pass.ko
 	run_ut st_pass_test $R/ut/st_pass_test
@@ -249,6 +257,7 @@ runner_tests() {
 	segment runner-test:odebug-free fixture_odebug free
 	segment runner-test:odebug-start fixture_odebug start
 	segment runner-test:odebug-setup fixture_odebug setup
+	segment runner-test:selfsync fixture_selfsync
 	segment runner-test:ut-fail run_ut st_fail_test $R/ut/st_fail_test
 	segment runner-test:ut-crash run_ut st_crash_test $R/ut/st_crash_test
 	segment runner-test:clean fixture_clean

@@ -180,6 +180,19 @@ expect_odebug() {
 	fi
 }
 
+# The fixture hwt_st_selfsync.ko must fail on hwtimer's warning for a
+# callback that waits for itself (hwt_cancel_wait()) and on nothing else:
+# no sleeping-in-atomic BUG, no lockdep report, no failed load.
+expect_selfsync() {
+	local other
+	expect "$1" runner-test:selfsync "WARNING: .*hwt_cancel_wait"
+	other=$(grep '^FAIL' <<<"$res" | grep -v -E 'WARNING: .*hwt_cancel_wait') || true
+	if [ -n "$other" ]; then
+		fail "runner-test $1: more than hwtimer's warning:"
+		indent <<<"$other"
+	fi
+}
+
 fixture_asserts() {
 	local cut=$vm/truncated.log
 	expect "failing KUnit case" runner-test:kunit-fail "KUnit hwt_fixture_fail: not ok"
@@ -190,6 +203,7 @@ fixture_asserts() {
 	expect_odebug "freeing a pending hwtimer" free "ODEBUG: free active"
 	expect_odebug "starting a hwtimer never set up" start "ODEBUG: assert_init not available"
 	expect_odebug "setting up a pending hwtimer" setup "ODEBUG: init active"
+	expect_selfsync "cancel_sync and shutdown_sync from the timer's own callback"
 	expect "clean KUnit suite and test" runner-test:clean ""
 	# A guest that dies half way: the log cut inside the clean fixture must
 	# fail both that segment and the whole run.

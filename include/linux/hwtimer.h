@@ -54,7 +54,8 @@ struct hwtimer_wheel;
  * ensures). It must return with the preemption count it was called with;
  * otherwise hwtimer warns and restores it. It must not call
  * hwtimer_cancel_sync() or hwtimer_shutdown_sync() on a timer of its own
- * wheel (lockdep reports it).
+ * wheel (lockdep reports it); on @timer itself they do nothing and return
+ * -EDEADLK, with a warning.
  */
 typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
 

@@ -1232,7 +1232,7 @@ int hwtd_init(const struct hwtd_wheel_params *params)
 	if (ret)
 		goto out_wheels;
 	dir = debugfs_lookup("hwtimer", NULL);
-	hwtd_debugfs = debugfs_create_file("device", 0444, dir, NULL, &hwtd_stats_fops);
+	hwtd_debugfs = debugfs_create_file(HWT_DEBUGFS_DEVICE, 0444, dir, NULL, &hwtd_stats_fops);
 	dput(dir);
 	return 0;
 

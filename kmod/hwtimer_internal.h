@@ -224,6 +224,9 @@ struct hwtimer_wheel {
 int hwt_core_init(void);
 void hwt_core_exit(void);
 
+/* The char device's debugfs file, beside the wheels' directories. */
+#define HWT_DEBUGFS_DEVICE	"device"
+
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);

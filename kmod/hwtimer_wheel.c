@@ -1799,6 +1799,12 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	}
 
 	mutex_lock(&hwt_wheels_mutex);
+	/* The device's debugfs file holds that name beside the wheels. */
+	if (!strcmp(w->name, HWT_DEBUGFS_DEVICE)) {
+		mutex_unlock(&hwt_wheels_mutex);
+		ret = -EEXIST;
+		goto out_free;
+	}
 	list_for_each_entry(other, &hwt_wheels, node) {
 		if (!strcmp(other->name, w->name)) {
 			mutex_unlock(&hwt_wheels_mutex);
@@ -1832,10 +1838,11 @@ out_free:
  *
  * Context: process context; may sleep.
  * Return: the wheel, or ERR_PTR(-EINVAL) for a missing, empty or invalid
- * name ('/' in it) or unknown flags, ERR_PTR(-ENAMETOOLONG) for a name of
- * %HWTIMER_NAME_MAX characters or more, ERR_PTR(-ERANGE) for a tick or
- * slot count outside the HWTIMER_TICK_* / HWTIMER_SLOTS_* bounds,
- * ERR_PTR(-EEXIST) if a wheel of that name exists, ERR_PTR(-ENOMEM).
+ * name ('/' in it, "." or "..") or unknown flags, ERR_PTR(-ENAMETOOLONG)
+ * for a name of %HWTIMER_NAME_MAX characters or more, ERR_PTR(-ERANGE) for
+ * a tick or slot count outside the HWTIMER_TICK_* / HWTIMER_SLOTS_*
+ * bounds, ERR_PTR(-EEXIST) if a wheel of that name exists or the name is
+ * "device" (the char device's debugfs file), ERR_PTR(-ENOMEM).
  */
 struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
 					     struct module *owner)

@@ -115,8 +115,11 @@ struct hwtimer {
 
 /**
  * struct hwtimer_wheel_config - how to build a wheel
- * @name: unique name, 1 to %HWTIMER_NAME_MAX - 1 characters without '/';
- *        it names the debugfs directory hwtimer/<name>
+ * @name: unique name, 1 to %HWTIMER_NAME_MAX - 1 characters without '/',
+ *        not "." or ".."; it names the debugfs directory hwtimer/<name>.
+ *        hwtimer's own wheels hold "default", "dev", "dev-boottime",
+ *        "dev-fine", "dev-fine-boottime", "dev-coarse" and
+ *        "dev-coarse-boottime", and "device" names its debugfs file
  * @tick_ns: tick length in ns, %HWTIMER_TICK_MIN_NS to %HWTIMER_TICK_MAX_NS
  * @slots: slots in the first wheel level, %HWTIMER_SLOTS_MIN to
  *         %HWTIMER_SLOTS_MAX; rounded up to a power of two

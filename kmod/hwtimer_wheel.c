@@ -1141,7 +1141,8 @@ static __always_inline int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 s
 /**
  * hwtimer_start - arm a timer to fire after a delay
  * @timer: a timer set up with hwtimer_setup() and not pending
- * @delay_ns: delay in ns from now; a delay past KTIME_MAX is clamped to it
+ * @delay_ns: delay in ns from now; a deadline (now + @delay_ns) past
+ *            KTIME_MAX is clamped to it
  *
  * The callback runs once @delay_ns has passed: never earlier, and at most
  * the wheel's default slack (&hwtimer_wheel_config.slack_ns) plus one
@@ -1170,7 +1171,8 @@ EXPORT_SYMBOL_GPL(hwtimer_start);
  * @deadline_ns: deadline in ns of the wheel's clock (ktime_get_ns(), or
  *               ktime_get_boottime_ns() on a %HWTIMER_WHEEL_BOOTTIME wheel:
  *               see hwtimer_wheel_clockid()); a deadline in the past fires
- *               at the next tick
+ *               at the next tick, or at a later one that begins by the
+ *               deadline plus the wheel's default slack
  *
  * As hwtimer_start(), with the wheel's default slack.
  *
@@ -1187,7 +1189,8 @@ EXPORT_SYMBOL_GPL(hwtimer_start_abs);
 /**
  * hwtimer_start_range - arm a timer to fire after a delay, with slack
  * @timer: a timer set up with hwtimer_setup() and not pending
- * @delay_ns: delay in ns from now; a delay past KTIME_MAX is clamped to it
+ * @delay_ns: delay in ns from now; a deadline (now + @delay_ns) past
+ *            KTIME_MAX is clamped to it
  * @slack_ns: how much later than the deadline (now + @delay_ns) the
  *            callback may run; 0 for none
  *
@@ -1898,7 +1901,8 @@ static unsigned long hwt_drain(struct hwt_base *base,
  * calls running with interrupts disabled), not for later ones.
  *
  * Context: process context; may sleep. Not from a callback of @wheel.
- * Return: the number of unprocessed timers handed to @unprocessed.
+ * Return: the number of timers that were still pending: each was handed
+ * to @unprocessed, or, if it is NULL, removed.
  */
 unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 				    void (*unprocessed)(struct hwtimer *timer, void *arg),

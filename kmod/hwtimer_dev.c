@@ -1042,7 +1042,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 			ret = -EAGAIN;
 			break;
 		}
-		ret = wait_event_interruptible(hf->wq, READ_ONCE(hf->nqueued));
+		ret = wait_event_interruptible(hf->rwq, READ_ONCE(hf->nqueued));
 		if (ret)
 			break;
 	}
@@ -1070,6 +1070,7 @@ static struct hwtd_file *hwtd_file_alloc(void)
 	spin_lock_init(&hf->lock);
 	hwtd_lists_init(hf);
 	init_waitqueue_head(&hf->wq);
+	init_waitqueue_head(&hf->rwq);
 	hf->armed = U64_MAX;
 	hf->low = HWTD_NIL;
 	atomic_long_inc(&hwtd_stats.files);

@@ -217,11 +217,11 @@ struct hwtd_timer {
  * struct hwtd_file - one open file of /dev/hwtimer
  * @lock: the file lock. Taken with interrupts disabled (the expiry pass
  *        runs in softirq context). It protects everything below but @wq,
- *        @user, @timer's internals and @work, and the slots, chunks and
+ *        @rwq, @user, @timer's internals and @work, and the slots, chunks and
  *        leaves of the file, and the kernel side of the ring.
  *        Nesting: taken before a wheel base lock (the driving timer is
- *        armed under it); nothing else is taken inside; @wq is woken after
- *        it is dropped. No hold of it does more than a constant amount of
+ *        armed under it); nothing else is taken inside; @wq and @rwq are
+ *        woken after it is dropped. No hold of it does more than a constant amount of
  *        work (%HWTD_CHUNK entries, one advance of the wheel's clock), and
  *        nothing that sleeps or faults runs under it: user memory is
  *        reached only through pages pinned before it is taken.
@@ -256,7 +256,9 @@ struct hwtd_timer {
  * @timers: a timer on each of the device's wheels
  * @work: goes on with an expiry pass that ran out of its softirq budget
  * @wheel: the per-CPU wheel of the file's precision and clock
- * @wq: readers and pollers wait here (see hwtd_hold_end())
+ * @wq: pollers wait here (see hwtd_hold_end())
+ * @rwq: read() waits here for a record in the kernel queue: woken when
+ *       the queue goes from empty to not, whatever the ring holds
  * @user: the user the timeouts are charged to; set at open, put at close
  * @nbusy: batch ioctls in progress on the file
  * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
@@ -295,6 +297,7 @@ struct hwtd_file {
 	struct work_struct	work;
 	struct hwtimer_wheel	*wheel;
 	wait_queue_head_t	wq;
+	wait_queue_head_t	rwq;
 	struct hwtd_user	*user;
 	unsigned int		nbusy;
 	u8			precision;
@@ -316,6 +319,7 @@ struct hwtd_file {
  * @freed: timeouts that ended in this hold, to be uncharged from the
  *         user's and the global count when it ends
  * @wake: the file's waiters must be woken once the lock is dropped
+ * @rwake: read()'s sleepers must be woken once the lock is dropped
  */
 struct hwtd_hold {
 	u64	now;
@@ -324,6 +328,7 @@ struct hwtd_hold {
 	bool	delivered;
 	bool	empty0;
 	bool	wake;
+	bool	rwake;
 	u32	room;
 	u32	tail0;
 	u32	freed;

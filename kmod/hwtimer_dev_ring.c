@@ -334,6 +334,13 @@ void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold)
 	}
 	if (!hold->delivered || !hold->empty0)
 		return;
+	/*
+	 * A blocked read() takes only the kernel queue: it is woken when the
+	 * queue fills, also when the ring still holds records (then the
+	 * file had records, and its pollers are not woken).
+	 */
+	if (hf->nqueued)
+		hold->rwake = true;
 	if (!ring) {
 		hold->wake = true;
 		return;
@@ -357,7 +364,10 @@ void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold)
 {
 	if (hold->wake && wq_has_sleeper(&hf->wq))
 		wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
+	if (hold->rwake && wq_has_sleeper(&hf->rwq))
+		wake_up(&hf->rwq);
 	hold->wake = false;
+	hold->rwake = false;
 }
 
 /**

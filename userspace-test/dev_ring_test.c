@@ -8,8 +8,10 @@
  */
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -392,6 +394,46 @@ TEST_F(hwt, ring_hostile_head)
 	ASSERT_EQ(4, ht_ring_reap(&ring, r, 8));
 	for (k = 0; k < 4; k++)
 		ASSERT_EQ(k, r[k].cookie);
+}
+
+static atomic_int ring_alarms;
+
+static void ring_on_alarm(int sig)
+{
+	ring_alarms++;
+}
+
+/*
+ * read() takes the kernel queue only, and blocks until a record is queued
+ * (hwtimer(4), read): a record that finds the ring full of records user
+ * space has not consumed goes to the queue and must wake it, although the
+ * file already had a record (the ring's) and its pollers are not woken.
+ */
+TEST_F(hwt, ring_full_read_wakes)
+{
+	struct itimerval it = { .it_value = { .tv_sec = 5 } }, off = { };
+	struct hwtimer_expiry r;
+	struct sigaction sa;
+	struct ht_ring ring;
+	int n;
+
+	HWT_NEED_DEV();
+	ASSERT_EQ(0, ht_ring_setup(self->fd, 1, &ring));
+	ASSERT_EQ(0, arm_due(self->fd, 1, 1, NULL));
+	ASSERT_EQ(1, ht_ring_count(&ring)) TH_LOG("the due record is not in the ring");
+	ASSERT_EQ(0, ht_arm(self->fd, 2, 50 * MS, 0, 0, NULL));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ring_on_alarm;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ring_alarms = 0;
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	n = ht_read(self->fd, &r, 1);
+	setitimer(ITIMER_REAL, &off, NULL);
+	ASSERT_EQ(1, n) TH_LOG("read() gave %d (%s), %d alarms: a record behind the full ring",
+			       n, n < 0 ? strerror(-n) : "", ring_alarms);
+	ASSERT_EQ(2, r.cookie);
+	ASSERT_EQ(1, ht_ring_count(&ring)) TH_LOG("the ring's record moved");
 }
 
 static int epoll_events(int ep, int ms)

@@ -33,8 +33,10 @@
  * runs an expiry pass (hwtd_pass()): under the file lock, HWTD_CHUNK
  * entries per hold (expired, cascaded, or records moved from the kernel
  * queue to the ring), the clock read once per hold, the lock dropped
- * between holds, for at most HWT_PASS_NS in all, the budget of the
- * per-CPU wheel's own expiry path. A pass that runs out of budget hands
+ * between holds, until the budget of the per-CPU wheel's pass that runs
+ * the callback is spent (hwt_pass_end(): HWT_PASS_NS from that pass's
+ * start, the callbacks it ran before this one included), after at least
+ * one hold. A pass that runs out of budget hands
  * the rest to @work, in process context, which goes on at once, holding
  * the lock for HWTD_CHUNK entries at a time, and arms @timer when done: a
  * burst of a million expiries at one tick takes one softirq pass and then
@@ -432,13 +434,14 @@ void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
 
 /*
  * One expiry pass (see the top of this file). From the callback
- * (@from_work false) it stops after HWT_PASS_NS; from @work it runs to the
- * end, rescheduling between holds. Return: true when the callback left
- * work for @work.
+ * (@from_work false) it stops after the first hold that ends past @end,
+ * the end of the per-CPU wheel's pass that runs the callback
+ * (hwt_pass_end()); from @work it runs to the end, rescheduling between
+ * holds. Return: true when the callback left work for @work.
  */
-static bool hwtd_pass(struct hwtd_file *hf, bool from_work)
+static bool hwtd_pass(struct hwtd_file *hf, bool from_work, u64 end)
 {
-	u64 start = local_clock(), ev;
+	u64 ev;
 	struct hwtd_hold hold;
 	unsigned int budget;
 	bool done, more = false;
@@ -461,7 +464,7 @@ static bool hwtd_pass(struct hwtd_file *hf, bool from_work)
 		hwtd_hold_end(hf, &hold);
 		if (done)
 			break;
-		if (!from_work && local_clock() - start > HWT_PASS_NS) {
+		if (!from_work && local_clock() > end) {
 			more = true;
 			break;
 		}
@@ -490,7 +493,7 @@ static void hwtd_timer_fn(struct hwtimer *timer)
 {
 	struct hwtd_file *hf = container_of(timer, struct hwtd_timer, timer)->hf;
 
-	if (hwtd_pass(hf, false))
+	if (hwtd_pass(hf, false, hwt_pass_end(timer)))
 		queue_work(system_wq, &hf->work);
 }
 
@@ -498,7 +501,7 @@ static void hwtd_work_fn(struct work_struct *work)
 {
 	struct hwtd_file *hf = container_of(work, struct hwtd_file, work);
 
-	hwtd_pass(hf, true);
+	hwtd_pass(hf, true, U64_MAX);
 	hwtd_trim(hf);
 }
 
@@ -518,7 +521,7 @@ void hwtd_kunit_run(struct hwtd_file *hf, u64 now)
 	spin_lock_irq(&hf->lock);
 	hf->processing = true;
 	spin_unlock_irq(&hf->lock);
-	hwtd_pass(hf, true);
+	hwtd_pass(hf, true, U64_MAX);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
 #endif

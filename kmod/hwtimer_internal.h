@@ -33,7 +33,10 @@
 #define HWT_EXPIRE_BATCH	4096
 /*
  * A pass looks at the clock (HWT_PASS_NS) after every this many callbacks,
- * not after each: it stops within this many callbacks of the limit.
+ * not after each: it stops within this many callbacks of the limit. A
+ * callback that batches work of its own (the char device's file timers)
+ * stops at the pass's limit too (hwt_pass_end()), so past it each of
+ * these callbacks does one batch at most.
  */
 #define HWT_EXPIRE_CHECK	8
 /* About how many entries one pass cascades before it yields. */
@@ -108,6 +111,9 @@
  * @vectors: the slots of all levels, level 0 first
  * @pending_map: one bit per slot of @vectors: set when the slot is not empty
  * @stats: this CPU's counters
+ * @pass_end: while @processing, the local_clock() time at which the
+ *            pass's budget (%HWT_PASS_NS) ends; written by the pass before
+ *            its first callback, read by its callbacks (hwt_pass_end())
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
  * @cont: a softirq wheel's next pass when one stopped with work left
@@ -142,6 +148,7 @@ struct hwt_base {
 	struct hlist_head	*vectors;
 	unsigned long		*pending_map;
 	struct hwtimer_stats	stats;
+	u64			pass_end;
 	struct hrtimer		hrt;
 	struct work_struct	work;
 	struct tasklet_struct	cont;
@@ -230,6 +237,7 @@ void hwt_core_exit(void);
 /* The wheel, for the char device. */
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
+u64 hwt_pass_end(const struct hwtimer *timer);
 
 /*
  * The tick a timer with slack goes on, for the per-CPU wheels and the

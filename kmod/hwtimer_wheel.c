@@ -768,6 +768,7 @@ static bool hwt_run(struct hwt_base *base)
 	base->processing = true;
 	base->running_task = current;
 	base->armed = U64_MAX;
+	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
 	base->stats.wakeups++;
 	/* Callbacks this pass has run: base->stats.fired - fired0. */
 	fired0 = base->stats.fired;
@@ -855,6 +856,29 @@ static bool hwt_run(struct hwt_base *base)
 	hwt_expiry_unlock(base);
 	return more;
 }
+
+/**
+ * hwt_pass_end() - when the budget of the pass running a callback ends
+ * @timer: the timer whose callback is running
+ *
+ * For a callback that does a batch of work of its own (the char device's
+ * file timers): stopping at this time, rather than HWT_PASS_NS after its
+ * own start, keeps the whole pass within HWT_PASS_NS of its start plus
+ * what the at most HWT_EXPIRE_CHECK - 1 callbacks before the pass's next
+ * look at the clock do before they look too.
+ *
+ * Context: @timer's callback, which runs on the base it was queued on
+ * (a re-arm from the callback keeps it there; see hwt_target_base()).
+ * Return: a local_clock() time.
+ */
+u64 hwt_pass_end(const struct hwtimer *timer)
+{
+	const struct hwt_base *base = per_cpu_ptr(timer->wheel->bases,
+						  READ_ONCE(timer->flags) & HWT_CPUMASK);
+
+	return READ_ONCE(base->pass_end);
+}
+EXPORT_SYMBOL_IF_KUNIT(hwt_pass_end);
 
 static enum hrtimer_restart hwt_hrtimer_fn(struct hrtimer *hrt)
 {

@@ -860,6 +860,74 @@ static void wheel_pass_time_bounded(struct kunit *test)
 			    HWT_EXPIRE_CHECK);
 }
 
+/*
+ * A callback that batches work of its own (the char device's file timers)
+ * stops at hwt_pass_end(), the end of the pass that runs it, after one
+ * chunk at least. Then the pass as a whole stays bounded: once its budget
+ * is spent, at most HWT_EXPIRE_CHECK - 1 more callbacks begin before the
+ * pass looks at the clock and stops, each doing one chunk. Without the
+ * shared end, each would spend a budget of its own.
+ */
+#define KT_BATCH_CHUNK_NS	(50 * NSEC_PER_USEC)
+
+struct kt_batch {
+	struct hwtimer	t;
+	u64		entry;
+	u64		end;
+	bool		ran;
+};
+
+static void kt_batch_fn(struct hwtimer *t)
+{
+	struct kt_batch *kb = container_of(t, struct kt_batch, t);
+	u64 t0;
+
+	kb->entry = local_clock();
+	kb->end = hwt_pass_end(t);
+	do {
+		t0 = local_clock();
+		while (local_clock() - t0 <= KT_BATCH_CHUNK_NS)
+			cpu_relax();
+	} while (local_clock() <= kb->end);
+	kb->ran = true;
+}
+
+static void wheel_pass_end_shared(struct kunit *test)
+{
+	const int n = 4 * HWT_EXPIRE_CHECK;
+	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct kt_batch *kb = kunit_kcalloc(test, n, sizeof(*kb), GFP_KERNEL);
+	int i, j, late, passes = 0;
+	u64 before;
+
+	KUNIT_ASSERT_NOT_NULL(test, kb);
+	for (i = 0; i < n; i++) {
+		hwtimer_setup(&kb[i].t, w, kt_batch_fn);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kb[i].t, 10 * MS), 0);
+	}
+	/* One CPU's local_clock() for the passes and the callbacks alike. */
+	migrate_disable();
+	before = local_clock();
+	hwt_manual_advance(w, 10 * MS);
+	migrate_enable();
+	for (i = 0; i < n; i = j) {
+		KUNIT_ASSERT_TRUE_MSG(test, kb[i].ran, "callback %d did not run", i);
+		KUNIT_EXPECT_GE_MSG(test, kb[i].end, before + HWT_PASS_NS,
+				    "callback %d saw a pass end before the pass began", i);
+		KUNIT_EXPECT_LE_MSG(test, kb[i].end - HWT_PASS_NS, kb[i].entry,
+				    "callback %d began before its pass did", i);
+		/* The callbacks of one pass share its end; count those begun past it. */
+		for (j = i, late = 0; j < n && kb[j].ran && kb[j].end == kb[i].end; j++)
+			late += kb[j].entry > kb[j].end;
+		KUNIT_EXPECT_LE_MSG(test, late, HWT_EXPIRE_CHECK - 1,
+				    "a pass began %d callbacks after its budget was spent (pass %d, callbacks %d to %d)",
+				    late, passes, i, j - 1);
+		passes++;
+	}
+	KUNIT_EXPECT_GE_MSG(test, passes, 2,
+			    "%d callbacks that each run to the pass's end ran in one pass", n);
+}
+
 /* Random delays over many levels on a small wheel: every timer exact. */
 static int kt_cmp_u64(const void *a, const void *b)
 {
@@ -1288,6 +1356,7 @@ static struct kunit_case wheel_cases[] = {
 	KUNIT_CASE(wheel_far_future_costs_nothing_per_tick),
 	KUNIT_CASE_PARAM(wheel_cascade_bounded, kt_cascade_size_gen_params),
 	KUNIT_CASE(wheel_pass_time_bounded),
+	KUNIT_CASE(wheel_pass_end_shared),
 	KUNIT_CASE(wheel_random_cascades_exact),
 	KUNIT_CASE(wheel_burst_is_batched),
 	KUNIT_CASE(wheel_lateness_stats),

@@ -296,8 +296,10 @@ struct hwtimer_modify_entry {
  * @slack_ns: out: its slack, as armed
  * @reserved2: in: must be zero
  *
- * A query changes nothing. On failure every output field but @result is
- * written as zero.
+ * A query changes no timeout. Like every batch, it first moves records
+ * waiting in the kernel to the ring if it has room (HWTIMER_RING_OVERFLOW):
+ * the timeout of a record moved so has left the kernel, and is ENOENT. On
+ * failure every output field but @result is written as zero.
  */
 struct hwtimer_get_entry {
 	__aligned_u64 id;
@@ -348,8 +350,11 @@ struct hwtimer_get_entry {
  * error of the entry at @done - 1 when that entry failed and processing
  * stopped there, with EFAULT when entry @done could not be read or written
  * back. A caller resumes at entry @done. If the header is invalid
- * (EINVAL, E2BIG), or it or the @entries range is not accessible (EFAULT),
- * nothing is processed and @done is not written.
+ * (EINVAL, E2BIG), cannot be read or its @done and @failed written, or
+ * @entries is not a range of user-space addresses (EFAULT), nothing is
+ * processed and @done is not written. Entries in user space that cannot be
+ * read (unmapped memory) are the EFAULT above: @done is written, 0 if the
+ * first one cannot.
  */
 struct hwtimer_batch {
 	__aligned_u64 entries;
@@ -420,8 +425,8 @@ struct hwtimer_expiry {
  *
  * HWTIMER_RING_OVERFLOW: records that did not fit in the ring wait in the
  * kernel's queue; read() returns them (they are newer than every record in
- * the ring), or any poll() or batch ioctl on the file moves them to the
- * ring as far as it has room. Cleared when that queue is empty. The kernel
+ * the ring), or any poll() or batch ioctl with a valid header on the file
+ * moves them to the ring as far as it has room. Cleared when that queue is empty. The kernel
  * writes the flags word when its value changes.
  */
 #define HWTIMER_RING_OVERFLOW	(1U << 0)

@@ -277,7 +277,6 @@ struct hwts_run {
 	struct hwts_worker	*workers;
 	unsigned int		nworkers;
 	bool			cycling;
-	wait_queue_head_t	ackwq;
 };
 
 /* The checks a run records: acct has 22. */
@@ -540,12 +539,23 @@ static void hwts_unprocessed(struct hwtimer *timer, void *arg)
 	hwts_resolve_pending(o, &ws->l.handed);
 	raw_spin_unlock_irqrestore(&o->lock, flags);
 
+	/*
+	 * Polled, not a wait queue: the workers' wake_up() would take a
+	 * spinlock_t, which on PREEMPT_RT disables migration while held,
+	 * and 6.12-rt's scheduler WARN (see &struct hwts_obj.lock) fires
+	 * when CPU hotplug re-affines a pinned worker inside that section.
+	 */
 	if (o->kind == HWTS_SENTINEL && READ_ONCE(run->cycling)) {
-		while (!wait_event_timeout(run->ackwq,
-					   atomic_read(&ws->acks) >= run->nworkers,
-					   30 * HZ))
-			pr_err("%s: workers still use the wheel being destroyed (%d of %u left it)\n",
-			       ws->name, atomic_read(&ws->acks), run->nworkers);
+		unsigned long t0 = jiffies;
+
+		while (atomic_read(&ws->acks) < run->nworkers) {
+			if (time_after(jiffies, t0 + 30 * HZ)) {
+				pr_err("%s: workers still use the wheel being destroyed (%d of %u left it)\n",
+				       ws->name, atomic_read(&ws->acks), run->nworkers);
+				t0 = jiffies;
+			}
+			usleep_range(50, 100);
+		}
 	}
 }
 
@@ -675,7 +685,6 @@ static void hwts_ack(struct hwts_worker *wk, unsigned int wi, unsigned long gen)
 		return;
 	wk->acked[wi] = gen;
 	atomic_inc(&ws->acks);
-	wake_up(&wk->run->ackwq);
 }
 
 /* The wheel to use: the doomed one @doomed_pct % of the time. */
@@ -978,7 +987,6 @@ static int hwts_acct(struct kunit *test, struct hwts_params *p)
 	if (!run)
 		return -ENOMEM;
 	run->p = *p;
-	init_waitqueue_head(&run->ackwq);
 	run->nworkers = min_t(unsigned int, num_online_cpus() + p->extra,
 			      HWTS_MAX_WORKERS);
 	run->workers = kcalloc(run->nworkers, sizeof(*run->workers), GFP_KERNEL);

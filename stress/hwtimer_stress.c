@@ -213,6 +213,8 @@ struct hwts_ledger {
  * @run: the run it belongs to
  * @owned: created and destroyed here (all but the default wheel)
  * @doomed: destroyed and created again while the threads run
+ * @dying: the doomed wheel's destroy has begun (set before it, cleared once
+ *         the wheel is created again, before the threads may use it)
  * @process: callbacks run in process context
  * @tick_ns: its tick
  * @objs: its timers: @npriv per worker, then @nshared, @nchaos, 1 sentinel
@@ -234,6 +236,7 @@ struct hwts_wheel {
 	struct hwts_run		*run;
 	bool			owned;
 	bool			doomed;
+	bool			dying;
 	bool			process;
 	u64			tick_ns;
 	struct hwts_obj		*objs;
@@ -621,18 +624,27 @@ static int hwts_ledger_op(struct hwts_worker *wk, struct hwts_obj *o)
 		ret = hwtimer_cancel_sync(&o->timer);
 		raw_spin_lock_irqsave(&o->lock, flags);
 		n = o->qlen;
-		if (ret == 1 && !n)
-			atomic64_inc(&ws->l.dup);
-		if (ret == 0 && n) {
-			atomic64_add(n, &ws->l.lost);
-			pr_err("%s: cancel_sync returned 0 with %d starts outstanding\n",
-			       ws->name, n);
+		/*
+		 * Destroy removes a pending timer, then hands it back with no
+		 * lock held: in between, cancel_sync finds it idle and returns
+		 * 0 with its start outstanding. The hand-back resolves that
+		 * start, and hwts_settle() checks that nothing is left: the
+		 * FIFO stays as it is.
+		 */
+		if (ret || !n || !READ_ONCE(ws->dying)) {
+			if (ret == 1 && !n)
+				atomic64_inc(&ws->l.dup);
+			if (ret == 0 && n) {
+				atomic64_add(n, &ws->l.lost);
+				pr_err("%s: cancel_sync returned 0 with %d starts outstanding\n",
+				       ws->name, n);
+			}
+			if (ret < 0)
+				atomic64_inc(&ws->l.errors);
+			else
+				atomic64_add(n, &ws->l.cancelled);
+			o->qlen = 0;
 		}
-		if (ret < 0)
-			atomic64_inc(&ws->l.errors);
-		else
-			atomic64_add(n, &ws->l.cancelled);
-		o->qlen = 0;
 		raw_spin_unlock_irqrestore(&o->lock, flags);
 		ret = 0;
 	} else {
@@ -920,6 +932,8 @@ static void hwts_destroy(struct hwts_wheel *ws)
 	unsigned long n;
 
 	hwts_read_early(ws);
+	/* Before destroy: its removals are ordered after it by the base locks. */
+	WRITE_ONCE(ws->dying, true);
 	n = hwtimer_wheel_destroy(ws->w, hwts_unprocessed, NULL);
 	ws->w = NULL;
 	ws->destroy_n += n;
@@ -951,6 +965,7 @@ static int hwts_doomed_cycle(struct hwts_wheel *ws)
 	}
 	hwts_setup_objs(ws);
 	ret = hwts_start_sentinel(ws);
+	WRITE_ONCE(ws->dying, false);
 	/* The workers may use it again: pairs with the acquire in hwts_step(). */
 	smp_store_release(&ws->gen, ws->gen + 1);
 	return ret;

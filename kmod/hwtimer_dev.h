@@ -217,14 +217,15 @@ struct hwtd_timer {
  * struct hwtd_file - one open file of /dev/hwtimer
  * @lock: the file lock. Taken with interrupts disabled (the expiry pass
  *        runs in softirq context). It protects everything below but @wq,
- *        @rwq, @user, @timer's internals and @work, and the slots, chunks and
- *        leaves of the file, and the kernel side of the ring.
+ *        @rwq, @user, @timer's internals and @work, and the slots, chunks
+ *        and leaves of the file, and the kernel side of the ring.
  *        Nesting: taken before a wheel base lock (the driving timer is
  *        armed under it); nothing else is taken inside; @wq and @rwq are
- *        woken after it is dropped. No hold of it does more than a constant amount of
- *        work (%HWTD_CHUNK entries, one advance of the wheel's clock), and
- *        nothing that sleeps or faults runs under it: user memory is
- *        reached only through pages pinned before it is taken.
+ *        woken after it is dropped. No hold of it does more than a
+ *        constant amount of work (%HWTD_CHUNK entries, one advance of the
+ *        wheel's clock), and nothing that sleeps or faults runs under
+ *        it: user memory is reached only through pages pinned before it
+ *        is taken.
  * @dir: the slot directory's first level
  * @leafroom: leaves with a chunk that has a free slot
  * @nchunks: chunks 0 to @nchunks - 1 exist, no other

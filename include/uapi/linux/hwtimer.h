@@ -426,8 +426,8 @@ struct hwtimer_expiry {
  * HWTIMER_RING_OVERFLOW: records that did not fit in the ring wait in the
  * kernel's queue; read() returns them (they are newer than every record in
  * the ring), or any poll() or batch ioctl with a valid header on the file
- * moves them to the ring as far as it has room. Cleared when that queue is empty. The kernel
- * writes the flags word when its value changes.
+ * moves them to the ring as far as it has room. Cleared when that queue is
+ * empty. The kernel writes the flags word when its value changes.
  */
 #define HWTIMER_RING_OVERFLOW	(1U << 0)
 

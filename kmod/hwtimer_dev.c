@@ -582,11 +582,6 @@ static const struct hwtd_op hwtd_get = {
 		 HWTD_OUT(struct hwtimer_get_entry, cookie, slack_ns) },
 };
 
-/* The end of @op's last output field: of its second range, if it has one. */
-static size_t hwtd_out_end(const struct hwtd_op *op)
-{
-	return op->out[1].end ?: op->out[0].end;
-}
 
 /* The most pages HWTD_CHUNK entries of the largest kind can span. */
 #define HWTD_PIN_PAGES	(DIV_ROUND_UP(HWTD_CHUNK * sizeof(struct hwtimer_get_entry), \
@@ -597,7 +592,8 @@ static size_t hwtd_out_end(const struct hwtd_op *op)
  * @uaddr: the user address of its first byte that matters
  * @start: @uaddr's page
  * @npages: pages pinned from @start
- * @nwrite: of them, the first @nwrite are pinned for writing
+ * @writable: bit i set: page i is pinned for writing (the others for
+ *            reading only: read-only mappings, the zero page...)
  * @pages: the pages
  * @kaddr: without CONFIG_HIGHMEM, their kernel addresses, found once when
  *         they are pinned rather than at each entry's copies (on a
@@ -608,29 +604,23 @@ struct hwtd_upages {
 	unsigned long	uaddr;
 	unsigned long	start;
 	int		npages;
-	int		nwrite;
+	unsigned long	writable;
 	struct page	*pages[HWTD_PIN_PAGES];
 	void		*kaddr[HWTD_PIN_PAGES];
 };
 
-/* Of the @len bytes from @up->uaddr, how many lie in its first @n pages. */
-static size_t hwtd_pinned_bytes(const struct hwtd_upages *up, int n, size_t len)
-{
-	if (!n)
-		return 0;
-	return min(len, up->start + ((size_t)n << PAGE_SHIFT) - up->uaddr);
-}
+static_assert(HWTD_PIN_PAGES <= BITS_PER_LONG);
 
 /*
  * Pin the pages of the @len bytes at @uaddr (@len at most what
- * HWTD_PIN_PAGES pages hold): for writing as far as they are writable,
- * the rest for reading as far as they are readable. Return: how many
- * bytes from @uaddr can be read; *@writable gets how many can be written.
- * Fewer than @len where a page is not mapped, not accessible, or not
- * memory the kernel can pin.
+ * HWTD_PIN_PAGES pages hold), each for writing where it is writable, else
+ * for reading where it is readable, up to the first page that is neither.
+ * All at once for writing first: the common case, one call. Return: how
+ * many bytes from @uaddr can be read; hwtd_up_writable() tells which can
+ * be written. Fewer than @len where a page is not mapped, not accessible,
+ * or not memory the kernel can pin.
  */
-static size_t hwtd_pin(struct hwtd_upages *up, unsigned long uaddr, size_t len,
-		       size_t *writable)
+static size_t hwtd_pin(struct hwtd_upages *up, unsigned long uaddr, size_t len)
 {
 	int n, got;
 
@@ -639,29 +629,62 @@ static size_t hwtd_pin(struct hwtd_upages *up, unsigned long uaddr, size_t len,
 	n = DIV_ROUND_UP(uaddr + len - up->start, PAGE_SIZE);
 	if (WARN_ON_ONCE(n > HWTD_PIN_PAGES))
 		n = HWTD_PIN_PAGES;
-	got = pin_user_pages_fast(up->start, n, FOLL_WRITE, up->pages);
-	up->nwrite = max(got, 0);
-	up->npages = up->nwrite;
-	if (up->npages < n) {
-		got = pin_user_pages_fast(up->start + ((unsigned long)up->npages << PAGE_SHIFT),
-					  n - up->npages, 0, up->pages + up->npages);
-		up->npages += max(got, 0);
+	got = max(pin_user_pages_fast(up->start, n, FOLL_WRITE, up->pages), 0);
+	up->writable = BIT(got) - 1;
+	for (up->npages = got; up->npages < n; up->npages++) {
+		unsigned long addr = up->start + ((unsigned long)up->npages << PAGE_SHIFT);
+		struct page **page = &up->pages[up->npages];
+
+		if (pin_user_pages_fast(addr, 1, FOLL_WRITE, page) == 1)
+			up->writable |= BIT(up->npages);
+		else if (pin_user_pages_fast(addr, 1, 0, page) != 1)
+			break;
 	}
 	if (!IS_ENABLED(CONFIG_HIGHMEM))
 		for (n = 0; n < up->npages; n++)
 			up->kaddr[n] = page_address(up->pages[n]);
-	*writable = hwtd_pinned_bytes(up, up->nwrite, len);
-	return hwtd_pinned_bytes(up, up->npages, len);
+	if (!up->npages)
+		return 0;
+	return min(len, up->start + ((size_t)up->npages << PAGE_SHIFT) - up->uaddr);
+}
+
+/* Whether the @len bytes at offset @off of the pinned range can be written. */
+static bool hwtd_up_writable(const struct hwtd_upages *up, size_t off, size_t len)
+{
+	size_t pos = up->uaddr - up->start + off;
+	unsigned int first = pos >> PAGE_SHIFT, last = (pos + len - 1) >> PAGE_SHIFT;
+
+	if (last >= up->npages)
+		return false;
+	return (up->writable & GENMASK(last, first)) == GENMASK(last, first);
 }
 
 static void hwtd_unpin(struct hwtd_upages *up)
 {
-	if (up->nwrite)
-		unpin_user_pages_dirty_lock(up->pages, up->nwrite, true);
-	if (up->npages > up->nwrite)
-		unpin_user_pages(up->pages + up->nwrite, up->npages - up->nwrite);
+	int i;
+
+	if (up->writable == BIT(up->npages) - 1) {
+		unpin_user_pages_dirty_lock(up->pages, up->npages, true);
+	} else {
+		for (i = 0; i < up->npages; i++)
+			unpin_user_pages_dirty_lock(&up->pages[i], 1, up->writable & BIT(i));
+	}
 	up->npages = 0;
-	up->nwrite = 0;
+	up->writable = 0;
+}
+
+/*
+ * Whether the output fields of the entry of @op at offset @off of the
+ * pinned range can be written: its input fields need only be readable.
+ */
+static bool hwtd_out_writable(const struct hwtd_upages *up, size_t off, const struct hwtd_op *op)
+{
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(op->out) && op->out[k].end; k++)
+		if (!hwtd_up_writable(up, off + op->out[k].off, op->out[k].end - op->out[k].off))
+			return false;
+	return true;
 }
 
 /*
@@ -676,7 +699,7 @@ static __always_inline bool hwtd_page_copy(struct hwtd_upages *up, size_t pos, v
 	unsigned int i = pos >> PAGE_SHIFT;
 	char *k;
 
-	if (i >= (out ? up->nwrite : up->npages))
+	if (i >= up->npages || (out && !(up->writable & BIT(i))))
 		return false;
 	if (IS_ENABLED(CONFIG_HIGHMEM))
 		k = kmap_local_page(up->pages[i]);
@@ -755,7 +778,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 	struct hwtd_upages hdr, up;
 	struct hwtimer_batch batch;
 	u32 hdr_out[2];
-	size_t rlen, wlen, wend;
+	size_t rlen;
 	struct hwtd_call call = { };
 	struct hwtd_hold hold;
 	unsigned long uent;
@@ -774,8 +797,8 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 	if (!access_ok((void __user *)uent, (size_t)batch.count * op->size))
 		return -EFAULT;
 	/* @done and @failed must be writable, to the end, whatever happens. */
-	hwtd_pin(&hdr, (unsigned long)ubatch, sizeof(batch), &wlen);
-	if (wlen < sizeof(batch)) {
+	hwtd_pin(&hdr, (unsigned long)ubatch, sizeof(batch));
+	if (!hwtd_up_writable(&hdr, offsetof(struct hwtimer_batch, done), sizeof(hdr_out))) {
 		hwtd_unpin(&hdr);
 		return -EFAULT;
 	}
@@ -792,10 +815,9 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 		 * written: an entry's inputs may lie on a read-only page.
 		 */
 		n = min_t(u32, batch.count - done, HWTD_CHUNK);
-		wend = hwtd_out_end(op);
-		rlen = hwtd_pin(&up, uent + (size_t)done * op->size, n * op->size, &wlen);
+		rlen = hwtd_pin(&up, uent + (size_t)done * op->size, n * op->size);
 		for (i = 0; i < n; i++)
-			if ((i + 1) * op->size > rlen || i * op->size + wend > wlen)
+			if ((i + 1) * op->size > rlen || !hwtd_out_writable(&up, i * op->size, op))
 				break;
 		n = i;
 		if (!n) {

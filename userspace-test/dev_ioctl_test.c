@@ -549,6 +549,86 @@ TEST_F(hwt, arm_run_stops_at_readonly_entry)
 	munmap(map, 2 * page);
 }
 
+/*
+ * The other way round: an entry whose first @cut input bytes lie on a
+ * read-only page and whose output fields all lie on the writable page
+ * after it. Its inputs can be read and its outputs written, so it is
+ * processed like any other: done 1, outputs written (hwtimer(4): EFAULT
+ * only for an entry that cannot be read whole or whose output fields
+ * cannot be written). *@entry is the entry in, and its outputs out.
+ */
+static void inputs_readonly(struct __test_metadata *_metadata, int fd,
+			    unsigned long cmd, size_t size, size_t cut, void *entry)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t done = 1234, failed = 1234;
+	char *e;
+
+	ASSERT_TRUE(map != MAP_FAILED);
+	e = map + page - cut;
+	memcpy(e, entry, size);
+	ASSERT_EQ(0, mprotect(map, page, PROT_READ));
+	ASSERT_EQ(0, ht_batch(fd, cmd, e, 1, 0, &done, &failed))
+		TH_LOG("ioctl %#lx, %zu input bytes on a read-only page: %s", cmd, cut,
+		       strerror(errno));
+	ASSERT_EQ(1, done) TH_LOG("ioctl %#lx, cut at %zu", cmd, cut);
+	ASSERT_EQ(0, failed) TH_LOG("ioctl %#lx, cut at %zu", cmd, cut);
+	memcpy(entry, e, size);
+	munmap(map, 2 * page);
+}
+
+TEST_F(hwt, entry_inputs_on_readonly_page)
+{
+	struct hwtimer_arm_entry a;
+	struct hwtimer_cancel_entry c;
+	struct hwtimer_modify_entry m;
+	struct hwtimer_get_entry g;
+	struct hwtimer_info info;
+	size_t cut;
+
+	HWT_NEED_DEV();
+	/* ARM: cookie, expires_ns, period_ns and flags may be read-only. */
+	for (cut = 8; cut <= offsetof(struct hwtimer_arm_entry, result); cut += 8) {
+		ht_arm_entry(&a, cut, 10000 * MS, 0, 0);
+		inputs_readonly(_metadata, self->fd, HWTIMER_IOC_ARM, sizeof(a), cut, &a);
+		ASSERT_EQ(0, a.result) TH_LOG("arm cut at %zu", cut);
+		ASSERT_NE(0, a.id) TH_LOG("arm cut at %zu: no id written", cut);
+		ASSERT_NE(0xdeadbeefULL, a.id) TH_LOG("arm cut at %zu: no id written", cut);
+		ASSERT_NE(0, a.deadline_ns) TH_LOG("arm cut at %zu", cut);
+
+		/* GET: its id may be read-only. */
+		memset(&g, 0, sizeof(g));
+		g.id = a.id;
+		g.result = 1;
+		inputs_readonly(_metadata, self->fd, HWTIMER_IOC_GET, sizeof(g), 8, &g);
+		ASSERT_EQ(0, g.result);
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, g.status);
+		ASSERT_EQ(cut, g.cookie) TH_LOG("get of the arm cut at %zu", cut);
+
+		/* MODIFY: id, expires_ns, period_ns and flags may be read-only. */
+		memset(&m, 0, sizeof(m));
+		m.id = a.id;
+		m.expires_ns = 20000 * MS;
+		m.result = 1;
+		inputs_readonly(_metadata, self->fd, HWTIMER_IOC_MODIFY, sizeof(m), cut, &m);
+		ASSERT_EQ(0, m.result) TH_LOG("modify cut at %zu", cut);
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, m.status) TH_LOG("modify cut at %zu", cut);
+
+		/* CANCEL: its id may be read-only. */
+		memset(&c, 0, sizeof(c));
+		c.id = a.id;
+		c.result = 1;
+		inputs_readonly(_metadata, self->fd, HWTIMER_IOC_CANCEL, sizeof(c), 8, &c);
+		ASSERT_EQ(0, c.result) TH_LOG("cancel of the arm cut at %zu", cut);
+		ASSERT_EQ(HWTIMER_STATUS_PENDING, c.status);
+	}
+	ASSERT_EQ(0, ht_info(self->fd, &info));
+	ASSERT_EQ(0, info.pending);
+	ASSERT_EQ(0, info.queued);
+}
+
 /* Without HWTIMER_BATCH_CONTINUE processing stops at the failed entry. */
 TEST_F(hwt, batch_partial_stop)
 {

@@ -296,38 +296,68 @@ unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_dequeue);
 
+/*
+ * Publish the ring's tail and flags word, in the order the consumer's
+ * checks need (Documentation/memory-barriers.txt: each release below pairs
+ * with an acquire load of the same word by the consumer, libhwtimer's
+ * ring_avail() for one):
+ *
+ *  - the records below the tail before the tail: the tail is stored with
+ *    release semantics; a consumer that loads it with acquire semantics
+ *    then reads whole records;
+ *  - a %HWTIMER_RING_OVERFLOW that this hold sets before the tail: a
+ *    consumer that has loaded the new tail (acquire) and emptied the ring
+ *    then sees the flag and takes the queue's records, instead of taking
+ *    the ring for all there is;
+ *  - a flag that this hold clears after the tail, with release semantics:
+ *    a consumer that loads the flags (acquire) and finds them clear, then
+ *    loads the tail, sees every record this hold moved from the queue into
+ *    the ring, so that "clear, and the ring empty" means nothing waits.
+ *
+ * A consumer that loads the flags first and the tail next (as the wait
+ * protocol of hwtimer(4) has it) thus never concludes that nothing waits
+ * while records do, whichever of the two changed last.
+ */
+static void hwtd_ring_publish(struct hwtd_ring *ring, u32 flags)
+{
+	if (flags != ring->flags && flags) {
+		ring->flags = flags;
+		WRITE_ONCE(*ring->uflags, flags);
+	}
+	smp_store_release(ring->utail, ring->tail);
+	if (flags != ring->flags) {
+		ring->flags = flags;
+		smp_store_release(ring->uflags, flags);
+	}
+}
+
 /**
  * hwtd_hold_end() - finish a hold of the file lock
  * @hf: the file
  * @hold: the hold
  *
- * Publishes the ring's tail (release: the records below it are written)
- * and flags, uncharges the timeouts that ended, and decides whether the
- * file's waiters must be woken: when records arrived on a file that had
- * none. Without a ring that is the kernel queue going from empty to not;
- * with one, the queue was empty and, read after the tail was published
- * and a full barrier, the head had consumed every record written before
- * this hold (or is hostile). A consumer that stores the head, issues a
- * full barrier and then loads the tail (hwtimer(4), RING) therefore either
- * sees the new tail or is woken.
+ * Publishes the ring's tail and flags (hwtd_ring_publish()), uncharges the
+ * timeouts that ended, and decides whether the file's waiters must be
+ * woken: when records arrived on a file that had none. Without a ring that
+ * is the kernel queue going from empty to not; with one, the queue was
+ * empty and, read after the tail and the flags were published and a full
+ * barrier, the head had consumed every record written before this hold
+ * (or is hostile). A consumer that stores the head, issues a full barrier
+ * and then loads the flags and the tail (hwtimer(4), RING) therefore
+ * either sees what this hold published or is woken: the two full barriers
+ * order each side's store before its load, so at least one of the two
+ * loads sees the other side's store.
  *
  * Context: the file lock held.
  */
 void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold)
 {
 	struct hwtd_ring *ring = hf->ring;
-	u32 flags, used0;
+	u32 used0;
 
 	hwtd_lockdep_assert(hf);
-	if (ring) {
-		/* The records below the tail before the tail. */
-		smp_store_release(ring->utail, ring->tail);
-		flags = hf->nqueued ? HWTIMER_RING_OVERFLOW : 0;
-		if (flags != ring->flags) {
-			ring->flags = flags;
-			WRITE_ONCE(*ring->uflags, flags);
-		}
-	}
+	if (ring)
+		hwtd_ring_publish(ring, hf->nqueued ? HWTIMER_RING_OVERFLOW : 0);
 	if (hold->freed) {
 		hwtd_uncharge(hf, hold->freed);
 		hold->freed = 0;
@@ -345,7 +375,11 @@ void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold)
 		hold->wake = true;
 		return;
 	}
-	/* The tail above before the head below (see the comment above). */
+	/*
+	 * The tail and flags above before the head below; pairs with the
+	 * consumer's full barrier between its store of the head and its
+	 * loads of the flags and the tail (see the comment above).
+	 */
 	smp_mb();
 	used0 = hold->tail0 - READ_ONCE(*ring->head);
 	if (!used0 || used0 > ring->entries)

@@ -465,9 +465,12 @@ struct hwtimer_expiry {
  * task that made the ring. To wait with edge-triggered epoll, take records
  * until the ring is empty and %HWTIMER_RING_OVERFLOW is clear (read()
  * until EAGAIN while it is set), then store the head, issue a full memory
- * barrier, and load the tail and the flags again: wait only if the ring is
- * still empty and the flag clear; the file is woken whenever records
- * arrive after the head had consumed every earlier one.
+ * barrier, and load the flags and then the tail again (acquire): wait only
+ * if the ring is still empty and the flag clear; the file is woken
+ * whenever records arrive after the head had consumed every earlier one.
+ * The kernel stores a flag it sets before the tail of the records that
+ * came with it, and a flag it clears after the tail (release), so flags
+ * loaded before the tail never hide records.
  */
 struct hwtimer_ring_params {
 	__u32 entries;

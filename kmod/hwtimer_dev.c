@@ -44,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "hwtimer_internal.h"
@@ -96,6 +97,18 @@ struct hwtd_stats hwtd_stats;
 /* The device's wheels, by precision and clock: created at load, then read only. */
 static struct hwtimer_wheel *hwtd_wheels[HWTD_PRECISIONS][HWTD_CLOCKS];
 static struct dentry *hwtd_debugfs;
+
+/*
+ * Where files' expiry passes go on once they have spent their softirq
+ * budget (hwtimer_dev_wheel.c), a slice of at most HWT_PASS_NS per work
+ * item run. Unbound: its work items are not concurrency-managed, on any
+ * kernel, so a slice never holds up another file's work nor any of the
+ * per-CPU work of the CPU that queued it (on 6.1, a busy item of a per-CPU
+ * workqueue keeps every later item of that CPU's pool waiting), and the
+ * scheduler runs each where there is room, at normal priority, as fairly
+ * as any task.
+ */
+struct workqueue_struct *hwtd_wq;
 static atomic_long_t hwtd_global_count = ATOMIC_LONG_INIT(0);
 
 /*
@@ -926,6 +939,8 @@ static long hwtd_config(struct hwtd_file *hf, struct hwtimer_config __user *ucfg
 		/* The wheel is empty: its clock starts afresh. */
 		hwtd_set_config(hf, cfg.precision, clock);
 		hf->clk = 0;
+		/* A pass under way has nothing left, in any tick numbering. */
+		hf->target = 0;
 		hwtd_file_timer_select(hf, cfg.precision, clock);
 	}
 	spin_unlock_irq(&hf->lock);
@@ -1143,6 +1158,7 @@ static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
 	struct hwtd_file *hf = file->private_data;
 	unsigned long pending, queued;
 	unsigned int precision, chunks;
+	u64 expiry_ns;
 	bool boottime;
 
 	spin_lock_irq(&hf->lock);
@@ -1151,6 +1167,7 @@ static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
 	precision = hf->precision;
 	boottime = hf->boottime;
 	chunks = hf->nchunks;
+	expiry_ns = hf->expiry_ns;
 	spin_unlock_irq(&hf->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
@@ -1160,6 +1177,7 @@ static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
 	seq_printf(m, "user_count:\t%ld\nuser_cap:\t%u\n",
 		   atomic_long_read(&hf->user->count), READ_ONCE(user_cap));
 	seq_printf(m, "chunks:\t%u\nring:\t%u\n", chunks, hwtd_ring_entries(hf));
+	seq_printf(m, "expiry_ns:\t%llu\n", expiry_ns);
 }
 
 static const struct file_operations hwtd_fops = {
@@ -1251,14 +1269,20 @@ int hwtd_init(const struct hwtd_wheel_params *params)
 			}
 		}
 	}
+	ret = -ENOMEM;
+	hwtd_wq = alloc_workqueue("hwtimer-dev", WQ_UNBOUND, 0);
+	if (!hwtd_wq)
+		goto out_wheels;
 	ret = misc_register(&hwtd_misc);
 	if (ret)
-		goto out_wheels;
+		goto out_wq;
 	dir = debugfs_lookup("hwtimer", NULL);
 	hwtd_debugfs = debugfs_create_file(HWT_DEBUGFS_DEVICE, 0444, dir, NULL, &hwtd_stats_fops);
 	dput(dir);
 	return 0;
 
+out_wq:
+	destroy_workqueue(hwtd_wq);
 out_wheels:
 	hwtd_wheels_destroy();
 	return ret;
@@ -1274,6 +1298,8 @@ void hwtd_exit(void)
 	debugfs_remove(hwtd_debugfs);
 	misc_deregister(&hwtd_misc);
 	WARN_ON(!xa_empty(&hwtd_users));
+	/* Each file cancelled its work when it closed. */
+	destroy_workqueue(hwtd_wq);
 	hwtd_wheels_destroy();
 }
 

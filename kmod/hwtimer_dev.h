@@ -33,6 +33,8 @@
 
 /* "No slot": the end of a list, an empty list, no free slot. */
 #define HWTD_NIL		U32_MAX
+/* A pass that has not read the clock yet (struct hwtd_file, @target). */
+#define HWTD_NO_TARGET		U64_MAX
 
 /*
  * The file's wheel: HWTD_LEVELS levels of 64 buckets, level L holding the
@@ -246,7 +248,11 @@ struct hwtd_timer {
  * @nlive: live timeouts, pending or with their record in the kernel
  *         queue: what the per-file cap counts
  * @nqueued: records in the kernel queue
- * @processing: an expiry pass runs (it arms @timer when it ends)
+ * @processing: an expiry pass runs, in @timer's callback or in @work (it
+ *              arms @timer when it ends)
+ * @target: the tick the running pass expires up to: the one that contained
+ *          the clock when it began (%HWTD_NO_TARGET until its first hold
+ *          reads the clock); what becomes due later waits for the next pass
  * @closing: release() has begun: nothing may arm @timer or queue @work
  * @manual: KUnit only: no timer, no @work, the clock is @manual_now; tests
  *          run passes themselves
@@ -255,7 +261,10 @@ struct hwtd_timer {
  * @timer: the file's timer in use, the one on @wheel, armed for the
  *         earliest tick that may have work (see hwtd_file_timer_init())
  * @timers: a timer on each of the device's wheels
- * @work: goes on with an expiry pass that ran out of its softirq budget
+ * @work: goes on with an expiry pass that ran out of its softirq budget,
+ *        on @hwtd_wq, a slice of at most %HWT_PASS_NS at a time
+ * @expiry_ns: CPU time the file's expiry passes took, local_clock() ns
+ *             (fdinfo)
  * @wheel: the per-CPU wheel of the file's precision and clock
  * @wq: pollers wait here (see hwtd_hold_end())
  * @rwq: read() waits here for a record in the kernel queue: woken when
@@ -290,6 +299,8 @@ struct hwtd_file {
 	unsigned long		nqueued;
 	bool			processing;
 	bool			closing;
+	u64			target;
+	u64			expiry_ns;
 	bool			manual;
 	u64			manual_now;
 	struct hwtd_ring	*ring;
@@ -506,7 +517,8 @@ void hwtd_lists_init(struct hwtd_file *hf);
 u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack);
 bool hwtd_place(struct hwtd_file *hf, u32 idx);
 u64 hwtd_next_event(struct hwtd_file *hf);
-bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *budget);
+bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, u64 target,
+		 unsigned int *budget);
 void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack, u64 now);
 bool hwtd_extend(struct hwtd_file *hf, u32 idx, u64 slack, u64 now);
 void hwtd_file_timer_init(struct hwtd_file *hf,
@@ -615,6 +627,7 @@ static inline void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 id
 }
 
 /* hwtimer_dev.c */
+extern struct workqueue_struct *hwtd_wq;
 void hwtd_uncharge(struct hwtd_file *hf, long n);
 s64 hwtd_timens_offset(bool boottime);
 u64 hwtd_clock_now(const struct hwtd_file *hf);

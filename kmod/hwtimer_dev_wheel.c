@@ -29,18 +29,29 @@
  * file's precision and clock, is armed for the earliest tick that may
  * have work (@armed). Arming a timeout touches the per-CPU wheel only when
  * its tick is earlier than @armed; cancelling never does (an expiry that
- * finds nothing due re-arms for the next tick with work). The callback
- * runs an expiry pass (hwtd_pass()): under the file lock, HWTD_CHUNK
- * entries per hold (expired, cascaded, or records moved from the kernel
- * queue to the ring), the clock read once per hold, the lock dropped
- * between holds, until the budget of the per-CPU wheel's pass that runs
- * the callback is spent (hwt_pass_end(): HWT_PASS_NS from that pass's
- * start, the callbacks it ran before this one included), after at least
- * one hold. A pass that runs out of budget hands
- * the rest to @work, in process context, which goes on at once, holding
- * the lock for HWTD_CHUNK entries at a time, and arms @timer when done: a
- * burst of a million expiries at one tick takes one softirq pass and then
- * the time its work takes, not a tick per chunk.
+ * finds nothing due re-arms for the next tick with work).
+ *
+ * The callback begins an expiry pass: it runs the file's wheel up to the
+ * pass's target, the tick that contained the clock when the pass began,
+ * under the file lock, HWTD_CHUNK entries per hold (expired, cascaded, or
+ * records moved from the kernel queue to the ring), the lock dropped
+ * between holds. In softirq context it stops after the first hold that
+ * ends past the budget of the per-CPU wheel's pass running it
+ * (hwt_pass_end(): HWT_PASS_NS from that pass's start, the callbacks it
+ * ran before this one included) and hands the rest to @work, on the
+ * device's unbound workqueue (hwtd_wq), which goes on in slices of
+ * HWT_PASS_NS, queueing itself again behind the other work between two
+ * slices. When nothing up to the target is left, the pass arms @timer
+ * for the next tick with work, which is after the target.
+ *
+ * So a pass expires each timeout once at most (a periodic timeout whose
+ * record leaves during the pass is armed for a period that ends after
+ * the hold's clock, so after the target), a file runs one pass at a time,
+ * on one CPU at a time, and what comes due during a pass waits for the
+ * next one, a tick later at the earliest: however fast a user consumes
+ * the records of periodic timeouts, a file costs the kernel one expiry
+ * per timeout per period at most, in slices that yield, on no CPU's
+ * per-CPU work. @expiry_ns adds up the time its passes take (fdinfo).
  *
  * Records stamped in one hold share its clock reading, and each hold reads
  * the clock again: records leave in non-decreasing order of expired_ns,
@@ -301,21 +312,26 @@ static void hwtd_forward(struct hwtd_file *hf, u64 now)
 }
 
 /**
- * hwtd_expire() - run the wheel up to the hold's clock
+ * hwtd_expire() - run the wheel up to a tick
  * @hf: the file
  * @hold: this hold of the file lock
+ * @target: the last tick to process: the tick that contained the clock
+ *          when the expiry pass began (struct hwtd_file, @target)
  * @budget: entries this hold may still process; decremented
  *
  * Expires what is due and cascades what has reached its bucket, one next
  * tick with work at a time, each advance and each entry taken off the
- * todo list costing one unit of *@budget.
+ * todo list costing one unit of *@budget. A periodic timeout whose record
+ * leaves meanwhile is armed for a tick after @target, so a pass expires
+ * each timeout at most once.
  *
  * Context: the file lock held.
- * Return: true when nothing up to the hold's clock is left to do.
+ * Return: true when nothing up to @target is left to do.
  */
-bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *budget)
+bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, u64 target,
+		 unsigned int *budget)
 {
-	u64 now_tick = hwtd_now_tick(hf, hwtd_hold_now(hf, hold)), ev;
+	u64 ev;
 	u32 idx;
 
 	hwtd_lockdep_assert(hf);
@@ -323,9 +339,9 @@ bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int *bud
 		idx = hwtd_list_first(hf, HWTD_LIST_TODO);
 		if (idx == HWTD_NIL) {
 			ev = hwtd_next_event(hf);
-			if (ev > now_tick) {
-				if (hf->clk < now_tick)
-					hf->clk = now_tick;
+			if (ev > target) {
+				if (hf->clk < target)
+					hf->clk = target;
 				return true;
 			}
 			hwtd_advance(hf, ev);
@@ -433,76 +449,120 @@ void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
 }
 
 /*
- * One expiry pass (see the top of this file). From the callback
- * (@from_work false) it stops after the first hold that ends past @end,
- * the end of the per-CPU wheel's pass that runs the callback
- * (hwt_pass_end()); from @work it runs to the end, rescheduling between
- * holds. Return: true when the callback left work for @work.
+ * Go on with the file's expiry pass: hold the file lock for one chunk of
+ * work at a time (HWTD_CHUNK records moved from the kernel queue to the
+ * ring, and HWTD_CHUNK entries expired or cascaded up to @target), until
+ * nothing up to @target is left or, after a hold, local_clock() is past
+ * @end. Between holds the lock is dropped, the waiters woken and, in
+ * process context (@can_sleep), the CPU offered to others. The first hold
+ * reads the clock; a pass that has no target yet (%HWTD_NO_TARGET) takes
+ * the tick that contains it.
+ *
+ * Context: the file lock held, *@hold zeroed; returns with it held and
+ * *@hold the last hold, ended but not yet woken.
+ * Return: true when the pass is done (or the file is closing).
  */
-static bool hwtd_pass(struct hwtd_file *hf, bool from_work, u64 end)
+static bool hwtd_pass_holds(struct hwtd_file *hf, struct hwtd_hold *hold, u64 end,
+			    bool can_sleep)
 {
-	u64 ev;
-	struct hwtd_hold hold;
 	unsigned int budget;
-	bool done, more = false;
+	bool done;
 
-	spin_lock_irq(&hf->lock);
-	if (hf->closing || (!from_work && hf->processing)) {
-		spin_unlock_irq(&hf->lock);
-		return false;
-	}
-	if (!from_work) {
-		hf->processing = true;
-		hf->armed = U64_MAX;
-	}
 	for (;;) {
-		memset(&hold, 0, sizeof(hold));
+		if (hf->target == HWTD_NO_TARGET)
+			hf->target = hwtd_now_tick(hf, hwtd_hold_now(hf, hold));
 		budget = HWTD_CHUNK;
-		done = hwtd_refill(hf, &hold, budget) < budget;
+		done = hwtd_refill(hf, hold, budget) < budget;
 		budget = HWTD_CHUNK;
-		done &= hwtd_expire(hf, &hold, &budget);
-		hwtd_hold_end(hf, &hold);
-		if (done)
-			break;
-		if (!from_work && local_clock() > end) {
-			more = true;
-			break;
-		}
+		done &= hwtd_expire(hf, hold, hf->target, &budget);
+		hwtd_hold_end(hf, hold);
+		if (done || local_clock() > end)
+			return done;
 		spin_unlock_irq(&hf->lock);
-		hwtd_hold_wake(hf, &hold);
-		if (from_work)
+		hwtd_hold_wake(hf, hold);
+		memset(hold, 0, sizeof(*hold));
+		if (can_sleep)
 			cond_resched();
 		spin_lock_irq(&hf->lock);
-		if (hf->closing) {
-			spin_unlock_irq(&hf->lock);
-			return false;
-		}
+		if (hf->closing)
+			return true;
 	}
-	if (!more) {
-		hf->processing = false;
-		ev = hwtd_next_event(hf);
-		if (ev != U64_MAX)
-			hwtd_arm_timer(hf, ev, hwtd_hold_now(hf, &hold));
-	}
-	spin_unlock_irq(&hf->lock);
-	hwtd_hold_wake(hf, &hold);
-	return more;
 }
 
+/*
+ * The pass is done: the next one begins when the file's timer fires, at
+ * the earliest tick with work, which is after the pass's target; so a
+ * file's passes are at least a tick apart, however much is due.
+ */
+static void hwtd_pass_done(struct hwtd_file *hf, struct hwtd_hold *hold)
+{
+	u64 ev;
+
+	hf->processing = false;
+	ev = hwtd_next_event(hf);
+	if (ev != U64_MAX)
+		hwtd_arm_timer(hf, ev, hwtd_hold_now(hf, hold));
+}
+
+/*
+ * The file's timer fired: an expiry pass begins (see the top of this
+ * file). In softirq context it stops at the end of the budget of the
+ * per-CPU wheel's pass that runs it (hwt_pass_end()), after one hold at
+ * least; the rest goes to @work.
+ */
 static void hwtd_timer_fn(struct hwtimer *timer)
 {
 	struct hwtd_file *hf = container_of(timer, struct hwtd_timer, timer)->hf;
+	struct hwtd_hold hold = { };
+	u64 t0 = local_clock();
+	bool done;
 
-	if (hwtd_pass(hf, false, hwt_pass_end(timer)))
-		queue_work(system_wq, &hf->work);
+	spin_lock_irq(&hf->lock);
+	if (hf->closing || hf->processing) {
+		spin_unlock_irq(&hf->lock);
+		return;
+	}
+	hf->processing = true;
+	hf->armed = U64_MAX;
+	hf->target = HWTD_NO_TARGET;
+	done = hwtd_pass_holds(hf, &hold, hwt_pass_end(timer), false);
+	if (done)
+		hwtd_pass_done(hf, &hold);
+	hf->expiry_ns += local_clock() - t0;
+	spin_unlock_irq(&hf->lock);
+	hwtd_hold_wake(hf, &hold);
+	if (!done)
+		queue_work(hwtd_wq, &hf->work);
 }
 
+/*
+ * One slice of a pass that went on past its softirq budget: at most
+ * HWT_PASS_NS (plus one hold), then, if the pass is not done, @work is
+ * queued again, behind whatever else waits for the device's workqueue, so
+ * no slice and no work item runs without end.
+ */
 static void hwtd_work_fn(struct work_struct *work)
 {
 	struct hwtd_file *hf = container_of(work, struct hwtd_file, work);
+	struct hwtd_hold hold = { };
+	u64 t0 = local_clock();
+	bool done;
 
-	hwtd_pass(hf, true, U64_MAX);
-	hwtd_trim(hf);
+	spin_lock_irq(&hf->lock);
+	if (hf->closing) {
+		spin_unlock_irq(&hf->lock);
+		return;
+	}
+	done = hwtd_pass_holds(hf, &hold, t0 + HWT_PASS_NS, true);
+	if (done)
+		hwtd_pass_done(hf, &hold);
+	hf->expiry_ns += local_clock() - t0;
+	spin_unlock_irq(&hf->lock);
+	hwtd_hold_wake(hf, &hold);
+	if (!done)
+		queue_work(hwtd_wq, &hf->work);
+	else
+		hwtd_trim(hf);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -517,11 +577,17 @@ static void hwtd_work_fn(struct work_struct *work)
  */
 void hwtd_kunit_run(struct hwtd_file *hf, u64 now)
 {
+	struct hwtd_hold hold = { };
+
 	WRITE_ONCE(hf->manual_now, now);
 	spin_lock_irq(&hf->lock);
 	hf->processing = true;
+	hf->target = HWTD_NO_TARGET;
+	/* No end: it returns when the pass is done. */
+	hwtd_pass_holds(hf, &hold, U64_MAX, true);
+	hwtd_pass_done(hf, &hold);
 	spin_unlock_irq(&hf->lock);
-	hwtd_pass(hf, true, U64_MAX);
+	hwtd_hold_wake(hf, &hold);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
 #endif

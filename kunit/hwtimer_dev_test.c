@@ -465,7 +465,7 @@ static void dev_chunked(struct kunit *test)
 		kd_arm(test, hf, KD_EPOCH, dl, 0, 0, i);
 	WRITE_ONCE(hf->manual_now, dl);
 	spin_lock_irq(&hf->lock);
-	done = hwtd_expire(hf, &hold, &budget);
+	done = hwtd_expire(hf, &hold, kd_tick_of(dl), &budget);
 	hwtd_hold_end(hf, &hold);
 	spin_unlock_irq(&hf->lock);
 	KUNIT_EXPECT_FALSE(test, done);
@@ -474,6 +474,40 @@ static void dev_chunked(struct kunit *test)
 	hwtd_kunit_run(hf, dl);
 	got = hwtd_kunit_read(hf, r, n);
 	KUNIT_EXPECT_EQ(test, n, got);
+	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	hwtd_file_destroy_manual(hf);
+}
+
+/*
+ * A pass runs the wheel up to its target tick, the one that contained the
+ * clock when it began, and no further, however late the clock is by then:
+ * what came due after its start waits for the next pass.
+ */
+static void dev_expire_stops_at_target(struct kunit *test)
+{
+	struct hwtd_file *hf = kd_file(test);
+	unsigned int budget = HWTD_CHUNK;
+	struct hwtd_hold hold = { };
+	struct hwtimer_expiry r[2];
+	u64 early, late;
+	bool done;
+
+	early = kd_arm(test, hf, KD_EPOCH, kd_tick_time(5), 0, 0, 1);
+	late = kd_arm(test, hf, KD_EPOCH, kd_tick_time(20), 0, 0, 2);
+	WRITE_ONCE(hf->manual_now, kd_tick_time(30));
+	spin_lock_irq(&hf->lock);
+	done = hwtd_expire(hf, &hold, 10, &budget);
+	hwtd_hold_end(hf, &hold);
+	KUNIT_EXPECT_TRUE_MSG(test, done, "a pass to tick 10 was not done with it");
+	KUNIT_EXPECT_EQ_MSG(test, 10, hf->clk, "the wheel's clock did not stop at the target");
+	KUNIT_EXPECT_EQ_MSG(test, 1, hf->nqueued, "records of a pass to tick 10");
+	spin_unlock_irq(&hf->lock);
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	KUNIT_EXPECT_EQ_MSG(test, early, r[0].id, "the timeout of tick 5 did not expire first");
+	/* The next pass, begun at tick 30, takes the one of tick 20. */
+	hwtd_kunit_run(hf, kd_tick_time(30));
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	KUNIT_EXPECT_EQ_MSG(test, late, r[0].id, "the timeout of tick 20 did not expire next");
 	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
 	hwtd_file_destroy_manual(hf);
 }
@@ -520,6 +554,7 @@ static struct kunit_case dev_cases[] = {
 	KUNIT_CASE(dev_chunks),
 	KUNIT_CASE(dev_leaves),
 	KUNIT_CASE(dev_chunked),
+	KUNIT_CASE(dev_expire_stops_at_target),
 	KUNIT_CASE(dev_periodic),
 	{}
 };

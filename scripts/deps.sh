@@ -13,7 +13,7 @@ pkgs=(
 	linux-headers-amd64						# Debian 12's kernel (6.1)
 	pahole								# BTF of modules for 6.12
 	qemu-system-x86 busybox-static					# the test VM
-	gcc-multilib							# -m32 user tests
+	gcc-12-multilib libc6-dev-i386					# -m32 user tests (USER_M32)
 	dkms kmod							# packaging
 	gnuplot-nox							# benchmark plots
 	gdb python3							# make bench-trace

@@ -13,6 +13,13 @@
  * poll() moves the queue into the ring (if the ring is at least as large
  * as the read() would be), and read() takes what it leaves (or, without
  * a ring, everything).
+ *
+ * errno: no function changes it, whether it succeeds or fails, except
+ * hwtimer_file_open() when it fails (libhwtimer(3), "Return values").
+ * The system calls and allocations go through the helpers below, which
+ * return -errno and put errno back as they found it, but for those of
+ * hwtimer_file_open(), hwtimer_file_close() and the mmap() of
+ * hwtimer_file_setup_ring(), which save and restore it themselves.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,29 +79,86 @@ static inline void store_release(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* ---- system calls that leave errno alone ---------------------------------- */
+
+/* ioctl(): 0, or -errno. */
+static int sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	int saved = errno, ret;
+
+	ret = ioctl(fd, req, arg) ? -errno : 0;
+	errno = saved;
+	return ret;
+}
+
+/* read(), retried on EINTR: the bytes read, or -errno. */
+static ssize_t sys_read(int fd, void *buf, size_t count)
+{
+	int saved = errno;
+	ssize_t r;
+
+	do {
+		r = read(fd, buf, count);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+/* poll() of one descriptor: its result, or -errno (EINTR included). */
+static int sys_poll(struct pollfd *pfd, int timeout)
+{
+	int saved = errno, r;
+
+	r = poll(pfd, 1, timeout);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+static void *sys_malloc(size_t size)
+{
+	int saved = errno;
+	void *p = malloc(size);
+
+	errno = saved;
+	return p;
+}
+
+static void sys_clock_monotonic(struct timespec *ts)
+{
+	int saved = errno;
+
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	errno = saved;
+}
+
 HWT_EXPORT struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int flags)
 {
 	struct hwtimer_info info;
 	struct hwtimer_file *f;
-	int err;
+	int saved = errno, err;
 
 	if (flags) {
 		errno = EINVAL;
 		return NULL;
 	}
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	f->fd = open(path ? path : HWTIMER_FILE_DEFAULT_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (f->fd < 0) {
 		err = errno;
 		goto fail;
 	}
 	memset(&info, 0, sizeof(info));
-	if (ioctl(f->fd, HWTIMER_IOC_INFO, &info)) {
-		err = errno;
+	err = -sys_ioctl(f->fd, HWTIMER_IOC_INFO, &info);
+	if (err)
 		goto fail_close;
-	}
 	/* What the library relies on: records of this size, batches. */
 	if (!info.abi_version || info.record_size != sizeof(struct hwtimer_expiry) ||
 	    !info.batch_max) {
@@ -103,6 +167,7 @@ HWT_EXPORT struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int
 	}
 	f->abi_version = info.abi_version;
 	f->batch_max = info.batch_max < HWTIMER_BATCH_MAX ? info.batch_max : HWTIMER_BATCH_MAX;
+	errno = saved;
 	return f;
 
 fail_close:
@@ -115,13 +180,17 @@ fail:
 
 HWT_EXPORT void hwtimer_file_close(struct hwtimer_file *f)
 {
+	int saved = errno;
+
 	if (!f)
 		return;
+	/* Nothing to report: close() releases the descriptor whatever it says. */
 	if (f->map)
 		munmap(f->map, f->map_size);
 	close(f->fd);
 	free(f->buf);
 	free(f);
+	errno = saved;
 }
 
 HWT_EXPORT int hwtimer_file_fd(const struct hwtimer_file *f)
@@ -136,7 +205,7 @@ HWT_EXPORT unsigned int hwtimer_file_abi_version(const struct hwtimer_file *f)
 
 HWT_EXPORT int hwtimer_file_info(struct hwtimer_file *f, struct hwtimer_info *info)
 {
-	return ioctl(f->fd, HWTIMER_IOC_INFO, info) ? -errno : 0;
+	return sys_ioctl(f->fd, HWTIMER_IOC_INFO, info);
 }
 
 HWT_EXPORT int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid,
@@ -146,7 +215,7 @@ HWT_EXPORT int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid,
 
 	if (f->abi_version < 2)
 		return -EOPNOTSUPP;
-	return ioctl(f->fd, HWTIMER_IOC_CONFIG, &cfg) ? -errno : 0;
+	return sys_ioctl(f->fd, HWTIMER_IOC_CONFIG, &cfg);
 }
 
 /* Whether [off, off + len) lies within the mapping, aligned for @align. */
@@ -159,6 +228,7 @@ static bool in_map(const struct hwtimer_ring_params *p, uint64_t off, uint64_t l
 HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entries)
 {
 	struct hwtimer_ring_params *p = &f->params;
+	int saved, err;
 	void *map;
 
 	if (f->map)
@@ -173,11 +243,10 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 	if (!p->mmap_size) {
 		memset(p, 0, sizeof(*p));
 		p->entries = entries;
-		if (ioctl(f->fd, HWTIMER_IOC_RING, p)) {
-			int err = errno;
-
+		err = sys_ioctl(f->fd, HWTIMER_IOC_RING, p);
+		if (err) {
 			memset(p, 0, sizeof(*p));
-			return err == ENOTTY ? -EOPNOTSUPP : -err;
+			return err == -ENOTTY ? -EOPNOTSUPP : err;
 		}
 		/*
 		 * The kernel is trusted, but what it reports is checked before
@@ -199,10 +268,13 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 			return -EPROTO;
 		}
 	}
+	saved = errno;
 	map = mmap(NULL, p->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
 		   HWTIMER_RING_OFF);
-	if (map == MAP_FAILED)
-		return -errno;
+	err = map == MAP_FAILED ? -errno : 0;
+	errno = saved;
+	if (err)
+		return err;
 	f->map = map;
 	f->map_size = p->mmap_size;
 	f->khead = (uint32_t *)((char *)map + p->head_off);
@@ -246,8 +318,8 @@ static int batch(struct hwtimer_file *f, unsigned long cmd, void *entries, size_
 			.flags = flags,
 		};
 
-		if (ioctl(f->fd, cmd, &b)) {
-			ret = -errno;
+		ret = sys_ioctl(f->fd, cmd, &b);
+		if (ret) {
 			/* done is written unless the header itself was refused. */
 			if (b.done <= n) {
 				done += b.done;
@@ -306,10 +378,11 @@ HWT_EXPORT int hwtimer_file_get_batch(struct hwtimer_file *f, struct hwtimer_get
 static int one(struct hwtimer_file *f, unsigned long cmd, void *entry, int32_t *result)
 {
 	struct hwtimer_batch b = { .entries = (uintptr_t)entry, .count = 1 };
+	int ret = sys_ioctl(f->fd, cmd, &b);
 
-	if (!ioctl(f->fd, cmd, &b))
+	if (!ret)
 		return 0;
-	return b.done == 1 && *result < 0 ? *result : -errno;
+	return b.done == 1 && *result < 0 ? *result : ret;
 }
 
 HWT_EXPORT int hwtimer_file_arm(struct hwtimer_file *f, uint64_t cookie, uint64_t expires_ns,
@@ -417,11 +490,9 @@ static ssize_t read_recs(struct hwtimer_file *f, struct hwtimer_expiry *recs, si
 		       sizeof(*recs);
 	ssize_t r;
 
-	do {
-		r = read(f->fd, recs, bytes);
-	} while (r < 0 && errno == EINTR);
+	r = sys_read(f->fd, recs, bytes);
 	if (r < 0)
-		return errno == EAGAIN ? 0 : -errno;
+		return r == -EAGAIN ? 0 : r;
 	if ((size_t)r % sizeof(*recs) || (size_t)r > bytes)
 		return -EIO;
 	return r / (ssize_t)sizeof(*recs);
@@ -445,11 +516,9 @@ static bool ring_refill_pays(const struct hwtimer_file *f, size_t want)
 static void ring_refill(struct hwtimer_file *f)
 {
 	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
-	int err = errno;
 
-	while (poll(&pfd, 1, 0) < 0 && errno == EINTR)
+	while (sys_poll(&pfd, 0) == -EINTR)
 		;
-	errno = err;
 }
 
 static void ring_release(struct hwtimer_file *f, uint32_t n)
@@ -551,7 +620,7 @@ HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtime
 			continue;
 		}
 		if (!f->buf) {
-			f->buf = malloc(HWT_BUF_RECS * sizeof(*f->buf));
+			f->buf = sys_malloc(HWT_BUF_RECS * sizeof(*f->buf));
 			if (!f->buf)
 				return -ENOMEM;
 		}
@@ -592,7 +661,7 @@ HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expi
 	ssize_t n;
 
 	if (timeout_ms > 0)
-		clock_gettime(CLOCK_MONOTONIC, &start);
+		sys_clock_monotonic(&start);
 	for (;;) {
 		if (max) {
 			n = hwtimer_file_reap(f, recs, max);
@@ -603,9 +672,9 @@ HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expi
 		}
 		if (n || !left)
 			return n;
-		r = poll(&pfd, 1, left);
+		r = sys_poll(&pfd, left);
 		if (r < 0)
-			return -errno;
+			return r;
 		if (!r)
 			return 0;
 		if (pfd.revents & (POLLERR | POLLNVAL))
@@ -613,7 +682,7 @@ HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expi
 		if (timeout_ms > 0) {
 			int64_t ms;
 
-			clock_gettime(CLOCK_MONOTONIC, &now);
+			sys_clock_monotonic(&now);
 			ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
 			     (now.tv_nsec - start.tv_nsec) / 1000000;
 			left = ms >= timeout_ms ? 0 : timeout_ms - (int)ms;

@@ -49,6 +49,9 @@ static struct mock {
 	int mmap_fail;			/* mmap() fails with this errno, once */
 	bool read_moves;		/* a poll() elsewhere moves the queue first */
 	bool poll_keeps;		/* poll() leaves the queue where it is */
+	int info_fail, config_fail;	/* INFO, CONFIG fail with this errno */
+	int poll_fail;			/* poll() fails with this errno, once */
+	int munmap_fail;		/* munmap() fails with this errno */
 	/* The ring. */
 	char *mem;
 	size_t size;
@@ -255,6 +258,10 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	case HWTIMER_IOC_INFO: {
 		struct hwtimer_info *info = arg;
 
+		if (m.info_fail) {
+			errno = m.info_fail;
+			return -1;
+		}
 		memset(info, 0, sizeof(*info));
 		info->abi_version = m.abi;
 		info->batch_max = m.batch_max;
@@ -267,9 +274,13 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			return mock_ring(arg);
 		break;
 	case HWTIMER_IOC_CONFIG:
-		if (m.abi >= 2)
-			return 0;
-		break;
+		if (m.abi < 2)
+			break;
+		if (m.config_fail) {
+			errno = m.config_fail;
+			return -1;
+		}
+		return 0;
 	case HWTIMER_IOC_ARM:
 	case HWTIMER_IOC_CANCEL:
 	case HWTIMER_IOC_MODIFY:
@@ -308,6 +319,11 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 	if (n != 1 || fds->fd != m.fd || m.fd < 0)
 		return __real_poll(fds, n, timeout);
 	m.polls++;
+	if (m.poll_fail) {
+		errno = m.poll_fail;
+		m.poll_fail = 0;
+		return -1;
+	}
 	/* As the kernel's poll does, unless told not to. */
 	if (!m.poll_keeps)
 		mock_flush();
@@ -339,6 +355,10 @@ int __wrap_munmap(void *addr, size_t len)
 	if (!m.mem || addr != m.mem)
 		return __real_munmap(addr, len);
 	m.unmapped++;
+	if (m.munmap_fail) {
+		errno = m.munmap_fail;
+		return -1;
+	}
 	return 0;
 }
 
@@ -719,6 +739,188 @@ TEST(batch_slices)
 	EXPECT_EQ(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, 1, 0, 0, 0, NULL));
 	EXPECT_EQ(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, hwtimer_file_arm(f, 0, 0, 0, 0xbad, NULL));
+	hwtimer_file_close(f);
+}
+
+/*
+ * libhwtimer(3), "Return values": no function changes errno, whether it
+ * succeeds or fails, but hwtimer_file_open() when it fails. @call runs
+ * with errno at a value no call sets, and must leave it there.
+ */
+#define ERRNO_MARK	4242
+
+#define EXPECT_KEEPS_ERRNO(expected, call)					\
+	do {									\
+		long __ret;							\
+		int __err;							\
+										\
+		errno = ERRNO_MARK;						\
+		__ret = (long)(call);						\
+		__err = errno;							\
+		EXPECT_EQ((long)(expected), __ret) TH_LOG("%s returned %ld", #call, __ret); \
+		EXPECT_EQ(ERRNO_MARK, __err)					\
+			TH_LOG("%s returned %ld and changed errno to %d (%s)",	\
+			       #call, __ret, __err, strerror(__err));		\
+	} while (0)
+
+/* Those that return nothing. */
+#define EXPECT_VOID_KEEPS_ERRNO(call)						\
+	do {									\
+		int __err;							\
+										\
+		errno = ERRNO_MARK;						\
+		call;								\
+		__err = errno;							\
+		EXPECT_EQ(ERRNO_MARK, __err) TH_LOG("%s changed errno to %d (%s)", \
+						    #call, __err, strerror(__err)); \
+	} while (0)
+
+/* hwtimer_file_open(): errno says why it failed, and is kept when it succeeds. */
+TEST(errno_open)
+{
+	struct hwtimer_file *f;
+
+	mock_reset(3, 4096);
+	errno = ERRNO_MARK;
+	f = hwtimer_file_open(MOCK_PATH, 0);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("a successful open changed errno to %d", errno);
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(f));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(NULL));
+
+	/* Closed: its descriptor, which /dev/null may get, is not the mock's. */
+	mock_reset(3, 4096);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open(MOCK_PATH, 1) == NULL);
+	EXPECT_EQ(EINVAL, errno) TH_LOG("flags 1: errno %d, not EINVAL", errno);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open("/nonexistent/hwtimer", 0) == NULL);
+	EXPECT_EQ(ENOENT, errno) TH_LOG("no such path: errno %d, not ENOENT", errno);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open("/dev/null", 0) == NULL);
+	EXPECT_EQ(ENOTTY, errno) TH_LOG("not the device: errno %d, not ENOTTY", errno);
+	mock_reset(0, 4096);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open(MOCK_PATH, 0) == NULL);
+	EXPECT_EQ(EPROTO, errno) TH_LOG("ABI version 0: errno %d, not EPROTO", errno);
+}
+
+/* Every other function, on the paths where it succeeds and where it fails. */
+TEST(errno_kept)
+{
+	struct hwtimer_file *f = mock_open(3, 4);
+	struct hwtimer_arm_entry arm[6];
+	struct hwtimer_cancel_entry can[6];
+	struct hwtimer_modify_entry mod[6];
+	struct hwtimer_get_entry get[6], g;
+	struct hwtimer_batch_result r;
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	struct hwtimer_info info;
+	uint64_t id, dl;
+
+	ASSERT_TRUE(f != NULL);
+	memset(arm, 0, sizeof(arm));
+	memset(can, 0, sizeof(can));
+	memset(mod, 0, sizeof(mod));
+	memset(get, 0, sizeof(get));
+
+	EXPECT_KEEPS_ERRNO(m.fd, hwtimer_file_fd(f));
+	EXPECT_KEEPS_ERRNO(3, hwtimer_file_abi_version(f));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_ring_entries(f));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_info(f, &info));
+	m.info_fail = EFAULT;
+	EXPECT_KEEPS_ERRNO(-EFAULT, hwtimer_file_info(f, &info));
+	m.info_fail = 0;
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	m.config_fail = EINVAL;
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_configure(f, CLOCK_REALTIME, 0));
+	m.config_fail = 0;
+
+	/* Without a ring: read() finds nothing (EAGAIN), then records. */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_peek(f, &p));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(f, recs, 8, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(f, NULL, 0, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(f, recs, 8, 5));
+	m.poll_fail = EINTR;
+	EXPECT_KEEPS_ERRNO(-EINTR, hwtimer_file_wait(f, recs, 8, 5));
+	mock_expire(3);
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_reap(f, recs, 1));
+	EXPECT_KEEPS_ERRNO(2, hwtimer_file_peek(f, &p));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_advance(f, 2));
+	mock_expire(1);
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_wait(f, recs, 8, 5));
+	mock_expire(1);
+	m.partial_read = 8;
+	EXPECT_KEEPS_ERRNO(-EIO, hwtimer_file_reap(f, recs, 8));
+	m.partial_read = 0;
+
+	/* One at a time, and in batches of more than batch_max (4). */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(f, 1, 0, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_arm(f, 1, 0, 0, 0xbad, &id));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(f, id));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel(f, 0xbad));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, id, 0, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_get(f, id, &g));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_get(f, 0xbad, &g));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm_batch(f, arm, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_cancel_batch(f, can, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_modify_batch(f, mod, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_get_batch(f, get, 6, 0, &r));
+	arm[5].flags = 0xbad;
+	can[5].id = 0xbad;
+	mod[5].id = 0xbad;
+	get[5].id = 0xbad;
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_arm_batch(f, arm, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel_batch(f, can, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_modify_batch(f, mod, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_get_batch(f, get, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_get_batch(f, get, 6, 1U << 7, &r));
+
+	/* The ring: refused, failed to map, mapped, broken by the kernel. */
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_setup_ring(f, 0));
+	m.mmap_fail = ENOMEM;
+	EXPECT_KEEPS_ERRNO(-ENOMEM, hwtimer_file_setup_ring(f, 1024));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_setup_ring(f, 1024));
+	EXPECT_KEEPS_ERRNO(-EBUSY, hwtimer_file_setup_ring(f, 1024));
+	EXPECT_KEEPS_ERRNO(1024, hwtimer_file_ring_entries(f));
+	mock_expire(1024 + 10);
+	EXPECT_KEEPS_ERRNO(8, hwtimer_file_reap(f, recs, 8));
+	EXPECT_KEEPS_ERRNO(1016, hwtimer_file_peek(f, &p));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_advance(f, 1016));
+	/* The ring is empty, its queue not: a poll() moves it there. */
+	EXPECT_KEEPS_ERRNO(10, hwtimer_file_peek(f, &p));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_advance(f, 10));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(f, recs, 8));
+	*word(m.p.tail_off) = m.tail + 2000;
+	EXPECT_KEEPS_ERRNO(-EIO, hwtimer_file_reap(f, recs, 8));
+	EXPECT_KEEPS_ERRNO(-EIO, hwtimer_file_peek(f, &p));
+	m.munmap_fail = EINVAL;
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(f));
+
+	/* Modules without a ring, or without GET and CONFIG. */
+	f = mock_open(2, 4096);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
+	hwtimer_file_close(f);
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.ring_enotty = true;
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
+	hwtimer_file_close(f);
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.corrupt = 1;
+	EXPECT_KEEPS_ERRNO(-EPROTO, hwtimer_file_setup_ring(f, 8));
+	EXPECT_KEEPS_ERRNO(-EPROTO, hwtimer_file_setup_ring(f, 8));
+	hwtimer_file_close(f);
+	f = mock_open(1, 4096);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_get(f, 1, &g));
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_get_batch(f, get, 1, 0, &r));
 	hwtimer_file_close(f);
 }
 

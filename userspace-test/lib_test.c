@@ -153,6 +153,96 @@ TEST(open_errors)
 	hwtimer_file_close(NULL);	/* does nothing */
 }
 
+/*
+ * libhwtimer(3), "Return values": no function changes errno, whether it
+ * succeeds or fails, but hwtimer_file_open() when it fails. @call runs
+ * with errno at a value no call sets, and must leave it there.
+ */
+#define ERRNO_MARK	4242
+
+#define EXPECT_KEEPS_ERRNO(expected, call)					\
+	do {									\
+		long __ret;							\
+		int __err;							\
+										\
+		errno = ERRNO_MARK;						\
+		__ret = (long)(call);						\
+		__err = errno;							\
+		EXPECT_EQ((long)(expected), __ret) TH_LOG("%s returned %ld", #call, __ret); \
+		EXPECT_EQ(ERRNO_MARK, __err)					\
+			TH_LOG("%s returned %ld and changed errno to %d (%s)",	\
+			       #call, __ret, __err, strerror(__err));		\
+	} while (0)
+
+TEST(errno_open_close)
+{
+	struct hwtimer_file *f;
+	uint64_t id;
+
+	errno = ERRNO_MARK;
+	f = hwtimer_file_open(NULL, 0);
+	if (!f && (errno == ENOENT || errno == ENODEV || errno == ENXIO))
+		SKIP(return, "%s: %s (hwtimer.ko not loaded)", HWT_DEV, strerror(errno));
+	ASSERT_TRUE(f != NULL) TH_LOG("hwtimer_file_open: %s", strerror(errno));
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("a successful open changed errno to %d (%s)",
+					    errno, strerror(errno));
+	ASSERT_EQ(0, hwtimer_file_arm(f, 1, 10 * SEC, 0, 0, &id));
+	errno = ERRNO_MARK;
+	hwtimer_file_close(f);
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("hwtimer_file_close changed errno to %d (%s)",
+					    errno, strerror(errno));
+}
+
+TEST_F(lib, errno_kept)
+{
+	struct hwtimer_cancel_entry can[2] = { { .id = 0 }, { .id = 0 } };
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[4];
+	struct hwtimer_batch_result r;
+	struct hwtimer_get_entry g;
+	uint64_t id, dl;
+
+	NEED_DEV();
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_configure(self->f, CLOCK_REALTIME, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+	/* Nothing queued: read() says EAGAIN, the library 0. */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(self->f, recs, 4));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_peek(self->f, &p));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(self->f, recs, 4, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(self->f, recs, 4, 10));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_arm(self->f, 1, SEC, 0, 1U << 31, &id));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(self->f, 1, 10 * SEC, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_get(self->f, id, &g));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_get(self->f, id + 1000, &g));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_PENDING,
+			   hwtimer_file_modify(self->f, id, 20 * SEC, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_modify(self->f, id + 1000, SEC, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(self->f, id));
+	/* The cancel of an unknown id of the audit: -ENOENT, errno kept. */
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel(self->f, id));
+	can[0].id = id;
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel_batch(self->f, can, 2, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_cancel_batch(self->f, can, 2,
+							HWTIMER_BATCH_CONTINUE, &r));
+	EXPECT_EQ(2, r.failed);
+	/* Records through read(), then the ring. */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(self->f, 2, 0, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_wait(self->f, recs, 4, WAIT_MS));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_setup_ring(self->f, 0));
+	NEED_RING(8);
+	EXPECT_KEEPS_ERRNO(-EBUSY, hwtimer_file_setup_ring(self->f, 8));
+	EXPECT_KEEPS_ERRNO(8, hwtimer_file_ring_entries(self->f));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(self->f, 3, 0, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_wait(self->f, NULL, 0, WAIT_MS));
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_peek(self->f, &p));
+	errno = ERRNO_MARK;
+	hwtimer_file_advance(self->f, 1);
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("hwtimer_file_advance changed errno to %d", errno);
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(self->f, recs, 4));
+}
+
 TEST_F(lib, open_info)
 {
 	int fd, fl;

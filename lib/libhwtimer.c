@@ -39,6 +39,13 @@
 /* Records one read() into the library's own buffer takes. */
 #define HWT_BUF_RECS	1024
 
+/* What the library knows of the file's ring (struct hwtimer_file, ring_state). */
+enum {
+	HWT_RING_NONE,		/* the file has none */
+	HWT_RING_UNSEEN,	/* it may have one the library has not mapped */
+	HWT_RING_MAPPED,	/* mapped: khead, ktail and entries are set */
+};
+
 struct hwtimer_file {
 	int fd;
 	unsigned int abi_version;
@@ -63,6 +70,16 @@ struct hwtimer_file {
 	/* Records read() returned that were not handed out yet. */
 	struct hwtimer_expiry *buf;
 	size_t buf_pos, buf_len;
+
+	/*
+	 * For hwtimer_file_configure(), which any thread may call while one
+	 * reaps, whether records that left the kernel are not yet reaped,
+	 * beside those in the ring: @held while a read() is in flight or the
+	 * buffer is not empty; @ring_state (HWT_RING_*), published once the
+	 * ring is mapped. Both atomic.
+	 */
+	unsigned int held;
+	unsigned int ring_state;
 
 	/* What the last hwtimer_file_peek() handed out. */
 	size_t peeked;
@@ -208,13 +225,48 @@ HWT_EXPORT int hwtimer_file_info(struct hwtimer_file *f, struct hwtimer_info *in
 	return sys_ioctl(f->fd, HWTIMER_IOC_INFO, info);
 }
 
+/*
+ * Whether records that left the kernel are not yet reaped: in the ring, in
+ * the buffer or on their way there, or in a ring the library has not
+ * mapped and cannot look into. Any thread may ask.
+ */
+static bool records_held(struct hwtimer_file *f)
+{
+	if (__atomic_load_n(&f->held, __ATOMIC_ACQUIRE))
+		return true;
+	switch (__atomic_load_n(&f->ring_state, __ATOMIC_ACQUIRE)) {
+	case HWT_RING_NONE: return false;
+	case HWT_RING_MAPPED: return load_acquire(f->ktail) != load_acquire(f->khead);
+	default: return true;
+	}
+}
+
 HWT_EXPORT int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid,
 				      unsigned int precision)
 {
 	struct hwtimer_config cfg = { .clockid = clockid, .precision = precision };
+	struct hwtimer_info info;
+	int ret;
 
 	if (f->abi_version < 2)
 		return -EOPNOTSUPP;
+	/*
+	 * The kernel refuses while it holds a timeout, pending or queued;
+	 * records that left it, for the ring, the buffer or a read() in
+	 * flight, are the library's to count. The kernel's count comes
+	 * first: when it holds none, no record can reach the ring before
+	 * the change (but one of a timeout another thread arms meanwhile),
+	 * so what the library sees next still holds when the kernel
+	 * changes the configuration. Looked at the other way round, a
+	 * timeout could expire into the ring in between. A read() that
+	 * took records before the count set @held before it ran.
+	 */
+	memset(&info, 0, sizeof(info));
+	ret = sys_ioctl(f->fd, HWTIMER_IOC_INFO, &info);
+	if (ret)
+		return ret;
+	if (info.pending || info.queued || records_held(f))
+		return -EBUSY;
 	return sys_ioctl(f->fd, HWTIMER_IOC_CONFIG, &cfg);
 }
 
@@ -243,9 +295,14 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 	if (!p->mmap_size) {
 		memset(p, 0, sizeof(*p));
 		p->entries = entries;
+		/* Records may go to the ring from the kernel's return on. */
+		__atomic_store_n(&f->ring_state, HWT_RING_UNSEEN, __ATOMIC_SEQ_CST);
 		err = sys_ioctl(f->fd, HWTIMER_IOC_RING, p);
 		if (err) {
 			memset(p, 0, sizeof(*p));
+			/* EBUSY: the file has a ring, made behind the library. */
+			if (err != -EBUSY)
+				__atomic_store_n(&f->ring_state, HWT_RING_NONE, __ATOMIC_RELEASE);
 			return err == -ENOTTY ? -EOPNOTSUPP : err;
 		}
 		/*
@@ -283,6 +340,7 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 	f->ring = (const struct hwtimer_expiry *)((char *)map + p->records_off);
 	f->head = __atomic_load_n(f->khead, __ATOMIC_RELAXED);
 	f->entries = p->entries;
+	__atomic_store_n(&f->ring_state, HWT_RING_MAPPED, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -490,6 +548,8 @@ static ssize_t read_recs(struct hwtimer_file *f, struct hwtimer_expiry *recs, si
 		       sizeof(*recs);
 	ssize_t r;
 
+	/* Until the caller's held_update(): see hwtimer_file_configure(). */
+	__atomic_store_n(&f->held, 1, __ATOMIC_SEQ_CST);
 	r = sys_read(f->fd, recs, bytes);
 	if (r < 0)
 		return r == -EAGAIN ? 0 : r;
@@ -519,6 +579,12 @@ static void ring_refill(struct hwtimer_file *f)
 
 	while (sys_poll(&pfd, 0) == -EINTR)
 		;
+}
+
+/* Whether the buffer holds records, for hwtimer_file_configure(). */
+static void held_update(struct hwtimer_file *f)
+{
+	__atomic_store_n(&f->held, f->buf_pos != f->buf_len, __ATOMIC_RELEASE);
 }
 
 static void ring_release(struct hwtimer_file *f, uint32_t n)
@@ -551,6 +617,7 @@ HWT_EXPORT ssize_t hwtimer_file_reap(struct hwtimer_file *f, struct hwtimer_expi
 		n = n < max ? n : max;
 		memcpy(recs, f->buf + f->buf_pos, n * sizeof(*recs));
 		f->buf_pos += n;
+		held_update(f);
 		got = n;
 		if (got == max)
 			return got;
@@ -585,6 +652,7 @@ again:
 		goto again;
 	}
 	r = read_recs(f, recs + got, max - got);
+	held_update(f);
 	if (r < 0)
 		return got ? (ssize_t)got : r;
 	if (!r && f->entries && tries++ < HWT_READ_RETRIES)
@@ -625,10 +693,13 @@ HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtime
 				return -ENOMEM;
 		}
 		r = read_recs(f, f->buf, HWT_BUF_RECS);
+		if (r > 0) {
+			f->buf_pos = 0;
+			f->buf_len = r;
+		}
+		held_update(f);
 		if (r < 0)
 			return r;
-		f->buf_pos = 0;
-		f->buf_len = r;
 		/* Empty although the ring overflowed: see hwtimer_file_reap(). */
 		if (!r && (!f->entries || tries++ >= HWT_READ_RETRIES))
 			return 0;
@@ -646,10 +717,12 @@ HWT_EXPORT void hwtimer_file_advance(struct hwtimer_file *f, size_t n)
 	f->peeked -= n;
 	if (!n)
 		return;
-	if (f->peeked_buf)
+	if (f->peeked_buf) {
 		f->buf_pos += n;
-	else
+		held_update(f);
+	} else {
 		ring_release(f, (uint32_t)n);
+	}
 }
 
 HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expiry *recs,

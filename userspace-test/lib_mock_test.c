@@ -52,6 +52,13 @@ static struct mock {
 	int info_fail, config_fail;	/* INFO, CONFIG fail with this errno */
 	int poll_fail;			/* poll() fails with this errno, once */
 	int munmap_fail;		/* munmap() fails with this errno */
+	/* Timeouts waiting for their deadline (INFO's pending; CONFIG refuses). */
+	unsigned int pending;
+	bool expire_at_config;		/* they expire as CONFIG is called */
+	/* read() runs hwtimer_file_configure() on this file, as another thread would. */
+	struct hwtimer_file *config_in_read;
+	int config_in_read_ret;
+	unsigned int configs;		/* CONFIG calls that changed the configuration */
 	/* The ring. */
 	char *mem;
 	size_t size;
@@ -264,6 +271,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		}
 		memset(info, 0, sizeof(*info));
 		info->abi_version = m.abi;
+		info->pending = m.pending;
+		info->queued = m.qt - m.qh;
 		info->batch_max = m.batch_max;
 		info->record_size = sizeof(struct hwtimer_expiry);
 		info->tick_ns = 1000000;
@@ -280,6 +289,17 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			errno = m.config_fail;
 			return -1;
 		}
+		/* The library looked; now the pending timeouts expire. */
+		if (m.expire_at_config) {
+			mock_expire(m.pending);
+			m.pending = 0;
+		}
+		/* As the kernel: its own timeouts only, not the ring's records. */
+		if (m.pending || m.qh != m.qt) {
+			errno = EBUSY;
+			return -1;
+		}
+		m.configs++;
 		return 0;
 	case HWTIMER_IOC_ARM:
 	case HWTIMER_IOC_CANCEL:
@@ -307,6 +327,13 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
 	while (n < max && m.qh != m.qt)
 		((struct hwtimer_expiry *)buf)[n++] = m.q[m.qh++ % QMAX];
 	mock_flush();
+	/* The records have left the kernel, and are not in the caller's hands yet. */
+	if (m.config_in_read) {
+		struct hwtimer_file *f = m.config_in_read;
+
+		m.config_in_read = NULL;
+		m.config_in_read_ret = hwtimer_file_configure(f, CLOCK_BOOTTIME, 0);
+	}
 	if (!n) {
 		errno = EAGAIN;
 		return -1;
@@ -739,6 +766,92 @@ TEST(batch_slices)
 	EXPECT_EQ(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, 1, 0, 0, 0, NULL));
 	EXPECT_EQ(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, hwtimer_file_arm(f, 0, 0, 0, 0xbad, NULL));
+	hwtimer_file_close(f);
+}
+
+/*
+ * hwtimer_file_configure() succeeds only while the file holds no timeout:
+ * none pending, no record not yet reaped, wherever it is: the kernel's
+ * queue (the kernel refuses), the ring, the library's buffer (the kernel
+ * counts neither), a read() in flight, a ring not mapped.
+ */
+TEST(configure_records_not_reaped)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	mock_expire(2);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 2 records in the ring, not yet reaped");
+	ASSERT_EQ(2, hwtimer_file_peek(f, &p));
+	hwtimer_file_advance(f, 1);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with a record peeked in the ring, not advanced over");
+	hwtimer_file_advance(f, 1);
+	EXPECT_EQ(0, m.configs);
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	EXPECT_EQ(1, m.configs);
+	/* In the kernel's queue: the kernel refuses. */
+	mock_expire(8 + 1);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	EXPECT_EQ(9, hwtimer_file_reap(f, recs, 8) + hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	/* A timeout pending as the library looks, in the ring when the kernel does. */
+	m.pending = 1;
+	m.expire_at_config = true;
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("a timeout expired into the ring between the library's look and CONFIG");
+	EXPECT_EQ(2, m.configs);
+	hwtimer_file_close(f);
+
+	/* No ring: what read() put in the library's buffer. */
+	f = mock_open(2, 4096);
+	ASSERT_TRUE(f != NULL);
+	mock_expire(3);
+	ASSERT_EQ(3, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 3 records in the library's buffer");
+	hwtimer_file_advance(f, 2);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 1 record in the library's buffer");
+	ASSERT_EQ(1, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	/* Another thread configures while read() brings records out. */
+	mock_expire(2);
+	m.config_in_read = f;
+	ASSERT_EQ(2, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(-EBUSY, m.config_in_read_ret)
+		TH_LOG("configured while a read() in flight held records");
+	mock_expire(2);
+	m.config_in_read = f;
+	ASSERT_EQ(2, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(-EBUSY, m.config_in_read_ret)
+		TH_LOG("configured while a read() in flight held records");
+	hwtimer_file_advance(f, 2);
+	EXPECT_EQ(1, m.configs);
+	hwtimer_file_close(f);
+
+	/* The kernel made a ring the library could not map: it cannot look. */
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.mmap_fail = ENOMEM;
+	ASSERT_EQ(-ENOMEM, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with a ring the library cannot see into");
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	hwtimer_file_close(f);
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.corrupt = 1;
+	ASSERT_EQ(-EPROTO, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with a ring the library refused to map");
+	EXPECT_EQ(0, m.configs);
 	hwtimer_file_close(f);
 }
 

@@ -537,6 +537,47 @@ TEST_F(lib, configure)
 	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
 }
 
+/*
+ * hwtimer_file_configure() refuses while a record is not yet reaped, also
+ * where the kernel no longer counts it: in the library's buffer (what
+ * read() returned), in the ring.
+ */
+TEST_F(lib, configure_records_not_reaped)
+{
+	const struct hwtimer_expiry *p;
+	uint64_t ids[3];
+
+	NEED_DEV();
+	arm_due(_metadata, self->f, ids, 3);
+	ASSERT_EQ(3, hwtimer_file_wait(self->f, NULL, 0, WAIT_MS));
+	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_EQ(0, self->info.queued) TH_LOG("the peek left records in the kernel");
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 3 records in the library's buffer, not yet reaped");
+	hwtimer_file_advance(self->f, 2);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 1 record in the library's buffer, not yet reaped");
+	hwtimer_file_advance(self->f, 1);
+	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, 0));
+
+	NEED_RING(8);
+	arm_due(_metadata, self->f, ids, 1);
+	ASSERT_EQ(1, hwtimer_file_wait(self->f, NULL, 0, WAIT_MS));
+	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_EQ(0, self->info.queued + self->info.pending)
+		TH_LOG("the record is not in the ring");
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0))
+		TH_LOG("configured with a record in the ring, not yet reaped");
+	ASSERT_EQ(1, hwtimer_file_peek(self->f, &p));
+	EXPECT_EQ(ids[0], p[0].id);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0))
+		TH_LOG("configured with a record peeked in the ring, not advanced over");
+	hwtimer_file_advance(self->f, 1);
+	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_EQ(0, self->info.flags) TH_LOG("the clock is not CLOCK_MONOTONIC again");
+}
+
 TEST_F(lib, ring_setup)
 {
 	NEED_DEV();

@@ -541,15 +541,26 @@ static bool read_may_help(const struct hwtimer_file *f)
 /*
  * read() up to @max records into @recs: their number, 0 when the kernel
  * has none queued, or -errno.
+ *
+ * It must not block (hwtimer_file_open(3), NOTES), and the caller may
+ * have cleared O_NONBLOCK on the descriptor: FIONBIO sets it again first.
+ * A poll() first would not do: another thread's cancel, or any poll or
+ * batch call or expiry pass that moves the kernel's queue into the ring,
+ * can empty the queue between the two. One system call more per read(),
+ * never on the ring's path.
  */
 static ssize_t read_recs(struct hwtimer_file *f, struct hwtimer_expiry *recs, size_t max)
 {
 	size_t bytes = (max < SSIZE_MAX / sizeof(*recs) ? max : SSIZE_MAX / sizeof(*recs)) *
 		       sizeof(*recs);
+	int nonblock = 1;
 	ssize_t r;
 
 	/* Until the caller's held_update(): see hwtimer_file_configure(). */
 	__atomic_store_n(&f->held, 1, __ATOMIC_SEQ_CST);
+	r = sys_ioctl(f->fd, FIONBIO, &nonblock);
+	if (r)
+		return r;
 	r = sys_read(f->fd, recs, bytes);
 	if (r < 0)
 		return r == -EAGAIN ? 0 : r;

@@ -59,6 +59,8 @@ static struct mock {
 	struct hwtimer_file *config_in_read;
 	int config_in_read_ret;
 	unsigned int configs;		/* CONFIG calls that changed the configuration */
+	unsigned int fionbios;		/* FIONBIO calls */
+	unsigned int blocked;		/* read()s the device would have blocked in */
 	/* The ring. */
 	char *mem;
 	size_t size;
@@ -262,6 +264,9 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	if (fd != m.fd || fd < 0)
 		return __real_ioctl(fd, req, arg);
 	switch (req) {
+	case FIONBIO:
+		m.fionbios++;
+		return __real_ioctl(fd, req, arg);
 	case HWTIMER_IOC_INFO: {
 		struct hwtimer_info *info = arg;
 
@@ -327,6 +332,9 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
 	while (n < max && m.qh != m.qt)
 		((struct hwtimer_expiry *)buf)[n++] = m.q[m.qh++ % QMAX];
 	mock_flush();
+	/* The device's read() would wait for a record; the mock counts it. */
+	if (!n && !(fcntl(fd, F_GETFL) & O_NONBLOCK))
+		m.blocked++;
 	/* The records have left the kernel, and are not in the caller's hands yet. */
 	if (m.config_in_read) {
 		struct hwtimer_file *f = m.config_in_read;
@@ -634,6 +642,7 @@ TEST(ring_no_needless_read)
 	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
 	EXPECT_EQ(0, m.reads);
 	EXPECT_EQ(0, m.polls) TH_LOG("poll() with nothing queued");
+	EXPECT_EQ(0, m.fionbios) TH_LOG("FIONBIO with no read()");
 	hwtimer_file_close(f);
 }
 
@@ -766,6 +775,70 @@ TEST(batch_slices)
 	EXPECT_EQ(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, 1, 0, 0, 0, NULL));
 	EXPECT_EQ(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, hwtimer_file_arm(f, 0, 0, 0, 0xbad, NULL));
+	hwtimer_file_close(f);
+}
+
+/* Clear O_NONBLOCK on the file's descriptor, as a caller may with fcntl(). */
+static void clear_nonblock(struct __test_metadata *_metadata, struct hwtimer_file *f)
+{
+	int fd = hwtimer_file_fd(f), fl = fcntl(fd, F_GETFL);
+
+	ASSERT_LE(0, fl);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, fl & ~O_NONBLOCK));
+}
+
+/*
+ * hwtimer_file_open(3), NOTES: the reaping functions never block, whatever
+ * the caller does to the descriptor's O_NONBLOCK. The mock's read() counts
+ * the calls the device would have blocked in: with nothing queued, on a
+ * blocking descriptor.
+ */
+TEST(nonblocking_whatever_the_caller_does)
+{
+	struct hwtimer_file *f = mock_open(2, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	uint64_t next = 0;
+
+	ASSERT_TRUE(f != NULL);
+	/* No ring: every reaping call read()s. */
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, m.blocked) TH_LOG("reap: read() on a blocking descriptor, nothing queued");
+	EXPECT_TRUE(fcntl(hwtimer_file_fd(f), F_GETFL) & O_NONBLOCK)
+		TH_LOG("O_NONBLOCK is not set again");
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(0, m.blocked) TH_LOG("peek: read() on a blocking descriptor, nothing queued");
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_wait(f, recs, 8, 0));
+	EXPECT_EQ(0, m.blocked) TH_LOG("wait(0 ms): read() on a blocking descriptor, none queued");
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_wait(f, NULL, 0, 0));
+	EXPECT_EQ(0, m.blocked)
+		TH_LOG("wait(max 0, 0 ms): read() on a blocking descriptor, nothing queued");
+	/* Records still come, each once. */
+	mock_expire(20);
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(20, drain(_metadata, f, &next, false));
+	EXPECT_EQ(0, m.blocked);
+	hwtimer_file_close(f);
+
+	/*
+	 * A ring that overflowed, and another thread's call moves the
+	 * kernel's queue into the ring before the library's read(): that
+	 * read() finds the queue empty.
+	 */
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+	m.poll_keeps = true;
+	m.read_moves = true;
+	mock_expire(4 + 3);
+	clear_nonblock(_metadata, f);
+	next = 0;
+	EXPECT_EQ(7, drain(_metadata, f, &next, false));
+	EXPECT_EQ(0, m.blocked) TH_LOG("read() on a blocking descriptor, queue moved to the ring");
 	hwtimer_file_close(f);
 }
 

@@ -11,10 +11,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -576,6 +580,87 @@ TEST_F(lib, configure_records_not_reaped)
 	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
 	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
 	EXPECT_EQ(0, self->info.flags) TH_LOG("the clock is not CLOCK_MONOTONIC again");
+}
+
+/*
+ * hwtimer_file_open(3), NOTES: the reaping functions never block, whatever
+ * the caller does to O_NONBLOCK. The calls run in a child, which the test
+ * ends if one of them has not returned after WAIT_MS (one that does not
+ * block returns at once; one that blocks never does, nothing being armed).
+ */
+static const char *const nonblock_steps[] = {
+	"hwtimer_file_reap", "hwtimer_file_peek", "hwtimer_file_wait(max 16, 0 ms)",
+	"hwtimer_file_wait(max 0, 0 ms)",
+};
+
+#define NONBLOCK_STEPS	4
+
+/* Step @step, in the child: 0, as nothing is ready. */
+static ssize_t nonblock_call(struct hwtimer_file *f, int step)
+{
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[16];
+
+	if (step == 0)
+		return hwtimer_file_reap(f, recs, 16);
+	if (step == 1)
+		return hwtimer_file_peek(f, &p);
+	if (step == 2)
+		return hwtimer_file_wait(f, recs, 16, 0);
+	return hwtimer_file_wait(f, NULL, 0, 0);
+}
+
+/* The child: the step it is in at *@step; exits 1 + step when one fails. */
+static int nonblock_child(struct hwtimer_file *f, int *step)
+{
+	int fd = hwtimer_file_fd(f), i;
+
+	for (i = 0; i < NONBLOCK_STEPS; i++) {
+		__atomic_store_n(step, i, __ATOMIC_SEQ_CST);
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+			return 100;
+		if (nonblock_call(f, i))
+			return 1 + i;
+	}
+	return 0;
+}
+
+TEST_F(lib, nonblocking_whatever_the_caller_does)
+{
+	bool blocked = false;
+	int status, *step, s;
+	uint64_t t0;
+	pid_t pid;
+
+	NEED_DEV();
+	step = mmap(NULL, sizeof(*step), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_TRUE(step != MAP_FAILED);
+	*step = -1;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(nonblock_child(self->f, step));
+	t0 = now_ns();
+	while (!blocked && waitpid(pid, &status, WNOHANG) == 0) {
+		blocked = now_ns() - t0 > WAIT_MS * MS;
+		usleep(10000);
+	}
+	if (blocked) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		s = __atomic_load_n(step, __ATOMIC_SEQ_CST);
+		ASSERT_TRUE(s >= 0 && s < NONBLOCK_STEPS);
+		EXPECT_FALSE(blocked)
+			TH_LOG("%s blocked for %d ms, nothing ready, O_NONBLOCK cleared",
+			       nonblock_steps[s], WAIT_MS);
+		return;
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	s = WEXITSTATUS(status);
+	EXPECT_EQ(0, s) TH_LOG("%s returned records, or an error, with none ready",
+			       s == 100 ? "fcntl" : nonblock_steps[(s - 1) % NONBLOCK_STEPS]);
+	munmap(step, sizeof(*step));
 }
 
 TEST_F(lib, ring_setup)

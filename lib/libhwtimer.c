@@ -488,13 +488,19 @@ HWT_EXPORT int hwtimer_file_modify(struct hwtimer_file *f, uint64_t id, uint64_t
 HWT_EXPORT int hwtimer_file_get(struct hwtimer_file *f, uint64_t id,
 				struct hwtimer_get_entry *entry)
 {
+	int ret;
+
 	memset(entry, 0, sizeof(*entry));
 	entry->id = id;
 	if (f->abi_version < 2) {
 		entry->result = -EOPNOTSUPP;
 		return -EOPNOTSUPP;
 	}
-	return one(f, HWTIMER_IOC_GET, entry, &entry->result);
+	ret = one(f, HWTIMER_IOC_GET, entry, &entry->result);
+	/* The call's own error, where the kernel did not reach the entry. */
+	if (ret)
+		entry->result = ret;
+	return ret;
 }
 
 /* ---- records -------------------------------------------------------------- */

@@ -50,6 +50,7 @@ static struct mock {
 	bool read_moves;		/* a poll() elsewhere moves the queue first */
 	bool poll_keeps;		/* poll() leaves the queue where it is */
 	int info_fail, config_fail;	/* INFO, CONFIG fail with this errno */
+	int batch_fail;			/* batch ioctls fail so, entries untouched */
 	int poll_fail;			/* poll() fails with this errno, once */
 	int munmap_fail;		/* munmap() fails with this errno */
 	/* Timeouts waiting for their deadline (INFO's pending; CONFIG refuses). */
@@ -197,6 +198,10 @@ static int mock_batch(unsigned long req, struct hwtimer_batch *b)
 
 	if (req == HWTIMER_IOC_GET && m.abi < 2) {
 		errno = ENOTTY;
+		return -1;
+	}
+	if (m.batch_fail) {
+		errno = m.batch_fail;
 		return -1;
 	}
 	if (!b->count || b->flags & ~HWTIMER_BATCH_FLAGS) {
@@ -775,6 +780,53 @@ TEST(batch_slices)
 	EXPECT_EQ(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, 1, 0, 0, 0, NULL));
 	EXPECT_EQ(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, hwtimer_file_arm(f, 0, 0, 0, 0xbad, NULL));
+	hwtimer_file_close(f);
+}
+
+/*
+ * hwtimer_file_get(3): on failure, entry->result holds the error and every
+ * other field but id is zero, also when the call failed before the kernel
+ * reached the entry. Batches of 0 entries: nothing, unless the flags or
+ * the module's version refuse.
+ */
+TEST(get_and_empty_batches)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_batch_result r;
+	struct hwtimer_arm_entry a;
+	struct hwtimer_get_entry g;
+
+	ASSERT_TRUE(f != NULL);
+	memset(&g, 0xa5, sizeof(g));
+	EXPECT_EQ(-ENOENT, hwtimer_file_get(f, 0xbad, &g));
+	EXPECT_EQ(-ENOENT, g.result);
+	memset(&g, 0xa5, sizeof(g));
+	m.batch_fail = EFAULT;
+	EXPECT_EQ(-EFAULT, hwtimer_file_get(f, 7, &g));
+	EXPECT_EQ(-EFAULT, g.result) TH_LOG("the call's error is not in entry->result");
+	EXPECT_EQ(7, g.id);
+	EXPECT_EQ(0, g.status);
+	EXPECT_EQ(0, g.cookie);
+	EXPECT_EQ(0, g.deadline_ns);
+	m.batch_fail = 0;
+
+	m.ioctls = 0;
+	memset(&r, 0xa5, sizeof(r));
+	EXPECT_EQ(0, hwtimer_file_arm_batch(f, &a, 0, HWTIMER_BATCH_CONTINUE, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, r.failed);
+	memset(&r, 0xa5, sizeof(r));
+	EXPECT_EQ(-EINVAL, hwtimer_file_arm_batch(f, &a, 0, 1U << 7, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, r.failed);
+	EXPECT_EQ(0, m.ioctls);
+	hwtimer_file_close(f);
+	f = mock_open(1, 4096);
+	ASSERT_TRUE(f != NULL);
+	memset(&r, 0xa5, sizeof(r));
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_get_batch(f, &g, 0, 0, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, r.failed);
 	hwtimer_file_close(f);
 }
 

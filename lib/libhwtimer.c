@@ -13,6 +13,13 @@
  * poll() moves the queue into the ring (if the ring is at least as large
  * as the read() would be), and read() takes what it leaves (or, without
  * a ring, everything).
+ *
+ * errno: no function changes it, whether it succeeds or fails, except
+ * hwtimer_file_open() when it fails (libhwtimer(3), "Return values").
+ * The system calls and allocations go through the helpers below, which
+ * return -errno and put errno back as they found it, but for those of
+ * hwtimer_file_open(), hwtimer_file_close() and the mmap() of
+ * hwtimer_file_setup_ring(), which save and restore it themselves.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +38,13 @@
 
 /* Records one read() into the library's own buffer takes. */
 #define HWT_BUF_RECS	1024
+
+/* What the library knows of the file's ring (struct hwtimer_file, ring_state). */
+enum {
+	HWT_RING_NONE,		/* the file has none */
+	HWT_RING_UNSEEN,	/* it may have one the library has not mapped */
+	HWT_RING_MAPPED,	/* mapped: khead, ktail and entries are set */
+};
 
 struct hwtimer_file {
 	int fd;
@@ -57,6 +71,16 @@ struct hwtimer_file {
 	struct hwtimer_expiry *buf;
 	size_t buf_pos, buf_len;
 
+	/*
+	 * For hwtimer_file_configure(), which any thread may call while one
+	 * reaps, whether records that left the kernel are not yet reaped,
+	 * beside those in the ring: @held while a read() is in flight or the
+	 * buffer is not empty; @ring_state (HWT_RING_*), published once the
+	 * ring is mapped. Both atomic.
+	 */
+	unsigned int held;
+	unsigned int ring_state;
+
 	/* What the last hwtimer_file_peek() handed out. */
 	size_t peeked;
 	bool peeked_buf;
@@ -72,29 +96,86 @@ static inline void store_release(uint32_t *p, uint32_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 
+/* ---- system calls that leave errno alone ---------------------------------- */
+
+/* ioctl(): 0, or -errno. */
+static int sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	int saved = errno, ret;
+
+	ret = ioctl(fd, req, arg) ? -errno : 0;
+	errno = saved;
+	return ret;
+}
+
+/* read(), retried on EINTR: the bytes read, or -errno. */
+static ssize_t sys_read(int fd, void *buf, size_t count)
+{
+	int saved = errno;
+	ssize_t r;
+
+	do {
+		r = read(fd, buf, count);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+/* poll() of one descriptor: its result, or -errno (EINTR included). */
+static int sys_poll(struct pollfd *pfd, int timeout)
+{
+	int saved = errno, r;
+
+	r = poll(pfd, 1, timeout);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+static void *sys_malloc(size_t size)
+{
+	int saved = errno;
+	void *p = malloc(size);
+
+	errno = saved;
+	return p;
+}
+
+static void sys_clock_monotonic(struct timespec *ts)
+{
+	int saved = errno;
+
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	errno = saved;
+}
+
 HWT_EXPORT struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int flags)
 {
 	struct hwtimer_info info;
 	struct hwtimer_file *f;
-	int err;
+	int saved = errno, err;
 
 	if (flags) {
 		errno = EINVAL;
 		return NULL;
 	}
 	f = calloc(1, sizeof(*f));
-	if (!f)
+	if (!f) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	f->fd = open(path ? path : HWTIMER_FILE_DEFAULT_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (f->fd < 0) {
 		err = errno;
 		goto fail;
 	}
 	memset(&info, 0, sizeof(info));
-	if (ioctl(f->fd, HWTIMER_IOC_INFO, &info)) {
-		err = errno;
+	err = -sys_ioctl(f->fd, HWTIMER_IOC_INFO, &info);
+	if (err)
 		goto fail_close;
-	}
 	/* What the library relies on: records of this size, batches. */
 	if (!info.abi_version || info.record_size != sizeof(struct hwtimer_expiry) ||
 	    !info.batch_max) {
@@ -103,6 +184,7 @@ HWT_EXPORT struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int
 	}
 	f->abi_version = info.abi_version;
 	f->batch_max = info.batch_max < HWTIMER_BATCH_MAX ? info.batch_max : HWTIMER_BATCH_MAX;
+	errno = saved;
 	return f;
 
 fail_close:
@@ -115,13 +197,17 @@ fail:
 
 HWT_EXPORT void hwtimer_file_close(struct hwtimer_file *f)
 {
+	int saved = errno;
+
 	if (!f)
 		return;
+	/* Nothing to report: close() releases the descriptor whatever it says. */
 	if (f->map)
 		munmap(f->map, f->map_size);
 	close(f->fd);
 	free(f->buf);
 	free(f);
+	errno = saved;
 }
 
 HWT_EXPORT int hwtimer_file_fd(const struct hwtimer_file *f)
@@ -136,17 +222,52 @@ HWT_EXPORT unsigned int hwtimer_file_abi_version(const struct hwtimer_file *f)
 
 HWT_EXPORT int hwtimer_file_info(struct hwtimer_file *f, struct hwtimer_info *info)
 {
-	return ioctl(f->fd, HWTIMER_IOC_INFO, info) ? -errno : 0;
+	return sys_ioctl(f->fd, HWTIMER_IOC_INFO, info);
+}
+
+/*
+ * Whether records that left the kernel are not yet reaped: in the ring, in
+ * the buffer or on their way there, or in a ring the library has not
+ * mapped and cannot look into. Any thread may ask.
+ */
+static bool records_held(struct hwtimer_file *f)
+{
+	if (__atomic_load_n(&f->held, __ATOMIC_ACQUIRE))
+		return true;
+	switch (__atomic_load_n(&f->ring_state, __ATOMIC_ACQUIRE)) {
+	case HWT_RING_NONE: return false;
+	case HWT_RING_MAPPED: return load_acquire(f->ktail) != load_acquire(f->khead);
+	default: return true;
+	}
 }
 
 HWT_EXPORT int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid,
 				      unsigned int precision)
 {
 	struct hwtimer_config cfg = { .clockid = clockid, .precision = precision };
+	struct hwtimer_info info;
+	int ret;
 
 	if (f->abi_version < 2)
 		return -EOPNOTSUPP;
-	return ioctl(f->fd, HWTIMER_IOC_CONFIG, &cfg) ? -errno : 0;
+	/*
+	 * The kernel refuses while it holds a timeout, pending or queued;
+	 * records that left it, for the ring, the buffer or a read() in
+	 * flight, are the library's to count. The kernel's count comes
+	 * first: when it holds none, no record can reach the ring before
+	 * the change (but one of a timeout another thread arms meanwhile),
+	 * so what the library sees next still holds when the kernel
+	 * changes the configuration. Looked at the other way round, a
+	 * timeout could expire into the ring in between. A read() that
+	 * took records before the count set @held before it ran.
+	 */
+	memset(&info, 0, sizeof(info));
+	ret = sys_ioctl(f->fd, HWTIMER_IOC_INFO, &info);
+	if (ret)
+		return ret;
+	if (info.pending || info.queued || records_held(f))
+		return -EBUSY;
+	return sys_ioctl(f->fd, HWTIMER_IOC_CONFIG, &cfg);
 }
 
 /* Whether [off, off + len) lies within the mapping, aligned for @align. */
@@ -159,6 +280,7 @@ static bool in_map(const struct hwtimer_ring_params *p, uint64_t off, uint64_t l
 HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entries)
 {
 	struct hwtimer_ring_params *p = &f->params;
+	int saved, err;
 	void *map;
 
 	if (f->map)
@@ -173,11 +295,15 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 	if (!p->mmap_size) {
 		memset(p, 0, sizeof(*p));
 		p->entries = entries;
-		if (ioctl(f->fd, HWTIMER_IOC_RING, p)) {
-			int err = errno;
-
+		/* Records may go to the ring from the kernel's return on. */
+		__atomic_store_n(&f->ring_state, HWT_RING_UNSEEN, __ATOMIC_SEQ_CST);
+		err = sys_ioctl(f->fd, HWTIMER_IOC_RING, p);
+		if (err) {
 			memset(p, 0, sizeof(*p));
-			return err == ENOTTY ? -EOPNOTSUPP : -err;
+			/* EBUSY: the file has a ring, made behind the library. */
+			if (err != -EBUSY)
+				__atomic_store_n(&f->ring_state, HWT_RING_NONE, __ATOMIC_RELEASE);
+			return err == -ENOTTY ? -EOPNOTSUPP : err;
 		}
 		/*
 		 * The kernel is trusted, but what it reports is checked before
@@ -199,10 +325,13 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 			return -EPROTO;
 		}
 	}
+	saved = errno;
 	map = mmap(NULL, p->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
 		   HWTIMER_RING_OFF);
-	if (map == MAP_FAILED)
-		return -errno;
+	err = map == MAP_FAILED ? -errno : 0;
+	errno = saved;
+	if (err)
+		return err;
 	f->map = map;
 	f->map_size = p->mmap_size;
 	f->khead = (uint32_t *)((char *)map + p->head_off);
@@ -211,6 +340,7 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 	f->ring = (const struct hwtimer_expiry *)((char *)map + p->records_off);
 	f->head = __atomic_load_n(f->khead, __ATOMIC_RELAXED);
 	f->entries = p->entries;
+	__atomic_store_n(&f->ring_state, HWT_RING_MAPPED, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -246,8 +376,8 @@ static int batch(struct hwtimer_file *f, unsigned long cmd, void *entries, size_
 			.flags = flags,
 		};
 
-		if (ioctl(f->fd, cmd, &b)) {
-			ret = -errno;
+		ret = sys_ioctl(f->fd, cmd, &b);
+		if (ret) {
 			/* done is written unless the header itself was refused. */
 			if (b.done <= n) {
 				done += b.done;
@@ -306,10 +436,11 @@ HWT_EXPORT int hwtimer_file_get_batch(struct hwtimer_file *f, struct hwtimer_get
 static int one(struct hwtimer_file *f, unsigned long cmd, void *entry, int32_t *result)
 {
 	struct hwtimer_batch b = { .entries = (uintptr_t)entry, .count = 1 };
+	int ret = sys_ioctl(f->fd, cmd, &b);
 
-	if (!ioctl(f->fd, cmd, &b))
+	if (!ret)
 		return 0;
-	return b.done == 1 && *result < 0 ? *result : -errno;
+	return b.done == 1 && *result < 0 ? *result : ret;
 }
 
 HWT_EXPORT int hwtimer_file_arm(struct hwtimer_file *f, uint64_t cookie, uint64_t expires_ns,
@@ -357,13 +488,19 @@ HWT_EXPORT int hwtimer_file_modify(struct hwtimer_file *f, uint64_t id, uint64_t
 HWT_EXPORT int hwtimer_file_get(struct hwtimer_file *f, uint64_t id,
 				struct hwtimer_get_entry *entry)
 {
+	int ret;
+
 	memset(entry, 0, sizeof(*entry));
 	entry->id = id;
 	if (f->abi_version < 2) {
 		entry->result = -EOPNOTSUPP;
 		return -EOPNOTSUPP;
 	}
-	return one(f, HWTIMER_IOC_GET, entry, &entry->result);
+	ret = one(f, HWTIMER_IOC_GET, entry, &entry->result);
+	/* The call's own error, where the kernel did not reach the entry. */
+	if (ret)
+		entry->result = ret;
+	return ret;
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -410,18 +547,29 @@ static bool read_may_help(const struct hwtimer_file *f)
 /*
  * read() up to @max records into @recs: their number, 0 when the kernel
  * has none queued, or -errno.
+ *
+ * It must not block (hwtimer_file_open(3), NOTES), and the caller may
+ * have cleared O_NONBLOCK on the descriptor: FIONBIO sets it again first.
+ * A poll() first would not do: another thread's cancel, or any poll or
+ * batch call or expiry pass that moves the kernel's queue into the ring,
+ * can empty the queue between the two. One system call more per read(),
+ * never on the ring's path.
  */
 static ssize_t read_recs(struct hwtimer_file *f, struct hwtimer_expiry *recs, size_t max)
 {
 	size_t bytes = (max < SSIZE_MAX / sizeof(*recs) ? max : SSIZE_MAX / sizeof(*recs)) *
 		       sizeof(*recs);
+	int nonblock = 1;
 	ssize_t r;
 
-	do {
-		r = read(f->fd, recs, bytes);
-	} while (r < 0 && errno == EINTR);
+	/* Until the caller's held_update(): see hwtimer_file_configure(). */
+	__atomic_store_n(&f->held, 1, __ATOMIC_SEQ_CST);
+	r = sys_ioctl(f->fd, FIONBIO, &nonblock);
+	if (r)
+		return r;
+	r = sys_read(f->fd, recs, bytes);
 	if (r < 0)
-		return errno == EAGAIN ? 0 : -errno;
+		return r == -EAGAIN ? 0 : r;
 	if ((size_t)r % sizeof(*recs) || (size_t)r > bytes)
 		return -EIO;
 	return r / (ssize_t)sizeof(*recs);
@@ -445,11 +593,15 @@ static bool ring_refill_pays(const struct hwtimer_file *f, size_t want)
 static void ring_refill(struct hwtimer_file *f)
 {
 	struct pollfd pfd = { .fd = f->fd, .events = POLLIN };
-	int err = errno;
 
-	while (poll(&pfd, 1, 0) < 0 && errno == EINTR)
+	while (sys_poll(&pfd, 0) == -EINTR)
 		;
-	errno = err;
+}
+
+/* Whether the buffer holds records, for hwtimer_file_configure(). */
+static void held_update(struct hwtimer_file *f)
+{
+	__atomic_store_n(&f->held, f->buf_pos != f->buf_len, __ATOMIC_RELEASE);
 }
 
 static void ring_release(struct hwtimer_file *f, uint32_t n)
@@ -482,6 +634,7 @@ HWT_EXPORT ssize_t hwtimer_file_reap(struct hwtimer_file *f, struct hwtimer_expi
 		n = n < max ? n : max;
 		memcpy(recs, f->buf + f->buf_pos, n * sizeof(*recs));
 		f->buf_pos += n;
+		held_update(f);
 		got = n;
 		if (got == max)
 			return got;
@@ -516,6 +669,7 @@ again:
 		goto again;
 	}
 	r = read_recs(f, recs + got, max - got);
+	held_update(f);
 	if (r < 0)
 		return got ? (ssize_t)got : r;
 	if (!r && f->entries && tries++ < HWT_READ_RETRIES)
@@ -551,15 +705,18 @@ HWT_EXPORT ssize_t hwtimer_file_peek(struct hwtimer_file *f, const struct hwtime
 			continue;
 		}
 		if (!f->buf) {
-			f->buf = malloc(HWT_BUF_RECS * sizeof(*f->buf));
+			f->buf = sys_malloc(HWT_BUF_RECS * sizeof(*f->buf));
 			if (!f->buf)
 				return -ENOMEM;
 		}
 		r = read_recs(f, f->buf, HWT_BUF_RECS);
+		if (r > 0) {
+			f->buf_pos = 0;
+			f->buf_len = r;
+		}
+		held_update(f);
 		if (r < 0)
 			return r;
-		f->buf_pos = 0;
-		f->buf_len = r;
 		/* Empty although the ring overflowed: see hwtimer_file_reap(). */
 		if (!r && (!f->entries || tries++ >= HWT_READ_RETRIES))
 			return 0;
@@ -577,10 +734,12 @@ HWT_EXPORT void hwtimer_file_advance(struct hwtimer_file *f, size_t n)
 	f->peeked -= n;
 	if (!n)
 		return;
-	if (f->peeked_buf)
+	if (f->peeked_buf) {
 		f->buf_pos += n;
-	else
+		held_update(f);
+	} else {
 		ring_release(f, (uint32_t)n);
+	}
 }
 
 HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expiry *recs,
@@ -592,7 +751,7 @@ HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expi
 	ssize_t n;
 
 	if (timeout_ms > 0)
-		clock_gettime(CLOCK_MONOTONIC, &start);
+		sys_clock_monotonic(&start);
 	for (;;) {
 		if (max) {
 			n = hwtimer_file_reap(f, recs, max);
@@ -603,9 +762,9 @@ HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expi
 		}
 		if (n || !left)
 			return n;
-		r = poll(&pfd, 1, left);
+		r = sys_poll(&pfd, left);
 		if (r < 0)
-			return -errno;
+			return r;
 		if (!r)
 			return 0;
 		if (pfd.revents & (POLLERR | POLLNVAL))
@@ -613,7 +772,7 @@ HWT_EXPORT ssize_t hwtimer_file_wait(struct hwtimer_file *f, struct hwtimer_expi
 		if (timeout_ms > 0) {
 			int64_t ms;
 
-			clock_gettime(CLOCK_MONOTONIC, &now);
+			sys_clock_monotonic(&now);
 			ms = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
 			     (now.tv_nsec - start.tv_nsec) / 1000000;
 			left = ms >= timeout_ms ? 0 : timeout_ms - (int)ms;

@@ -13,9 +13,14 @@
  * (libhwtimer(3) and one page per group of functions) and hwtimer(4) for
  * the device.
  *
- * Conventions: every function that can fail returns a negative errno value
- * (and leaves errno alone), except hwtimer_file_open(), which returns NULL
- * and sets errno. Thread safety: see libhwtimer(3), "THREAD SAFETY".
+ * Conventions (libhwtimer(3), "Return values"): hwtimer_file_open() returns
+ * NULL and sets errno when it fails; hwtimer_file_close() and
+ * hwtimer_file_advance() return nothing; hwtimer_file_fd(),
+ * hwtimer_file_abi_version() and hwtimer_file_ring_entries() cannot fail;
+ * every other function returns 0 or more on success and a negative errno
+ * value on failure. No function changes errno, whether it succeeds or
+ * fails, except hwtimer_file_open() when it fails. Thread safety: see
+ * libhwtimer(3), "THREAD SAFETY".
  */
 #ifndef LIBHWTIMER_H
 #define LIBHWTIMER_H

@@ -49,6 +49,19 @@ static struct mock {
 	int mmap_fail;			/* mmap() fails with this errno, once */
 	bool read_moves;		/* a poll() elsewhere moves the queue first */
 	bool poll_keeps;		/* poll() leaves the queue where it is */
+	int info_fail, config_fail;	/* INFO, CONFIG fail with this errno */
+	int batch_fail;			/* batch ioctls fail so, entries untouched */
+	int poll_fail;			/* poll() fails with this errno, once */
+	int munmap_fail;		/* munmap() fails with this errno */
+	/* Timeouts waiting for their deadline (INFO's pending; CONFIG refuses). */
+	unsigned int pending;
+	bool expire_at_config;		/* they expire as CONFIG is called */
+	/* read() runs hwtimer_file_configure() on this file, as another thread would. */
+	struct hwtimer_file *config_in_read;
+	int config_in_read_ret;
+	unsigned int configs;		/* CONFIG calls that changed the configuration */
+	unsigned int fionbios;		/* FIONBIO calls */
+	unsigned int blocked;		/* read()s the device would have blocked in */
 	/* The ring. */
 	char *mem;
 	size_t size;
@@ -187,6 +200,10 @@ static int mock_batch(unsigned long req, struct hwtimer_batch *b)
 		errno = ENOTTY;
 		return -1;
 	}
+	if (m.batch_fail) {
+		errno = m.batch_fail;
+		return -1;
+	}
 	if (!b->count || b->flags & ~HWTIMER_BATCH_FLAGS) {
 		errno = EINVAL;
 		return -1;
@@ -252,11 +269,20 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	if (fd != m.fd || fd < 0)
 		return __real_ioctl(fd, req, arg);
 	switch (req) {
+	case FIONBIO:
+		m.fionbios++;
+		return __real_ioctl(fd, req, arg);
 	case HWTIMER_IOC_INFO: {
 		struct hwtimer_info *info = arg;
 
+		if (m.info_fail) {
+			errno = m.info_fail;
+			return -1;
+		}
 		memset(info, 0, sizeof(*info));
 		info->abi_version = m.abi;
+		info->pending = m.pending;
+		info->queued = m.qt - m.qh;
 		info->batch_max = m.batch_max;
 		info->record_size = sizeof(struct hwtimer_expiry);
 		info->tick_ns = 1000000;
@@ -267,9 +293,24 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			return mock_ring(arg);
 		break;
 	case HWTIMER_IOC_CONFIG:
-		if (m.abi >= 2)
-			return 0;
-		break;
+		if (m.abi < 2)
+			break;
+		if (m.config_fail) {
+			errno = m.config_fail;
+			return -1;
+		}
+		/* The library looked; now the pending timeouts expire. */
+		if (m.expire_at_config) {
+			mock_expire(m.pending);
+			m.pending = 0;
+		}
+		/* As the kernel: its own timeouts only, not the ring's records. */
+		if (m.pending || m.qh != m.qt) {
+			errno = EBUSY;
+			return -1;
+		}
+		m.configs++;
+		return 0;
 	case HWTIMER_IOC_ARM:
 	case HWTIMER_IOC_CANCEL:
 	case HWTIMER_IOC_MODIFY:
@@ -296,6 +337,16 @@ ssize_t __wrap_read(int fd, void *buf, size_t count)
 	while (n < max && m.qh != m.qt)
 		((struct hwtimer_expiry *)buf)[n++] = m.q[m.qh++ % QMAX];
 	mock_flush();
+	/* The device's read() would wait for a record; the mock counts it. */
+	if (!n && !(fcntl(fd, F_GETFL) & O_NONBLOCK))
+		m.blocked++;
+	/* The records have left the kernel, and are not in the caller's hands yet. */
+	if (m.config_in_read) {
+		struct hwtimer_file *f = m.config_in_read;
+
+		m.config_in_read = NULL;
+		m.config_in_read_ret = hwtimer_file_configure(f, CLOCK_BOOTTIME, 0);
+	}
 	if (!n) {
 		errno = EAGAIN;
 		return -1;
@@ -308,6 +359,11 @@ int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
 	if (n != 1 || fds->fd != m.fd || m.fd < 0)
 		return __real_poll(fds, n, timeout);
 	m.polls++;
+	if (m.poll_fail) {
+		errno = m.poll_fail;
+		m.poll_fail = 0;
+		return -1;
+	}
 	/* As the kernel's poll does, unless told not to. */
 	if (!m.poll_keeps)
 		mock_flush();
@@ -339,6 +395,10 @@ int __wrap_munmap(void *addr, size_t len)
 	if (!m.mem || addr != m.mem)
 		return __real_munmap(addr, len);
 	m.unmapped++;
+	if (m.munmap_fail) {
+		errno = m.munmap_fail;
+		return -1;
+	}
 	return 0;
 }
 
@@ -587,6 +647,7 @@ TEST(ring_no_needless_read)
 	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
 	EXPECT_EQ(0, m.reads);
 	EXPECT_EQ(0, m.polls) TH_LOG("poll() with nothing queued");
+	EXPECT_EQ(0, m.fionbios) TH_LOG("FIONBIO with no read()");
 	hwtimer_file_close(f);
 }
 
@@ -719,6 +780,385 @@ TEST(batch_slices)
 	EXPECT_EQ(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, 1, 0, 0, 0, NULL));
 	EXPECT_EQ(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, hwtimer_file_arm(f, 0, 0, 0, 0xbad, NULL));
+	hwtimer_file_close(f);
+}
+
+/*
+ * hwtimer_file_get(3): on failure, entry->result holds the error and every
+ * other field but id is zero, also when the call failed before the kernel
+ * reached the entry. Batches of 0 entries: nothing, unless the flags or
+ * the module's version refuse.
+ */
+TEST(get_and_empty_batches)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_batch_result r;
+	struct hwtimer_arm_entry a;
+	struct hwtimer_get_entry g;
+
+	ASSERT_TRUE(f != NULL);
+	memset(&g, 0xa5, sizeof(g));
+	EXPECT_EQ(-ENOENT, hwtimer_file_get(f, 0xbad, &g));
+	EXPECT_EQ(-ENOENT, g.result);
+	memset(&g, 0xa5, sizeof(g));
+	m.batch_fail = EFAULT;
+	EXPECT_EQ(-EFAULT, hwtimer_file_get(f, 7, &g));
+	EXPECT_EQ(-EFAULT, g.result) TH_LOG("the call's error is not in entry->result");
+	EXPECT_EQ(7, g.id);
+	EXPECT_EQ(0, g.status);
+	EXPECT_EQ(0, g.cookie);
+	EXPECT_EQ(0, g.deadline_ns);
+	m.batch_fail = 0;
+
+	m.ioctls = 0;
+	memset(&r, 0xa5, sizeof(r));
+	EXPECT_EQ(0, hwtimer_file_arm_batch(f, &a, 0, HWTIMER_BATCH_CONTINUE, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, r.failed);
+	memset(&r, 0xa5, sizeof(r));
+	EXPECT_EQ(-EINVAL, hwtimer_file_arm_batch(f, &a, 0, 1U << 7, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, r.failed);
+	EXPECT_EQ(0, m.ioctls);
+	hwtimer_file_close(f);
+	f = mock_open(1, 4096);
+	ASSERT_TRUE(f != NULL);
+	memset(&r, 0xa5, sizeof(r));
+	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_get_batch(f, &g, 0, 0, &r));
+	EXPECT_EQ(0, r.done);
+	EXPECT_EQ(0, r.failed);
+	hwtimer_file_close(f);
+}
+
+/* Clear O_NONBLOCK on the file's descriptor, as a caller may with fcntl(). */
+static void clear_nonblock(struct __test_metadata *_metadata, struct hwtimer_file *f)
+{
+	int fd = hwtimer_file_fd(f), fl = fcntl(fd, F_GETFL);
+
+	ASSERT_LE(0, fl);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, fl & ~O_NONBLOCK));
+}
+
+/*
+ * hwtimer_file_open(3), NOTES: the reaping functions never block, whatever
+ * the caller does to the descriptor's O_NONBLOCK. The mock's read() counts
+ * the calls the device would have blocked in: with nothing queued, on a
+ * blocking descriptor.
+ */
+TEST(nonblocking_whatever_the_caller_does)
+{
+	struct hwtimer_file *f = mock_open(2, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	uint64_t next = 0;
+
+	ASSERT_TRUE(f != NULL);
+	/* No ring: every reaping call read()s. */
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, m.blocked) TH_LOG("reap: read() on a blocking descriptor, nothing queued");
+	EXPECT_TRUE(fcntl(hwtimer_file_fd(f), F_GETFL) & O_NONBLOCK)
+		TH_LOG("O_NONBLOCK is not set again");
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(0, m.blocked) TH_LOG("peek: read() on a blocking descriptor, nothing queued");
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_wait(f, recs, 8, 0));
+	EXPECT_EQ(0, m.blocked) TH_LOG("wait(0 ms): read() on a blocking descriptor, none queued");
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(0, hwtimer_file_wait(f, NULL, 0, 0));
+	EXPECT_EQ(0, m.blocked)
+		TH_LOG("wait(max 0, 0 ms): read() on a blocking descriptor, nothing queued");
+	/* Records still come, each once. */
+	mock_expire(20);
+	clear_nonblock(_metadata, f);
+	EXPECT_EQ(20, drain(_metadata, f, &next, false));
+	EXPECT_EQ(0, m.blocked);
+	hwtimer_file_close(f);
+
+	/*
+	 * A ring that overflowed, and another thread's call moves the
+	 * kernel's queue into the ring before the library's read(): that
+	 * read() finds the queue empty.
+	 */
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
+	m.poll_keeps = true;
+	m.read_moves = true;
+	mock_expire(4 + 3);
+	clear_nonblock(_metadata, f);
+	next = 0;
+	EXPECT_EQ(7, drain(_metadata, f, &next, false));
+	EXPECT_EQ(0, m.blocked) TH_LOG("read() on a blocking descriptor, queue moved to the ring");
+	hwtimer_file_close(f);
+}
+
+/*
+ * hwtimer_file_configure() succeeds only while the file holds no timeout:
+ * none pending, no record not yet reaped, wherever it is: the kernel's
+ * queue (the kernel refuses), the ring, the library's buffer (the kernel
+ * counts neither), a read() in flight, a ring not mapped.
+ */
+TEST(configure_records_not_reaped)
+{
+	struct hwtimer_file *f = mock_open(3, 4096);
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	mock_expire(2);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 2 records in the ring, not yet reaped");
+	ASSERT_EQ(2, hwtimer_file_peek(f, &p));
+	hwtimer_file_advance(f, 1);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with a record peeked in the ring, not advanced over");
+	hwtimer_file_advance(f, 1);
+	EXPECT_EQ(0, m.configs);
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	EXPECT_EQ(1, m.configs);
+	/* In the kernel's queue: the kernel refuses. */
+	mock_expire(8 + 1);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	EXPECT_EQ(9, hwtimer_file_reap(f, recs, 8) + hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	/* A timeout pending as the library looks, in the ring when the kernel does. */
+	m.pending = 1;
+	m.expire_at_config = true;
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("a timeout expired into the ring between the library's look and CONFIG");
+	EXPECT_EQ(2, m.configs);
+	hwtimer_file_close(f);
+
+	/* No ring: what read() put in the library's buffer. */
+	f = mock_open(2, 4096);
+	ASSERT_TRUE(f != NULL);
+	mock_expire(3);
+	ASSERT_EQ(3, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 3 records in the library's buffer");
+	hwtimer_file_advance(f, 2);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 1 record in the library's buffer");
+	ASSERT_EQ(1, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	/* Another thread configures while read() brings records out. */
+	mock_expire(2);
+	m.config_in_read = f;
+	ASSERT_EQ(2, hwtimer_file_reap(f, recs, 8));
+	EXPECT_EQ(-EBUSY, m.config_in_read_ret)
+		TH_LOG("configured while a read() in flight held records");
+	mock_expire(2);
+	m.config_in_read = f;
+	ASSERT_EQ(2, hwtimer_file_peek(f, &p));
+	EXPECT_EQ(-EBUSY, m.config_in_read_ret)
+		TH_LOG("configured while a read() in flight held records");
+	hwtimer_file_advance(f, 2);
+	EXPECT_EQ(1, m.configs);
+	hwtimer_file_close(f);
+
+	/* The kernel made a ring the library could not map: it cannot look. */
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.mmap_fail = ENOMEM;
+	ASSERT_EQ(-ENOMEM, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with a ring the library cannot see into");
+	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	hwtimer_file_close(f);
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.corrupt = 1;
+	ASSERT_EQ(-EPROTO, hwtimer_file_setup_ring(f, 8));
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with a ring the library refused to map");
+	EXPECT_EQ(0, m.configs);
+	hwtimer_file_close(f);
+}
+
+/*
+ * libhwtimer(3), "Return values": no function changes errno, whether it
+ * succeeds or fails, but hwtimer_file_open() when it fails. @call runs
+ * with errno at a value no call sets, and must leave it there.
+ */
+#define ERRNO_MARK	4242
+
+#define EXPECT_KEEPS_ERRNO(expected, call)					\
+	do {									\
+		long __ret;							\
+		int __err;							\
+										\
+		errno = ERRNO_MARK;						\
+		__ret = (long)(call);						\
+		__err = errno;							\
+		EXPECT_EQ((long)(expected), __ret) TH_LOG("%s returned %ld", #call, __ret); \
+		EXPECT_EQ(ERRNO_MARK, __err)					\
+			TH_LOG("%s returned %ld and changed errno to %d (%s)",	\
+			       #call, __ret, __err, strerror(__err));		\
+	} while (0)
+
+/* Those that return nothing. */
+#define EXPECT_VOID_KEEPS_ERRNO(call)						\
+	do {									\
+		int __err;							\
+										\
+		errno = ERRNO_MARK;						\
+		call;								\
+		__err = errno;							\
+		EXPECT_EQ(ERRNO_MARK, __err) TH_LOG("%s changed errno to %d (%s)", \
+						    #call, __err, strerror(__err)); \
+	} while (0)
+
+/* hwtimer_file_open(): errno says why it failed, and is kept when it succeeds. */
+TEST(errno_open)
+{
+	struct hwtimer_file *f;
+
+	mock_reset(3, 4096);
+	errno = ERRNO_MARK;
+	f = hwtimer_file_open(MOCK_PATH, 0);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("a successful open changed errno to %d", errno);
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(f));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(NULL));
+
+	/* Closed: its descriptor, which /dev/null may get, is not the mock's. */
+	mock_reset(3, 4096);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open(MOCK_PATH, 1) == NULL);
+	EXPECT_EQ(EINVAL, errno) TH_LOG("flags 1: errno %d, not EINVAL", errno);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open("/nonexistent/hwtimer", 0) == NULL);
+	EXPECT_EQ(ENOENT, errno) TH_LOG("no such path: errno %d, not ENOENT", errno);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open("/dev/null", 0) == NULL);
+	EXPECT_EQ(ENOTTY, errno) TH_LOG("not the device: errno %d, not ENOTTY", errno);
+	mock_reset(0, 4096);
+	errno = ERRNO_MARK;
+	EXPECT_TRUE(hwtimer_file_open(MOCK_PATH, 0) == NULL);
+	EXPECT_EQ(EPROTO, errno) TH_LOG("ABI version 0: errno %d, not EPROTO", errno);
+}
+
+/* Every other function, on the paths where it succeeds and where it fails. */
+TEST(errno_kept)
+{
+	struct hwtimer_file *f = mock_open(3, 4);
+	struct hwtimer_arm_entry arm[6];
+	struct hwtimer_cancel_entry can[6];
+	struct hwtimer_modify_entry mod[6];
+	struct hwtimer_get_entry get[6], g;
+	struct hwtimer_batch_result r;
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[8];
+	struct hwtimer_info info;
+	uint64_t id, dl;
+
+	ASSERT_TRUE(f != NULL);
+	memset(arm, 0, sizeof(arm));
+	memset(can, 0, sizeof(can));
+	memset(mod, 0, sizeof(mod));
+	memset(get, 0, sizeof(get));
+
+	EXPECT_KEEPS_ERRNO(m.fd, hwtimer_file_fd(f));
+	EXPECT_KEEPS_ERRNO(3, hwtimer_file_abi_version(f));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_ring_entries(f));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_info(f, &info));
+	m.info_fail = EFAULT;
+	EXPECT_KEEPS_ERRNO(-EFAULT, hwtimer_file_info(f, &info));
+	m.info_fail = 0;
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
+	m.config_fail = EINVAL;
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_configure(f, CLOCK_REALTIME, 0));
+	m.config_fail = 0;
+
+	/* Without a ring: read() finds nothing (EAGAIN), then records. */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(f, recs, 8));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_peek(f, &p));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(f, recs, 8, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(f, NULL, 0, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(f, recs, 8, 5));
+	m.poll_fail = EINTR;
+	EXPECT_KEEPS_ERRNO(-EINTR, hwtimer_file_wait(f, recs, 8, 5));
+	mock_expire(3);
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_reap(f, recs, 1));
+	EXPECT_KEEPS_ERRNO(2, hwtimer_file_peek(f, &p));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_advance(f, 2));
+	mock_expire(1);
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_wait(f, recs, 8, 5));
+	mock_expire(1);
+	m.partial_read = 8;
+	EXPECT_KEEPS_ERRNO(-EIO, hwtimer_file_reap(f, recs, 8));
+	m.partial_read = 0;
+
+	/* One at a time, and in batches of more than batch_max (4). */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(f, 1, 0, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_arm(f, 1, 0, 0, 0xbad, &id));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(f, id));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel(f, 0xbad));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_EXPIRED, hwtimer_file_modify(f, id, 0, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_modify(f, 0xbad, 0, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_get(f, id, &g));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_get(f, 0xbad, &g));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm_batch(f, arm, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_cancel_batch(f, can, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_modify_batch(f, mod, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_get_batch(f, get, 6, 0, &r));
+	arm[5].flags = 0xbad;
+	can[5].id = 0xbad;
+	mod[5].id = 0xbad;
+	get[5].id = 0xbad;
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_arm_batch(f, arm, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel_batch(f, can, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_modify_batch(f, mod, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_get_batch(f, get, 6, 0, &r));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_get_batch(f, get, 6, 1U << 7, &r));
+
+	/* The ring: refused, failed to map, mapped, broken by the kernel. */
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_setup_ring(f, 0));
+	m.mmap_fail = ENOMEM;
+	EXPECT_KEEPS_ERRNO(-ENOMEM, hwtimer_file_setup_ring(f, 1024));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_setup_ring(f, 1024));
+	EXPECT_KEEPS_ERRNO(-EBUSY, hwtimer_file_setup_ring(f, 1024));
+	EXPECT_KEEPS_ERRNO(1024, hwtimer_file_ring_entries(f));
+	mock_expire(1024 + 10);
+	EXPECT_KEEPS_ERRNO(8, hwtimer_file_reap(f, recs, 8));
+	EXPECT_KEEPS_ERRNO(1016, hwtimer_file_peek(f, &p));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_advance(f, 1016));
+	/* The ring is empty, its queue not: a poll() moves it there. */
+	EXPECT_KEEPS_ERRNO(10, hwtimer_file_peek(f, &p));
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_advance(f, 10));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(f, recs, 8));
+	*word(m.p.tail_off) = m.tail + 2000;
+	EXPECT_KEEPS_ERRNO(-EIO, hwtimer_file_reap(f, recs, 8));
+	EXPECT_KEEPS_ERRNO(-EIO, hwtimer_file_peek(f, &p));
+	m.munmap_fail = EINVAL;
+	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(f));
+
+	/* Modules without a ring, or without GET and CONFIG. */
+	f = mock_open(2, 4096);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
+	hwtimer_file_close(f);
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.ring_enotty = true;
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
+	hwtimer_file_close(f);
+	f = mock_open(3, 4096);
+	ASSERT_TRUE(f != NULL);
+	m.corrupt = 1;
+	EXPECT_KEEPS_ERRNO(-EPROTO, hwtimer_file_setup_ring(f, 8));
+	EXPECT_KEEPS_ERRNO(-EPROTO, hwtimer_file_setup_ring(f, 8));
+	hwtimer_file_close(f);
+	f = mock_open(1, 4096);
+	ASSERT_TRUE(f != NULL);
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_get(f, 1, &g));
+	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_get_batch(f, get, 1, 0, &r));
 	hwtimer_file_close(f);
 }
 

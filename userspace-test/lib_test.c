@@ -11,10 +11,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -151,6 +155,96 @@ TEST(open_errors)
 	EXPECT_EQ(ENOTTY, errno);
 	hwtimer_file_close(f);
 	hwtimer_file_close(NULL);	/* does nothing */
+}
+
+/*
+ * libhwtimer(3), "Return values": no function changes errno, whether it
+ * succeeds or fails, but hwtimer_file_open() when it fails. @call runs
+ * with errno at a value no call sets, and must leave it there.
+ */
+#define ERRNO_MARK	4242
+
+#define EXPECT_KEEPS_ERRNO(expected, call)					\
+	do {									\
+		long __ret;							\
+		int __err;							\
+										\
+		errno = ERRNO_MARK;						\
+		__ret = (long)(call);						\
+		__err = errno;							\
+		EXPECT_EQ((long)(expected), __ret) TH_LOG("%s returned %ld", #call, __ret); \
+		EXPECT_EQ(ERRNO_MARK, __err)					\
+			TH_LOG("%s returned %ld and changed errno to %d (%s)",	\
+			       #call, __ret, __err, strerror(__err));		\
+	} while (0)
+
+TEST(errno_open_close)
+{
+	struct hwtimer_file *f;
+	uint64_t id;
+
+	errno = ERRNO_MARK;
+	f = hwtimer_file_open(NULL, 0);
+	if (!f && (errno == ENOENT || errno == ENODEV || errno == ENXIO))
+		SKIP(return, "%s: %s (hwtimer.ko not loaded)", HWT_DEV, strerror(errno));
+	ASSERT_TRUE(f != NULL) TH_LOG("hwtimer_file_open: %s", strerror(errno));
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("a successful open changed errno to %d (%s)",
+					    errno, strerror(errno));
+	ASSERT_EQ(0, hwtimer_file_arm(f, 1, 10 * SEC, 0, 0, &id));
+	errno = ERRNO_MARK;
+	hwtimer_file_close(f);
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("hwtimer_file_close changed errno to %d (%s)",
+					    errno, strerror(errno));
+}
+
+TEST_F(lib, errno_kept)
+{
+	struct hwtimer_cancel_entry can[2] = { { .id = 0 }, { .id = 0 } };
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[4];
+	struct hwtimer_batch_result r;
+	struct hwtimer_get_entry g;
+	uint64_t id, dl;
+
+	NEED_DEV();
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_configure(self->f, CLOCK_REALTIME, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+	/* Nothing queued: read() says EAGAIN, the library 0. */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(self->f, recs, 4));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_peek(self->f, &p));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(self->f, recs, 4, 0));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_wait(self->f, recs, 4, 10));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_arm(self->f, 1, SEC, 0, 1U << 31, &id));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(self->f, 1, 10 * SEC, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_get(self->f, id, &g));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_get(self->f, id + 1000, &g));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_PENDING,
+			   hwtimer_file_modify(self->f, id, 20 * SEC, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_modify(self->f, id + 1000, SEC, 0, 0, &dl));
+	EXPECT_KEEPS_ERRNO(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+	EXPECT_KEEPS_ERRNO(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(self->f, id));
+	/* The cancel of an unknown id of the audit: -ENOENT, errno kept. */
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel(self->f, id));
+	can[0].id = id;
+	EXPECT_KEEPS_ERRNO(-ENOENT, hwtimer_file_cancel_batch(self->f, can, 2, 0, &r));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_cancel_batch(self->f, can, 2,
+							HWTIMER_BATCH_CONTINUE, &r));
+	EXPECT_EQ(2, r.failed);
+	/* Records through read(), then the ring. */
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(self->f, 2, 0, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_wait(self->f, recs, 4, WAIT_MS));
+	EXPECT_KEEPS_ERRNO(-EINVAL, hwtimer_file_setup_ring(self->f, 0));
+	NEED_RING(8);
+	EXPECT_KEEPS_ERRNO(-EBUSY, hwtimer_file_setup_ring(self->f, 8));
+	EXPECT_KEEPS_ERRNO(8, hwtimer_file_ring_entries(self->f));
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_arm(self->f, 3, 0, 0, 0, &id));
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_wait(self->f, NULL, 0, WAIT_MS));
+	EXPECT_KEEPS_ERRNO(1, hwtimer_file_peek(self->f, &p));
+	errno = ERRNO_MARK;
+	hwtimer_file_advance(self->f, 1);
+	EXPECT_EQ(ERRNO_MARK, errno) TH_LOG("hwtimer_file_advance changed errno to %d", errno);
+	EXPECT_KEEPS_ERRNO(0, hwtimer_file_reap(self->f, recs, 4));
 }
 
 TEST_F(lib, open_info)
@@ -445,6 +539,128 @@ TEST_F(lib, configure)
 	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
 	EXPECT_EQ(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(self->f, id));
 	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+}
+
+/*
+ * hwtimer_file_configure() refuses while a record is not yet reaped, also
+ * where the kernel no longer counts it: in the library's buffer (what
+ * read() returned), in the ring.
+ */
+TEST_F(lib, configure_records_not_reaped)
+{
+	const struct hwtimer_expiry *p;
+	uint64_t ids[3];
+
+	NEED_DEV();
+	arm_due(_metadata, self->f, ids, 3);
+	ASSERT_EQ(3, hwtimer_file_wait(self->f, NULL, 0, WAIT_MS));
+	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_EQ(0, self->info.queued) TH_LOG("the peek left records in the kernel");
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 3 records in the library's buffer, not yet reaped");
+	hwtimer_file_advance(self->f, 2);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, 0))
+		TH_LOG("configured with 1 record in the library's buffer, not yet reaped");
+	hwtimer_file_advance(self->f, 1);
+	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, 0));
+
+	NEED_RING(8);
+	arm_due(_metadata, self->f, ids, 1);
+	ASSERT_EQ(1, hwtimer_file_wait(self->f, NULL, 0, WAIT_MS));
+	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_EQ(0, self->info.queued + self->info.pending)
+		TH_LOG("the record is not in the ring");
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0))
+		TH_LOG("configured with a record in the ring, not yet reaped");
+	ASSERT_EQ(1, hwtimer_file_peek(self->f, &p));
+	EXPECT_EQ(ids[0], p[0].id);
+	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0))
+		TH_LOG("configured with a record peeked in the ring, not advanced over");
+	hwtimer_file_advance(self->f, 1);
+	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
+	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
+	EXPECT_EQ(0, self->info.flags) TH_LOG("the clock is not CLOCK_MONOTONIC again");
+}
+
+/*
+ * hwtimer_file_open(3), NOTES: the reaping functions never block, whatever
+ * the caller does to O_NONBLOCK. The calls run in a child, which the test
+ * ends if one of them has not returned after WAIT_MS (one that does not
+ * block returns at once; one that blocks never does, nothing being armed).
+ */
+static const char *const nonblock_steps[] = {
+	"hwtimer_file_reap", "hwtimer_file_peek", "hwtimer_file_wait(max 16, 0 ms)",
+	"hwtimer_file_wait(max 0, 0 ms)",
+};
+
+#define NONBLOCK_STEPS	4
+
+/* Step @step, in the child: 0, as nothing is ready. */
+static ssize_t nonblock_call(struct hwtimer_file *f, int step)
+{
+	const struct hwtimer_expiry *p;
+	struct hwtimer_expiry recs[16];
+
+	if (step == 0)
+		return hwtimer_file_reap(f, recs, 16);
+	if (step == 1)
+		return hwtimer_file_peek(f, &p);
+	if (step == 2)
+		return hwtimer_file_wait(f, recs, 16, 0);
+	return hwtimer_file_wait(f, NULL, 0, 0);
+}
+
+/* The child: the step it is in at *@step; exits 1 + step when one fails. */
+static int nonblock_child(struct hwtimer_file *f, int *step)
+{
+	int fd = hwtimer_file_fd(f), i;
+
+	for (i = 0; i < NONBLOCK_STEPS; i++) {
+		__atomic_store_n(step, i, __ATOMIC_SEQ_CST);
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+			return 100;
+		if (nonblock_call(f, i))
+			return 1 + i;
+	}
+	return 0;
+}
+
+TEST_F(lib, nonblocking_whatever_the_caller_does)
+{
+	bool blocked = false;
+	int status, *step, s;
+	uint64_t t0;
+	pid_t pid;
+
+	NEED_DEV();
+	step = mmap(NULL, sizeof(*step), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_TRUE(step != MAP_FAILED);
+	*step = -1;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(nonblock_child(self->f, step));
+	t0 = now_ns();
+	while (!blocked && waitpid(pid, &status, WNOHANG) == 0) {
+		blocked = now_ns() - t0 > WAIT_MS * MS;
+		usleep(10000);
+	}
+	if (blocked) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		s = __atomic_load_n(step, __ATOMIC_SEQ_CST);
+		ASSERT_TRUE(s >= 0 && s < NONBLOCK_STEPS);
+		EXPECT_FALSE(blocked)
+			TH_LOG("%s blocked for %d ms, nothing ready, O_NONBLOCK cleared",
+			       nonblock_steps[s], WAIT_MS);
+		return;
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	s = WEXITSTATUS(status);
+	EXPECT_EQ(0, s) TH_LOG("%s returned records, or an error, with none ready",
+			       s == 100 ? "fcntl" : nonblock_steps[(s - 1) % NONBLOCK_STEPS]);
+	munmap(step, sizeof(*step));
 }
 
 TEST_F(lib, ring_setup)

@@ -525,11 +525,18 @@ static ssize_t ring_avail(struct hwtimer_file *f)
 	 * arrive once it has seen a head that consumed every earlier one, so
 	 * our last head store must be visible to it before we look again
 	 * and let the caller sleep: a store, then loads, needs a full
-	 * barrier (hwtimer(4), the ring and edge-triggered epoll). If the
-	 * kernel's queue holds records, the flag says so; if it does not,
-	 * records it moved from its queue into the ring before clearing the
-	 * flag are visible now (the tail was stored before the flag was
-	 * cleared): look once more.
+	 * barrier (hwtimer(4), the ring and edge-triggered epoll), which
+	 * pairs with the kernel's between its stores of the tail and flags
+	 * and its load of the head (hwtd_hold_end()). Then the flags before
+	 * the tail, each with acquire semantics, pairing with the kernel's
+	 * release stores (hwtd_ring_publish()): a set flag is stored before
+	 * the tail of the records that came with it, so after the acquire
+	 * of the tail above, the flag that came with that tail is seen; a
+	 * flag cleared because the kernel moved its queue into the ring is
+	 * stored after the tail that covers those records, so after an
+	 * acquire that sees it clear, the tail below covers them. Either
+	 * way, "empty and no overflow" is never concluded while records
+	 * wait.
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (load_acquire(f->kflags) & HWTIMER_RING_OVERFLOW)

@@ -330,7 +330,7 @@ static __always_inline int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u6
 
 	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
 		return -EINVAL;
-	if (period && (period < hf->tick_ns || period > (u64)KTIME_MAX))
+	if (period && (period < hf->time.tick_ns || period > (u64)KTIME_MAX))
 		return -EINVAL;
 	if (flags & HWTIMER_TIMEOUT_ABS)
 		ns = expires;
@@ -902,9 +902,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 static void hwtd_set_config(struct hwtd_file *hf, unsigned int p, unsigned int c)
 {
 	hf->wheel = hwtd_wheels[p][c];
-	hf->tick_ns = hf->wheel->tick_ns;
-	hf->tick_inv = div64_u64(U64_MAX, hf->tick_ns);
-	hf->epoch = hf->wheel->epoch_ns;
+	hf->time = hf->wheel->time;
 	hf->precision = p;
 	hf->boottime = c;
 }
@@ -963,7 +961,7 @@ static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
 	spin_lock_irq(&hf->lock);
 	info.pending = hf->nlive - hf->nqueued;
 	info.queued = hf->nqueued;
-	info.tick_ns = hf->tick_ns;
+	info.tick_ns = hf->time.tick_ns;
 	info.slots = hwtimer_wheel_slots(hf->wheel);
 	info.precision = hf->precision;
 	info.flags = hf->boottime ? HWTIMER_INFO_BOOTTIME : 0;
@@ -1326,9 +1324,7 @@ struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch)
 		return NULL;
 	}
 	hf->manual = true;
-	hf->tick_ns = tick_ns;
-	hf->tick_inv = div64_u64(U64_MAX, tick_ns);
-	hf->epoch = epoch;
+	hwt_time_init(&hf->time, epoch, tick_ns);
 	return hf;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_file_create_manual);

@@ -31,21 +31,21 @@
 
 #include <uapi/linux/hwtimer.h>
 
+#include "hwtimer_wheel.h"
+
 /* "No slot": the end of a list, an empty list, no free slot. */
 #define HWTD_NIL		U32_MAX
 /* A pass that has not read the clock yet (struct hwtd_file, @target). */
 #define HWTD_NO_TARGET		U64_MAX
 
 /*
- * The file's wheel: HWTD_LEVELS levels of 64 buckets, level L holding the
- * timeouts whose expiry tick differs from the wheel's clock first in bits
- * [6L, 6L + 6): 11 levels cover every u64 tick. A timeout modified to a
- * later tick may stay in the bucket of its earlier one (hwtd_extend()).
+ * The file's wheel (hwtimer_wheel.h) has 64 buckets at level 0, so 11
+ * levels of 64 buckets, level L covering tick bits [6L, 6L + 6). A
+ * timeout modified to a later tick may stay in the bucket of its earlier
+ * one (hwtd_extend()).
  */
-#define HWTD_LVL_BITS		6
-#define HWTD_LVL_SIZE		64
 #define HWTD_LEVELS		11
-#define HWTD_NBUCKETS		(HWTD_LEVELS * HWTD_LVL_SIZE)
+#define HWTD_NBUCKETS		(HWTD_LEVELS * HWT_LVL_SIZE)
 /*
  * The lists a slot can be on: the buckets, then the todo list of an expiry
  * pass and the kernel queue of records. Each list is circular and doubly
@@ -103,6 +103,8 @@ struct hwtd_link {
  * @expired: %HWTD_QUEUED: when it expired, host ns of the file's clock
  * @link: its links on a list, or on its chunk's free list
  * @gen: generation, the upper half of the id; bumped at each free
+ * @bucket: %HWTD_PENDING: the bucket it was last placed in (it may be on
+ *          the todo list since, see hwtd_extend())
  * @state: enum hwtd_state
  * @pad: zero
  *
@@ -118,8 +120,9 @@ struct hwtd_slot {
 	};
 	struct hwtd_link	link;
 	u32	gen;
+	u16	bucket;
 	u8	state;
-	u8	pad[3];
+	u8	pad;
 };
 
 /** struct hwtd_extra - the rare parts of a timeout: period and slack, ns */
@@ -238,13 +241,12 @@ struct hwtd_timer {
  * @spare_extra: an extra array allocated outside the lock
  * @spare_leaf: a leaf allocated outside the lock
  * @sent: the sentinel of each list; buckets first
- * @occupied: per level, the buckets that are not empty
+ * @occupied: a bit per bucket that is not empty
  * @clk: the wheel's clock: every timeout whose tick is at or before @clk
  *       has expired or is on the todo list; the others are in buckets
  * @armed: the tick @timer is armed for, U64_MAX when it is not
- * @tick_ns: the tick, as the file's wheel of the per-CPU layer has it
- * @tick_inv: U64_MAX / @tick_ns, to divide by the tick with a multiply
- * @epoch: tick 0 of that wheel, host ns of the file's clock
+ * @time: the ticks of the per-CPU wheel of the file's precision and clock
+ *        (its tick and epoch, host ns of the file's clock)
  * @nlive: live timeouts, pending or with their record in the kernel
  *         queue: what the per-file cap counts
  * @nqueued: records in the kernel queue
@@ -265,6 +267,8 @@ struct hwtd_timer {
  *        on @hwtd_wq, a slice of at most %HWT_PASS_NS at a time
  * @expiry_ns: CPU time the file's expiry passes took, local_clock() ns
  *             (fdinfo)
+ * @cascaded: timeouts an expiry pass took from a bucket and placed in
+ *            another (the per-CPU wheels' stats count the same)
  * @wheel: the per-CPU wheel of the file's precision and clock
  * @wq: pollers wait here (see hwtd_hold_end())
  * @rwq: read() waits here for a record in the kernel queue: woken when
@@ -274,7 +278,7 @@ struct hwtd_timer {
  * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
  * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
  *
- * The configuration (@wheel, @tick_ns, @epoch, @precision, @boottime)
+ * The configuration (@wheel, @time, @precision, @boottime)
  * changes only while @nlive and @nbusy are both zero (HWTIMER_IOC_CONFIG),
  * so a batch or timeout that reads it sees the value that holds as long as
  * it runs or lives.
@@ -289,18 +293,17 @@ struct hwtd_file {
 	struct hwtd_extra	*spare_extra;
 	struct hwtd_leaf	*spare_leaf;
 	struct hwtd_link	sent[HWTD_NLISTS];
-	u64			occupied[HWTD_LEVELS];
+	unsigned long		occupied[BITS_TO_LONGS(HWTD_NBUCKETS)];
 	u64			clk;
 	u64			armed;
-	u64			tick_ns;
-	u64			tick_inv;
-	u64			epoch;
+	struct hwt_time		time;
 	unsigned long		nlive;
 	unsigned long		nqueued;
 	bool			processing;
 	bool			closing;
 	u64			target;
 	u64			expiry_ns;
+	u64			cascaded;
 	bool			manual;
 	u64			manual_now;
 	struct hwtd_ring	*ring;
@@ -607,7 +610,7 @@ static inline void hwtd_list_del(struct hwtd_file *hf, u32 idx)
 	if (prev == next && (prev & HWTD_SENT)) {
 		b = prev & ~HWTD_SENT;
 		if (b < HWTD_NBUCKETS)
-			hf->occupied[b / HWTD_LVL_SIZE] &= ~BIT_ULL(b % HWTD_LVL_SIZE);
+			__clear_bit(b, hf->occupied);
 	}
 }
 

@@ -82,11 +82,6 @@ void hwtd_lists_init(struct hwtd_file *hf)
 	}
 }
 
-static bool hwtd_list_empty(struct hwtd_file *hf, u32 list)
-{
-	return hf->sent[list].next == (HWTD_SENT | list);
-}
-
 /* Move every slot of @src to the tail of @dst; @src ends empty. */
 static void hwtd_list_splice(struct hwtd_file *hf, u32 dst, u32 src)
 {
@@ -103,55 +98,26 @@ static void hwtd_list_splice(struct hwtd_file *hf, u32 dst, u32 src)
 	s->prev = HWTD_SENT | src;
 }
 
+/* The file's wheel: 64 buckets at level 0 (hwtimer_wheel.h, hwt_geom_init()). */
+static const struct hwt_geom hwtd_geom = {
+	.lvl0_bits = HWT_LVL_BITS,
+	.levels = HWTD_LEVELS,
+	.lvl1_off = HWT_LVL_SIZE,
+	.nslots = HWTD_NBUCKETS,
+};
+
 /* ---- ticks ------------------------------------------------------------------ */
 
 /*
- * @d / @tick_ns, rounded down, with a multiply by the reciprocal: it is at
- * most two short, which the loop makes up (a division costs as much as the
- * rest of an arm).
- */
-static u64 hwtd_div_tick(const struct hwtd_file *hf, u64 d)
-{
-	u64 q = mul_u64_u64_shr(d, hf->tick_inv, 64), r = d - q * hf->tick_ns;
-
-	while (r >= hf->tick_ns) {
-		q++;
-		r -= hf->tick_ns;
-	}
-	return q;
-}
-
-/* The tick that contains @now: every tick up to it has begun. */
-static u64 hwtd_now_tick(const struct hwtd_file *hf, u64 now)
-{
-	if (now <= hf->epoch)
-		return 0;
-	return hwtd_div_tick(hf, now - hf->epoch);
-}
-
-/*
- * The tick a timeout with @deadline and @slack expires at. With no slack,
- * the first tick that begins at or after @deadline. With slack, among the
- * ticks from that one (or the wheel's next, if later) to the last that
- * begins by @deadline + @slack, the one with the most trailing zero bits,
- * as the per-CPU wheel picks it (hwt_slack_tick()): timeouts whose windows
- * overlap tend to share it, so the file's timer wakes less often. Never
- * before @deadline's tick, so never early.
+ * The tick a timeout with @deadline and @slack expires at: the first tick
+ * that begins at or after @deadline, or with slack the tick of its window
+ * that the wheel picks (hwt_slack_tick()), as the per-CPU wheels do.
  */
 static __always_inline u64 __hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 {
-	u64 first, d;
+	u64 first = hwt_expiry_tick(&hf->time, deadline);
 
-	if (deadline <= hf->epoch)
-		return 0;
-	d = deadline - hf->epoch;
-	first = hwtd_div_tick(hf, d);
-	if (first * hf->tick_ns < d)
-		first++;
-	if (!slack)
-		return first;
-	return hwt_window_tick(first, max(first, hf->clk + 1),
-			       hwtd_now_tick(hf, deadline + min(slack, U64_MAX - deadline)));
+	return hwt_slack_tick(&hf->time, deadline, first, slack, hf->clk + 1);
 }
 
 /* The above, out of line, for the re-arm of a periodic timeout. */
@@ -160,45 +126,23 @@ u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
 	return __hwtd_tick(hf, deadline, slack);
 }
 
-/* When tick @tick begins, host ns, at most KTIME_MAX. */
-static u64 hwtd_tick_time(const struct hwtd_file *hf, u64 tick)
-{
-	if (hf->epoch > (u64)KTIME_MAX ||
-	    tick > div64_u64((u64)KTIME_MAX - hf->epoch, hf->tick_ns))
-		return KTIME_MAX;
-	return hf->epoch + tick * hf->tick_ns;
-}
-
 /* ---- the wheel ---------------------------------------------------------------- */
-
-static unsigned int hwtd_shift(unsigned int lvl)
-{
-	return lvl * HWTD_LVL_BITS;
-}
-
-/* @t and @clk are in the same rotation of level @lvl (same higher bits). */
-static bool hwtd_same_rotation(u64 t, u64 clk, unsigned int lvl)
-{
-	unsigned int s = hwtd_shift(lvl) + HWTD_LVL_BITS;
-
-	return s >= 64 || (t >> s) == (clk >> s);
-}
 
 /* hwtd_place(), inline for hwtd_start() and the expiry pass. */
 static __always_inline bool __hwtd_place(struct hwtd_file *hf, u32 idx)
 {
 	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-	unsigned int lvl, digit;
-	u64 t = s->tick;
+	unsigned int b;
+	u64 start;
 
 	hwtd_lockdep_assert(hf);
 	s->state = HWTD_PENDING;
-	if (t <= hf->clk)
+	if (s->tick <= hf->clk)
 		return false;
-	lvl = (fls64(t ^ hf->clk) - 1) / HWTD_LVL_BITS;
-	digit = (t >> hwtd_shift(lvl)) & (HWTD_LVL_SIZE - 1);
-	hwtd_list_add(hf, lvl * HWTD_LVL_SIZE + digit, idx);
-	hf->occupied[lvl] |= BIT_ULL(digit);
+	b = hwt_slot(&hwtd_geom, s->tick, hf->clk, &start);
+	s->bucket = b;
+	hwtd_list_add(hf, b, idx);
+	__set_bit(b, hf->occupied);
 	return true;
 }
 
@@ -217,20 +161,12 @@ bool hwtd_place(struct hwtd_file *hf, u32 idx)
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_place);
 
-/* The buckets of level @lvl after the wheel clock's own: all of them. */
-static u64 hwtd_above(u64 clk, unsigned int lvl)
-{
-	unsigned int digit = (clk >> hwtd_shift(lvl)) & (HWTD_LVL_SIZE - 1);
-
-	return digit == HWTD_LVL_SIZE - 1 ? 0 : ~0ULL << (digit + 1);
-}
-
 /**
  * hwtd_next_event() - the earliest tick at which the wheel may have work
  * @hf: the file
  *
- * The start of the first non-empty bucket: the exact tick for level 0, a
- * cascade for higher levels. The todo list is not looked at.
+ * hwt_next_event(): the start of the first occupied bucket. The todo list
+ * is not looked at.
  *
  * Context: the file lock held.
  * Return: that tick, after the wheel's clock, or U64_MAX when the wheel is
@@ -238,77 +174,39 @@ static u64 hwtd_above(u64 clk, unsigned int lvl)
  */
 u64 hwtd_next_event(struct hwtd_file *hf)
 {
-	u64 best = U64_MAX, clk = hf->clk, m, start;
-	unsigned int lvl, s;
-
-	for (lvl = 0; lvl < HWTD_LEVELS; lvl++) {
-		m = hf->occupied[lvl] & hwtd_above(clk, lvl);
-		if (WARN_ON_ONCE(m != hf->occupied[lvl]))
-			m = hf->occupied[lvl];
-		if (!m)
-			continue;
-		s = hwtd_shift(lvl);
-		start = s + HWTD_LVL_BITS >= 64 ? 0 :
-			(clk >> (s + HWTD_LVL_BITS)) << (s + HWTD_LVL_BITS);
-		start |= (u64)__ffs64(m) << s;
-		if (start < best)
-			best = start;
-	}
-	return best;
+	return hwt_next_event(&hwtd_geom, hf->occupied, hf->clk);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_next_event);
 
 /*
- * Move the wheel's clock to @target, after it: every bucket whose range
- * has begun by @target goes onto the todo list, level 0 first. At most
- * HWTD_NBUCKETS splices, each O(1).
+ * Move the wheel's clock to @ev, its next event: the buckets that begin
+ * at it (hwt_event_slot(), one per level at most) go onto the todo list,
+ * in O(1) each, where the pass expires their due timeouts and re-places
+ * the others.
  */
-static void hwtd_advance(struct hwtd_file *hf, u64 target)
+static void hwtd_advance(struct hwtd_file *hf, u64 ev)
 {
-	unsigned int lvl, d;
-	u64 take, dt;
+	unsigned int lvl = 0;
+	int b;
 
-	for (lvl = 0; lvl < HWTD_LEVELS; lvl++) {
-		if (!hf->occupied[lvl])
-			continue;
-		if (hwtd_same_rotation(target, hf->clk, lvl)) {
-			/* The buckets up to @target's own. */
-			dt = (target >> hwtd_shift(lvl)) & (HWTD_LVL_SIZE - 1);
-			take = hf->occupied[lvl] &
-			       (dt == HWTD_LVL_SIZE - 1 ? ~0ULL : BIT_ULL(dt + 1) - 1);
-		} else {
-			/* The clock left this rotation: all of it has begun. */
-			take = hf->occupied[lvl];
-		}
-		hf->occupied[lvl] &= ~take;
-		while (take) {
-			d = __ffs64(take);
-			take &= take - 1;
-			hwtd_list_splice(hf, HWTD_LIST_TODO, lvl * HWTD_LVL_SIZE + d);
-		}
+	hf->clk = ev;
+	while ((b = hwt_event_slot(&hwtd_geom, hf->occupied, ev, &lvl)) >= 0) {
+		__clear_bit(b, hf->occupied);
+		hwtd_list_splice(hf, HWTD_LIST_TODO, b);
+		lvl++;
 	}
-	hf->clk = target;
 }
 
-/**
- * hwtd_forward() - move an idle wheel's clock up to now
- * @hf: the file
- * @now: host time of the file's clock
- *
- * Only when no bucket begins by now and nothing is on the todo list, so
- * nothing is skipped; then timeouts armed next are placed relative to the
- * present, at the lowest level their distance allows.
- *
- * Context: the file lock held.
+/*
+ * Move an idle wheel's clock up to now (hwt_forward()): not during a pass,
+ * and only when the file's timer is armed for a later tick than now's,
+ * since it is armed for the earliest tick with work or earlier (@armed).
  */
 static void hwtd_forward(struct hwtd_file *hf, u64 now)
 {
-	u64 tick = hwtd_now_tick(hf, now);
-
 	hwtd_lockdep_assert(hf);
-	if (tick > hf->clk && !hf->processing &&
-	    hwtd_list_empty(hf, HWTD_LIST_TODO) && hwtd_next_event(hf) > tick)
-		hf->clk = tick;
+	if (!hf->processing)
+		hwt_forward(&hf->clk, hwt_now_tick(&hf->time, now), hf->armed);
 }
 
 /**
@@ -349,6 +247,8 @@ bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, u64 target,
 			hwtd_list_del(hf, idx);
 			if (!__hwtd_place(hf, idx))
 				hwtd_deliver(hf, hold, idx);
+			else
+				hf->cascaded++;
 		}
 		(*budget)--;
 	}
@@ -390,36 +290,43 @@ void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack
 }
 
 /**
- * hwtd_extend() - move a pending timeout's tick later without moving it
+ * hwtd_extend() - give a pending timeout a new tick without moving it
  * @hf: the file
  * @idx: the timeout's slot, its new deadline set
  * @slack: its slack, ns
  * @now: host time of the file's clock, read under the lock or before
  *
- * A modify whose new tick is not before the old one leaves the timeout in
- * its bucket (or on the todo list) and only sets its tick: the bucket's
- * range begins at or before the old tick, so the expiry pass takes it out
- * by then and re-places it by its tick, as it does a cascade
- * (hwtd_expire()), and the file's timer is armed for a tick at or before
- * the old one already. A timeout extended again and again is re-placed
- * once per bucket it waits in, not once per modify, and such a modify
- * touches no slot but its own.
+ * A modify whose new tick its bucket still serves (hwt_can_stay(): the
+ * same bucket, or a later tick in a bucket above level 0) leaves the
+ * timeout there, or on the todo list, and only sets its tick: the bucket
+ * begins at or before the new tick, so the expiry pass takes it out by
+ * then and re-places it by its tick (hwtd_expire()), and the file's timer
+ * is armed for that bucket's start or earlier already. A timeout extended
+ * again and again is re-placed once per bucket it waits in, not once per
+ * modify, and such a modify touches no slot but its own. On the todo list
+ * its @bucket is the one it came from, which began at the wheel's clock:
+ * never the bucket of a tick to come, so only a later tick stays there.
  *
  * Context: the file lock held.
  * Return: true if it did so; false, having changed nothing, when the
- * timeout is not pending, is due, or its tick moves earlier: then the
- * caller takes it out and hwtd_start()s it.
+ * timeout is not pending, is due, or must move: then the caller takes it
+ * out and hwtd_start()s it.
  */
 bool hwtd_extend(struct hwtd_file *hf, u32 idx, u64 slack, u64 now)
 {
 	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-	u64 tick;
+	unsigned int b;
+	u64 tick, start;
 
 	hwtd_lockdep_assert(hf);
 	if (s->state != HWTD_PENDING || s->deadline <= now)
 		return false;
 	tick = __hwtd_tick(hf, s->deadline, slack);
-	if (tick < s->tick)
+	/* A pass whose clock is later than @now may have processed it. */
+	if (tick <= hf->clk)
+		return false;
+	b = hwt_slot(&hwtd_geom, tick, hf->clk, &start);
+	if (!hwt_can_stay(&hwtd_geom, s->bucket, s->tick, tick, b))
 		return false;
 	s->tick = tick;
 	return true;
@@ -440,12 +347,12 @@ void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
 	int ret;
 
 	hwtd_lockdep_assert(hf);
+	hf->armed = tick;
 	if (hf->manual || hf->closing)
 		return;
-	ret = hwt_modify_abs_at(hf->timer, hwtd_tick_time(hf, tick), now);
+	ret = hwt_modify_abs_at(hf->timer, hwt_tick_start(&hf->time, tick), now);
 	/* The device's wheels have no cap, and outlive every file. */
 	WARN_ON_ONCE(ret < 0);
-	hf->armed = tick;
 }
 
 /*
@@ -470,7 +377,7 @@ static bool hwtd_pass_holds(struct hwtd_file *hf, struct hwtd_hold *hold, u64 en
 
 	for (;;) {
 		if (hf->target == HWTD_NO_TARGET)
-			hf->target = hwtd_now_tick(hf, hwtd_hold_now(hf, hold));
+			hf->target = hwt_now_tick(&hf->time, hwtd_hold_now(hf, hold));
 		budget = HWTD_CHUNK;
 		done = hwtd_refill(hf, hold, budget) < budget;
 		budget = HWTD_CHUNK;

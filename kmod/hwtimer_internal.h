@@ -18,11 +18,7 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
-/* Level 0 has cfg->slots slots of one tick; levels 1.. have 64 slots each. */
-#define HWT_LVL_BITS		6
-#define HWT_LVL_SIZE		BIT(HWT_LVL_BITS)
-#define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
-#define HWT_MAX_LEVELS		12
+#include "hwtimer_wheel.h"
 
 /*
  * Most callbacks one run of the expiry path makes before it yields to a
@@ -82,12 +78,13 @@
  *        and after @expiry_lock.
  * @wheel: the wheel this base belongs to
  * @cpu: the CPU this base serves
- * @clk: the next tick the expiry path will process; every tick before it
- *       has been processed (its slot emptied and due cascades done)
- * @in_tick: tick @clk has been begun but its cascades are not all done
- *           (they are done %HWT_LOCKED_MAX entries per lock hold)
- * @next_event: a tick at or before the earliest tick with work (an occupied
- *              level-0 slot or a due cascade); U64_MAX when nothing is queued
+ * @clk: the wheel's clock (hwtimer_wheel.h): the last tick processed;
+ *       every timer in a slot has a later tick
+ * @cascading: the slots that begin at @clk above level 0 are not all
+ *             emptied yet (a cascade moves %HWT_LOCKED_MAX timers per lock
+ *             hold)
+ * @next_event: a tick at or before the earliest tick with work (the start
+ *              of an occupied slot); U64_MAX when nothing is queued
  * @armed: the tick @hrt is programmed for, 0 when @cont is queued (the
  *         next pass comes now), or U64_MAX when neither; @hrt may also be
  *         armed for an earlier tick than @next_event after timers were
@@ -107,8 +104,9 @@
  * @npending: timers queued here (wheel slots and @due)
  * @sync_waiters: tasks in hwtimer_cancel_sync() waiting for @running
  *                (%HWT_ATTN_WAIT in @attn says whether there are any)
- * @due: timers taken from an expired slot, not yet run
- * @vectors: the slots of all levels, level 0 first
+ * @due: timers whose tick has been processed, taken from their slot, not
+ *       yet run
+ * @vectors: the slots of all levels, level 0 first (struct hwt_geom)
  * @pending_map: one bit per slot of @vectors: set when the slot is not empty
  * @stats: this CPU's counters
  * @pass_end: while @processing, the local_clock() time at which the
@@ -134,7 +132,7 @@ struct hwt_base {
 	struct hwtimer_wheel	*wheel;
 	unsigned int		cpu;
 	u64			clk;
-	bool			in_tick;
+	bool			cascading;
 	u64			next_event;
 	u64			armed;
 	struct hwtimer		*running;
@@ -161,16 +159,11 @@ struct hwt_base {
 /**
  * struct hwtimer_wheel - a wheel instance
  * @name: copied from the configuration
- * @tick_ns: tick length
- * @epoch_ns: time of tick 0 on the wheel's clock (CLOCK_MONOTONIC, or
- *            CLOCK_BOOTTIME with %HWTIMER_WHEEL_BOOTTIME); tick T starts at
- *            @epoch_ns + T * @tick_ns, so deadlines never drift
- * @max_tick: (KTIME_MAX - @epoch_ns) / @tick_ns: hwt_tick_time() takes
- *            this tick and the later ones to begin at KTIME_MAX
+ * @time: its ticks: the tick length and the time of tick 0 (the epoch) on
+ *        the wheel's clock (CLOCK_MONOTONIC, or CLOCK_BOOTTIME with
+ *        %HWTIMER_WHEEL_BOOTTIME)
+ * @geom: the shape of each base's wheel
  * @slots: level-0 slots, a power of two
- * @lvl0_bits: log2(@slots)
- * @levels: number of levels; the top one covers the whole u64 tick range
- * @nslots: slots over all levels
  * @max_pending: the cap, 0 for none
  * @slack_ns: default slack of hwtimer_start() and the other calls without
  *            an explicit one (see hwtimer_start_range())
@@ -204,13 +197,9 @@ struct hwt_base {
  */
 struct hwtimer_wheel {
 	char			name[HWTIMER_NAME_MAX];
-	u64			tick_ns;
-	u64			epoch_ns;
-	u64			max_tick;
+	struct hwt_time		time;
+	struct hwt_geom		geom;
 	u32			slots;
-	u32			lvl0_bits;
-	u32			levels;
-	u32			nslots;
 	u64			max_pending;
 	u64			slack_ns;
 	atomic64_t		npending;
@@ -238,34 +227,6 @@ void hwt_core_exit(void);
 int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
 u64 hwt_pass_end(const struct hwtimer *timer);
-
-/*
- * The tick a timer with slack goes on, for the per-CPU wheels and the
- * device's per-file ones alike: among the ticks from @lo to @last (the
- * last that begins by deadline + slack), the one with the most trailing
- * zero bits; @first (the first tick at or after the deadline, at most @lo)
- * when the window is empty. That tick is unique, and the same for every
- * window that contains it and no tick with more trailing zeros, so timers
- * whose windows overlap tend to share it.
- */
-static inline u64 hwt_window_tick(u64 first, u64 lo, u64 last)
-{
-	unsigned int h;
-
-	if (last < lo)
-		return first;
-	if (last == lo)
-		return lo;
-	/*
-	 * The highest bit in which @lo and @last differ is 0 in @lo and 1 in
-	 * @last: @last with the bits below it cleared is in the window, and
-	 * only @lo itself can have more trailing zeros.
-	 */
-	h = fls64(lo ^ last) - 1;
-	if (!lo || __ffs64(lo) > h)
-		return lo;
-	return last & ~((1ULL << h) - 1);
-}
 
 /*
  * debugobjects (hwtimer_debug.c): what the wheel tells it about a timer,
@@ -323,8 +284,6 @@ struct seq_file;
 int hwt_stats_show(struct seq_file *m, void *v);
 bool hwt_manual_run_once(struct hwtimer_wheel *wheel, unsigned int cpu);
 u64 hwt_wheel_now(const struct hwtimer_wheel *wheel);
-u64 hwt_expiry_tick(const struct hwtimer_wheel *wheel, u64 deadline_ns);
-unsigned int hwt_calc_level(const struct hwtimer_wheel *wheel, u64 expires, u64 clk);
 #endif
 
 #endif /* _HWTIMER_INTERNAL_H */

@@ -166,35 +166,10 @@ static clockid_t hwt_clockid(const struct hwtimer_wheel *w)
 	return (w->flags & HWTIMER_WHEEL_BOOTTIME) ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
 }
 
-/* The tick that contains @now: every tick up to it has begun. */
-static u64 hwt_now_tick(const struct hwtimer_wheel *w, u64 now)
-{
-	if (now <= w->epoch_ns)
-		return 0;
-	return div64_u64(now - w->epoch_ns, w->tick_ns);
-}
-
-/* The first tick that begins at or after @deadline. */
-VISIBLE_IF_KUNIT u64 hwt_expiry_tick(const struct hwtimer_wheel *w, u64 deadline)
-{
-	u64 d, q;
-
-	if (deadline <= w->epoch_ns)
-		return 0;
-	d = deadline - w->epoch_ns;
-	q = div64_u64(d, w->tick_ns);
-	if (q * w->tick_ns < d)
-		q++;
-	return q;
-}
-EXPORT_SYMBOL_IF_KUNIT(hwt_expiry_tick);
-
 /* When tick @tick begins, clamped to KTIME_MAX. */
 static ktime_t hwt_tick_time(const struct hwtimer_wheel *w, u64 tick)
 {
-	if (tick >= w->max_tick)
-		return KTIME_MAX;
-	return ns_to_ktime(w->epoch_ns + tick * w->tick_ns);
+	return ns_to_ktime(hwt_tick_start(&w->time, tick));
 }
 
 /* @now + @delay, saturating at KTIME_MAX: huge delays clamp, never wrap. */
@@ -205,91 +180,12 @@ static u64 hwt_deadline(u64 now, u64 delay)
 	return now + delay;
 }
 
-/*
- * The tick to queue a timer on, whose deadline @deadline has @first as the
- * first tick at or after it, that may fire up to @slack ns late, on a base
- * whose clock is @clk: among the ticks from max(@first, @clk) to the last
- * one that begins by @deadline + @slack, the one with the most trailing
- * zero bits. It is unique, and the same for every window that contains
- * it and no tick with more trailing zeros, so timers whose windows overlap
- * tend to share it; and level boundaries, where cascades wake the base,
- * are such ticks too. With no slack, or no such tick, @first, exactly the
- * tick a timer without slack gets. Never before @first, so never early.
- */
-static u64 __hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline, u64 first,
-			    u64 slack, u64 clk)
-{
-	/* @deadline is at most KTIME_MAX: the window ends by KTIME_MAX. */
-	return hwt_window_tick(first, max(first, clk),
-			       hwt_now_tick(w, deadline + min(slack, (u64)KTIME_MAX - deadline)));
-}
-
-/* The above, with the common case of no slack inline. */
-static __always_inline u64 hwt_slack_tick(const struct hwtimer_wheel *w, u64 deadline,
-					  u64 first, u64 slack, u64 clk)
-{
-	if (!slack)
-		return first;
-	return __hwt_slack_tick(w, deadline, first, slack, clk);
-}
-
-/* ---- levels and slots --------------------------------------------------- */
-
-static __always_inline unsigned int hwt_lvl_shift(const struct hwtimer_wheel *w,
-						  unsigned int lvl)
-{
-	return lvl ? w->lvl0_bits + (lvl - 1) * HWT_LVL_BITS : 0;
-}
-
-static __always_inline unsigned int hwt_lvl_offset(const struct hwtimer_wheel *w,
-						   unsigned int lvl)
-{
-	return lvl ? w->slots + (lvl - 1) * HWT_LVL_SIZE : 0;
-}
+/* ---- slots (the wheel itself: hwtimer_wheel.h) -------------------------- */
 
 /*
- * The level for a timer expiring at tick @expires when the clock is @clk.
- * Level 0 holds distances below S, level l >= 1 those below S * 64^l, and
- * the top level the rest: a distance of f significant bits (at least
- * log2(S) + 1 here) needs the level ceil((f - log2(S)) / 6).
- */
-VISIBLE_IF_KUNIT unsigned int hwt_calc_level(const struct hwtimer_wheel *w,
-					     u64 expires, u64 clk)
-{
-	u64 delta = expires > clk ? expires - clk : 0;
-	unsigned int lvl;
-
-	if (delta < w->slots)
-		return 0;
-	lvl = (fls64(delta) - w->lvl0_bits + HWT_LVL_BITS - 1) / HWT_LVL_BITS;
-	return min(lvl, w->levels - 1);
-}
-EXPORT_SYMBOL_IF_KUNIT(hwt_calc_level);
-
-/*
- * The slot of a timer expiring at tick @expires (at least @clk) when the
- * base clock is @clk, and in *@event the tick at which that slot has work:
- * @expires itself on level 0, the boundary at which a coarser slot
- * cascades.
- */
-static __always_inline unsigned int hwt_slot(const struct hwtimer_wheel *w, u64 expires,
-					     u64 clk, u64 *event)
-{
-	unsigned int lvl = hwt_calc_level(w, expires, clk), shift;
-
-	if (!lvl) {
-		*event = expires;
-		return expires & (w->slots - 1);
-	}
-	shift = hwt_lvl_shift(w, lvl);
-	*event = expires & ~((1ULL << shift) - 1);
-	return hwt_lvl_offset(w, lvl) + ((expires >> shift) & HWT_LVL_MASK);
-}
-
-/*
- * Put @t, expiring at tick @expires (at least @clk), in slot @idx on
- * @base, whose work is at tick @event (hwt_slot()). Lowers @next_event if
- * this is earlier work. Counting is the callers' business.
+ * Put @t, expiring at tick @expires (after @clk), in slot @idx on @base,
+ * which begins at tick @event (hwt_slot()). Lowers @next_event if this is
+ * earlier work. Counting is the callers' business.
  */
 static __always_inline void hwt_place_at(struct hwt_base *base, struct hwtimer *t,
 					 u64 expires, unsigned int idx, u64 event)
@@ -304,15 +200,18 @@ static __always_inline void hwt_place_at(struct hwt_base *base, struct hwtimer *
 		base->next_event = event;
 }
 
-/* hwt_place_at() for tick @expires, or @clk if that is later. */
+/*
+ * hwt_place_at() for tick @expires, or the next tick to process, @clk + 1,
+ * if @expires has been processed already.
+ */
 static __always_inline void hwt_place(struct hwt_base *base, struct hwtimer *t, u64 expires)
 {
 	unsigned int idx;
 	u64 event;
 
-	if (expires < base->clk)
-		expires = base->clk;
-	idx = hwt_slot(base->wheel, expires, base->clk, &event);
+	if (expires <= base->clk)
+		expires = base->clk + 1;
+	idx = hwt_slot(&base->wheel->geom, expires, base->clk, &event);
 	hwt_place_at(base, t, expires, idx, event);
 }
 
@@ -398,123 +297,71 @@ static struct hwtimer *hwt_first_pending(struct hwt_base *base)
 
 	if (!hlist_empty(&base->due))
 		return hlist_entry(base->due.first, struct hwtimer, entry);
-	idx = find_first_bit(base->pending_map, w->nslots);
-	if (idx >= w->nslots)
+	idx = find_first_bit(base->pending_map, w->geom.nslots);
+	if (idx >= w->geom.nslots)
 		return NULL;
 	return hlist_entry(base->vectors[idx].first, struct hwtimer, entry);
 }
 
 /*
- * The first tick at or after @clk with work: an occupied level-0 slot or a
- * boundary at which an occupied coarse slot cascades. U64_MAX if none.
+ * Begin tick @ev, the base's next event (hwt_next_event()), with @due
+ * empty: the wheel's clock moves to it, the level-0 slot that begins at it
+ * goes to @due whole (its timers are all of tick @ev), and the slots above
+ * level 0 that begin at it are left to hwt_cascade().
  */
-static u64 hwt_next_event(struct hwt_base *base)
+static void hwt_begin_event(struct hwt_base *base, u64 ev)
 {
-	const struct hwtimer_wheel *w = base->wheel;
-	unsigned long *map = base->pending_map;
-	u64 clk = base->clk, best = U64_MAX;
-	unsigned int lvl, start, bit, off, n;
+	const struct hwt_geom *g = &base->wheel->geom;
+	unsigned int lvl = 0;
+	int idx;
 
 	lockdep_assert_held(&base->lock);
 
-	start = clk & (w->slots - 1);
-	bit = find_next_bit(map, w->slots, start);
-	if (bit >= w->slots) {
-		bit = find_next_bit(map, start, 0);
-		if (bit >= start)
-			bit = w->slots;
-	}
-	if (bit < w->slots)
-		best = clk + ((bit - start) & (w->slots - 1));
-
-	for (lvl = 1; lvl < w->levels; lvl++) {
-		unsigned int shift = hwt_lvl_shift(w, lvl);
-		u64 gran = 1ULL << shift, first, t;
-
-		/* The first boundary of this level at or after @clk. */
-		if (clk > U64_MAX - (gran - 1))
-			break;
-		first = (clk + gran - 1) & ~(gran - 1);
-		/* Coarser levels cannot have work before their first boundary. */
-		if (first >= best)
-			break;
-		off = hwt_lvl_offset(w, lvl);
-		start = (first >> shift) & HWT_LVL_MASK;
-		bit = find_next_bit(map, off + HWT_LVL_SIZE, off + start);
-		if (bit >= off + HWT_LVL_SIZE) {
-			bit = find_next_bit(map, off + start, off);
-			if (bit >= off + start)
-				continue;
-		}
-		n = (bit - off - start) & HWT_LVL_MASK;
-		if (n && gran > (U64_MAX - first) / n)
-			continue;
-		t = first + n * gran;
-		if (t < best)
-			best = t;
-	}
-	return best;
-}
-
-/*
- * Re-queue the timers of coarse slot @idx relative to the current clock,
- * at most *@quota of them. They all go to finer levels: a timer in the
- * slot that cascades at tick T expires within that slot's span after T,
- * which a finer level covers, and a timer started meanwhile never lands in
- * it (a distance that this level covers from T falls in another of its
- * slots). So the slot only empties, and a cascade can stop after any
- * timer and resume later. Return: true when the slot is empty.
- */
-static bool hwt_cascade(struct hwt_base *base, unsigned int idx, unsigned int *quota)
-{
-	struct hlist_head *head = &base->vectors[idx];
-	struct hwtimer *t;
-
-	while (!hlist_empty(head)) {
-		if (!*quota)
-			return false;
-		t = hlist_entry(head->first, struct hwtimer, entry);
-		hwt_unlink(base, t, false);
-		hwt_place(base, t, t->expires);
-		base->stats.cascaded++;
-		(*quota)--;
-	}
-	return true;
-}
-
-/*
- * Go on with tick @clk, which the expiry path has begun (@in_tick): do its
- * cascades, moving at most *@quota timers, then move its level-0 slot to
- * @due and end the tick. Return: true when the tick is done, false when
- * *@quota ran out first (then the next call goes on where this one
- * stopped).
- */
-static bool hwt_do_tick(struct hwt_base *base, unsigned int *quota)
-{
-	const struct hwtimer_wheel *w = base->wheel;
-	u64 tick = base->clk;
-	unsigned int lvl, idx;
-
-	lockdep_assert_held(&base->lock);
-
-	if (!(tick & (w->slots - 1))) {
-		for (lvl = 1; lvl < w->levels; lvl++) {
-			idx = (tick >> hwt_lvl_shift(w, lvl)) & HWT_LVL_MASK;
-			if (!hwt_cascade(base, hwt_lvl_offset(w, lvl) + idx, quota))
-				return false;
-			/* The next level cascades only when this one wrapped. */
-			if (idx)
-				break;
-		}
-	}
-	idx = tick & (w->slots - 1);
-	if (test_bit(idx, base->pending_map)) {
+	base->clk = ev;
+	base->stats.ticks++;
+	idx = hwt_event_slot(g, base->pending_map, ev, &lvl);
+	if (idx >= 0 && !lvl) {
 		hlist_move_list(&base->vectors[idx], &base->due);
 		__clear_bit(idx, base->pending_map);
+		lvl = 1;
+		idx = hwt_event_slot(g, base->pending_map, ev, &lvl);
 	}
-	base->stats.ticks++;
-	base->clk = tick + 1;
-	base->in_tick = false;
+	base->cascading = idx >= 0;
+}
+
+/*
+ * Re-queue the timers of the slots above level 0 that begin at @clk,
+ * moving at most *@quota of them: those of tick @clk onto @due, the others
+ * into slots of lower levels. No timer started meanwhile lands in these
+ * slots (hwtimer_wheel.h), so they only empty, and a cascade can stop
+ * after any timer and go on later. Return: true when they are empty.
+ */
+static bool hwt_cascade(struct hwt_base *base, unsigned int *quota)
+{
+	const struct hwt_geom *g = &base->wheel->geom;
+	unsigned int lvl = 1;
+	struct hlist_head *head;
+	struct hwtimer *t;
+	int idx;
+
+	lockdep_assert_held(&base->lock);
+
+	while ((idx = hwt_event_slot(g, base->pending_map, base->clk, &lvl)) >= 0) {
+		head = &base->vectors[idx];
+		while (!hlist_empty(head)) {
+			if (!*quota)
+				return false;
+			t = hlist_entry(head->first, struct hwtimer, entry);
+			hwt_unlink(base, t, false);
+			if (t->expires <= base->clk)
+				hlist_add_head(&t->entry, &base->due);
+			else
+				hwt_place(base, t, t->expires);
+			base->stats.cascaded++;
+			(*quota)--;
+		}
+	}
+	base->cascading = false;
 	return true;
 }
 
@@ -560,17 +407,17 @@ static __always_inline void hwt_program(struct hwt_base *base)
 }
 
 /*
- * Move an idle base's clock up to @tick, the tick that contains now, so
- * that a new timer's distance is measured from the present. Only
- * event-free ticks are skipped, never an open tick (whose @next_event is
- * at or before it). An earlier @tick only moves it less far.
+ * Move an idle base's clock up to @tick, the tick that contains now (or an
+ * earlier one), so that a new timer's distance is measured from the
+ * present: hwt_forward() of hwtimer_wheel.h, not while a cascade of the
+ * tick it is at is under way.
  */
-static void hwt_forward(struct hwt_base *base, u64 tick)
+static void hwt_base_forward(struct hwt_base *base, u64 tick)
 {
 	lockdep_assert_held(&base->lock);
 
-	if (base->clk <= tick && base->next_event > tick && !base->in_tick)
-		base->clk = tick + 1;
+	if (!base->cascading)
+		hwt_forward(&base->clk, tick, base->next_event);
 }
 
 /* ---- the expiry lock (PREEMPT_RT) ---------------------------------------- */
@@ -756,7 +603,7 @@ static bool hwt_run(struct hwt_base *base)
 	unsigned int check = HWT_EXPIRE_CHECK + 1, tick_budget = HWT_TICK_BATCH;
 	unsigned int quota, hold, held = 0;
 	bool more = false;
-	u64 now, now_tick, ev, fired0, tick_ns = w->tick_ns, start = local_clock();
+	u64 now, now_tick, ev, fired0, tick_ns = w->time.tick_ns, start = local_clock();
 
 	hwt_expiry_lock(base);
 	raw_spin_lock_irq(&base->lock);
@@ -773,7 +620,7 @@ static bool hwt_run(struct hwt_base *base)
 	/* Callbacks this pass has run: base->stats.fired - fired0. */
 	fired0 = base->stats.fired;
 	now = hwt_now(w);
-	now_tick = hwt_now_tick(w, now);
+	now_tick = hwt_now_tick(&w->time, now);
 
 	for (;;) {
 		if (!hlist_empty(&base->due)) {
@@ -796,20 +643,21 @@ static bool hwt_run(struct hwt_base *base)
 				break;
 			continue;
 		}
-		if (!base->in_tick) {
-			ev = hwt_next_event(base);
-			if (ev > now_tick) {
-				base->next_event = ev;
-				if (base->clk <= now_tick)
-					base->clk = now_tick + 1;
-				break;
-			}
-			base->clk = ev;
-			base->in_tick = true;
-		}
 		if (!tick_budget) {
 			more = true;
 			break;
+		}
+		if (!base->cascading) {
+			ev = hwt_next_event(&w->geom, base->pending_map, base->clk);
+			if (ev > now_tick) {
+				base->next_event = ev;
+				hwt_forward(&base->clk, now_tick, ev);
+				break;
+			}
+			hwt_begin_event(base, ev);
+			/* Each event costs one: the budget always runs out. */
+			tick_budget--;
+			continue;
 		}
 		if (held >= HWT_LOCKED_MAX) {
 			if (local_clock() - start > HWT_PASS_NS) {
@@ -826,12 +674,11 @@ static bool hwt_run(struct hwt_base *base)
 		/* Entries this hold of the lock may still move. */
 		hold = min(tick_budget, HWT_LOCKED_MAX - held);
 		quota = hold;
-		hwt_do_tick(base, &quota);
+		hwt_cascade(base, &quota);
 		held += hold - quota;
 		if (held > base->stats.max_hold)
 			base->stats.max_hold = held;
-		/* Each tick costs at least one, so the budget always runs out. */
-		tick_budget -= max(hold - quota, 1U);
+		tick_budget -= hold - quota;
 	}
 
 	base->processing = false;
@@ -1019,14 +866,15 @@ static __always_inline unsigned int hwt_choose(struct hwt_base *base, u64 now_ti
 					       u64 deadline, u64 first, u64 slack,
 					       u64 *tick, u64 *event, bool *slacked)
 {
+	const struct hwtimer_wheel *w = base->wheel;
 	u64 t;
 
 	if (!base->processing)
-		hwt_forward(base, now_tick);
-	t = hwt_slack_tick(base->wheel, deadline, first, slack, base->clk);
+		hwt_base_forward(base, now_tick);
+	t = hwt_slack_tick(&w->time, deadline, first, slack, base->clk + 1);
 	*slacked = t > first;
-	*tick = max(t, base->clk);
-	return hwt_slot(base->wheel, *tick, base->clk, event);
+	*tick = max(t, base->clk + 1);
+	return hwt_slot(&w->geom, *tick, base->clk, event);
 }
 
 /*
@@ -1048,8 +896,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
 	/* Pure arithmetic on the wheel's constants: outside the lock. */
-	first = hwt_expiry_tick(w, deadline);
-	now_tick = hwt_now_tick(w, now);
+	first = hwt_expiry_tick(&w->time, deadline);
+	now_tick = hwt_now_tick(&w->time, now);
 
 	base = hwt_lock_base(t, &flags);
 	if (unlikely(t->flags & HWT_SHUTDOWN)) {
@@ -1077,15 +925,14 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 				 &slacked);
 		if (was_pending) {
 			/*
-			 * A new tick in the slot it is in: update it there, as
-			 * __mod_timer() keeps a timer in its bucket. The slot
-			 * holds every tick it covers, a coarse one cascades
-			 * each timer by its own tick, and the slot's event
-			 * stays. Not for a timer on @due, the only place where
-			 * a tick before @clk can be: it must move, not fire
-			 * now.
+			 * A new tick its slot still serves (hwt_can_stay()):
+			 * update it there, as __mod_timer() keeps a timer in
+			 * its bucket; the slot's event stays. Not for a timer
+			 * on @due, whose tick has been processed: it must
+			 * move, not fire now.
 			 */
-			if (idx == t->slot && t->expires >= base->clk) {
+			if (t->expires > base->clk &&
+			    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
 				WRITE_ONCE(t->deadline, deadline);
 				t->expires = tick;
 				hwt_set_slacked(t, slacked);
@@ -1619,7 +1466,7 @@ EXPORT_SYMBOL_GPL(hwtimer_forward);
  */
 u64 hwtimer_wheel_tick_ns(const struct hwtimer_wheel *wheel)
 {
-	return wheel->tick_ns;
+	return wheel->time.tick_ns;
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
 
@@ -1702,7 +1549,7 @@ VISIBLE_IF_KUNIT int hwt_stats_show(struct seq_file *m, void *v)
 
 	hwtimer_wheel_stats(w, &s);
 	seq_printf(m, "tick_ns %llu\nslots %u\nlevels %u\nmax_pending %llu\n",
-		   w->tick_ns, w->slots, w->levels, w->max_pending);
+		   w->time.tick_ns, w->slots, w->geom.levels, w->max_pending);
 	seq_printf(m, "clock %s\nslack_ns %llu\n",
 		   hwt_clockid(w) == CLOCK_BOOTTIME ? "boottime" : "monotonic", w->slack_ns);
 	seq_printf(m, "started %llu\nfired %llu\ncancelled %llu\nrejected %llu\n",
@@ -1776,11 +1623,8 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	strscpy(w->name, cfg->name, sizeof(w->name));
 	lockdep_register_key(&w->lockdep_key);
 	lockdep_init_map(&w->lockdep_map, w->name, &w->lockdep_key, 0);
-	w->tick_ns = cfg->tick_ns;
 	w->slots = roundup_pow_of_two(cfg->slots);
-	w->lvl0_bits = ilog2(w->slots);
-	w->levels = 1 + DIV_ROUND_UP(64 - w->lvl0_bits, HWT_LVL_BITS);
-	w->nslots = w->slots + (w->levels - 1) * HWT_LVL_SIZE;
+	hwt_geom_init(&w->geom, w->slots);
 	w->max_pending = cfg->max_pending;
 	w->slack_ns = cfg->slack_ns;
 	w->flags = cfg->flags;
@@ -1788,8 +1632,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	if (manual)
 		hwt_manual_get();
 	w->owner = owner;
-	w->epoch_ns = manual ? 0 : hwt_now(w);
-	w->max_tick = div64_u64((u64)KTIME_MAX - w->epoch_ns, w->tick_ns);
+	hwt_time_init(&w->time, manual ? 0 : hwt_now(w), cfg->tick_ns);
 	INIT_LIST_HEAD(&w->node);
 
 	ret = -ENOMEM;
@@ -1818,8 +1661,8 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		INIT_WORK(&base->work, hwt_work_fn);
 		tasklet_setup(&base->cont, hwt_cont_fn);
 		init_waitqueue_head(&base->wq);
-		base->vectors = kvcalloc(w->nslots, sizeof(*base->vectors), GFP_KERNEL);
-		base->pending_map = bitmap_zalloc_node(w->nslots, GFP_KERNEL,
+		base->vectors = kvcalloc(w->geom.nslots, sizeof(*base->vectors), GFP_KERNEL);
+		base->pending_map = bitmap_zalloc_node(w->geom.nslots, GFP_KERNEL,
 						       cpu_to_node(cpu));
 		if (!base->vectors || !base->pending_map)
 			goto out_free;
@@ -1899,7 +1742,7 @@ static unsigned long hwt_drain(struct hwt_base *base,
 		raw_spin_lock_irq(&base->lock);
 	}
 	base->next_event = U64_MAX;
-	base->in_tick = false;
+	base->cascading = false;
 	raw_spin_unlock_irq(&base->lock);
 	return n;
 }
@@ -2012,7 +1855,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 	raw_spin_lock(&new->lock);
 	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
 	if (!new->processing)
-		hwt_forward(new, hwt_now_tick(w, hwt_now(w)));
+		hwt_base_forward(new, hwt_now_tick(&w->time, hwt_now(w)));
 	for (n = 0; n < HWT_LOCKED_MAX; n++) {
 		t = hwt_first_pending(old);
 		if (!t)
@@ -2027,7 +1870,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 	if (done) {
 		old->next_event = U64_MAX;
 		old->armed = U64_MAX;
-		old->in_tick = false;
+		old->cascading = false;
 	}
 	hwt_program(new);
 	raw_spin_unlock(&old->lock);

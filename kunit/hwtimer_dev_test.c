@@ -217,7 +217,7 @@ static void dev_modify_in_place(struct kunit *test)
 	/* Tick 100 from clock 0: level 1, bucket 1 (ticks 64 to 127). */
 	id = kd_arm(test, hf, KD_EPOCH, kd_tick_time(100), 0, 0, 1);
 	b = kd_list_of(hf, id);
-	KUNIT_EXPECT_EQ(test, HWTD_LVL_SIZE + 1, b);
+	KUNIT_EXPECT_EQ(test, HWT_LVL_SIZE + 1, b);
 	KUNIT_EXPECT_EQ(test, HWTIMER_STATUS_PENDING,
 			kd_modify(test, hf, KD_EPOCH, id, kd_tick_time(200)));
 	KUNIT_EXPECT_EQ_MSG(test, b, kd_list_of(hf, id),
@@ -239,7 +239,7 @@ static void dev_modify_in_place(struct kunit *test)
 
 	/* Tick 300 from clock 200: level 1, bucket 4; tick 250: level 0, 58. */
 	id2 = kd_arm(test, hf, kd_tick_time(200), kd_tick_time(300), 0, 0, 2);
-	KUNIT_EXPECT_EQ(test, HWTD_LVL_SIZE + 4, kd_list_of(hf, id2));
+	KUNIT_EXPECT_EQ(test, HWT_LVL_SIZE + 4, kd_list_of(hf, id2));
 	KUNIT_EXPECT_EQ(test, HWTIMER_STATUS_PENDING,
 			kd_modify(test, hf, kd_tick_time(200), id2, kd_tick_time(250)));
 	KUNIT_EXPECT_EQ(test, 58, kd_list_of(hf, id2));

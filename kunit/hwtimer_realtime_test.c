@@ -225,9 +225,9 @@ static void rt_boottime_wheel(struct kunit *test)
 		/* The first timer's base waits for a tick of the boottime epoch. */
 		base = kt_base(w, b[0].t.flags & HWT_CPUMASK);
 		exp = ktime_to_ns(hrtimer_get_expires(&base->hrt));
-		KUNIT_EXPECT_LE_MSG(test, exp, w->epoch_ns + b[0].t.expires * MS,
+		KUNIT_EXPECT_LE_MSG(test, exp, w->time.epoch_ns + b[0].t.expires * MS,
 				    "hrtimer armed after the first timer's boottime tick");
-		KUNIT_EXPECT_EQ(test, (exp - w->epoch_ns) % MS, 0ULL);
+		KUNIT_EXPECT_EQ(test, (exp - w->time.epoch_ns) % MS, 0ULL);
 	}
 	for (i = 0; i < 250 && fired < n; i++) {
 		msleep(20);
@@ -288,14 +288,14 @@ static void rt_sparse_timer_programs_next_event(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 300 * MS), 0);
 	base = kt_base(w, kt->t.flags & HWT_CPUMASK);
 	exp = ktime_to_ns(hrtimer_get_expires(&base->hrt));
-	KUNIT_EXPECT_EQ_MSG(test, (exp - w->epoch_ns) % MS, 0ULL,
+	KUNIT_EXPECT_EQ_MSG(test, (exp - w->time.epoch_ns) % MS, 0ULL,
 			    "hrtimer not on a tick boundary of the epoch");
-	KUNIT_EXPECT_LE_MSG(test, exp, w->epoch_ns + kt->t.expires * MS,
+	KUNIT_EXPECT_LE_MSG(test, exp, w->time.epoch_ns + kt->t.expires * MS,
 			    "hrtimer armed after the timer's tick");
 	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 1, 5000));
 	hwtimer_wheel_stats(w, &s);
 	/* One wakeup per level boundary crossed, not one per tick (300). */
-	KUNIT_EXPECT_LE_MSG(test, s.wakeups, (u64)w->levels + 1,
+	KUNIT_EXPECT_LE_MSG(test, s.wakeups, (u64)w->geom.levels + 1,
 			    "%llu wakeups for one timer 300 ticks away", s.wakeups);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->early), 0);
 	msleep(50);

@@ -99,9 +99,10 @@ static void config_rounds_slots_up(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, hwtimer_wheel_slots(w), out[i],
 				    "slots=%u must round to %u", in[i], out[i]);
 		/* The top level must span the whole u64 tick range. */
-		KUNIT_EXPECT_GE_MSG(test, w->lvl0_bits + (w->levels - 1) * HWT_LVL_BITS, 64u,
-				    "slots=%u: %u levels do not cover 64 bits", in[i], w->levels);
-		KUNIT_EXPECT_LE(test, w->levels, (u32)HWT_MAX_LEVELS);
+		KUNIT_EXPECT_GE_MSG(test, w->geom.lvl0_bits + (w->geom.levels - 1) * HWT_LVL_BITS,
+				    64u, "slots=%u: %u levels do not cover 64 bits", in[i],
+				    w->geom.levels);
+		KUNIT_EXPECT_LE(test, w->geom.levels, (u32)HWT_MAX_LEVELS);
 		kt_destroy_all(test);
 	}
 }
@@ -194,34 +195,125 @@ static struct kunit_suite config_suite = {
 
 static void place_expiry_tick_rounds_up(struct kunit *test)
 {
-	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
+	struct hwt_time tm;
 
-	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, 1), 1ULL);
-	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, MS - 1), 1ULL);
-	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, MS), 1ULL);
-	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, MS + 1), 2ULL);
-	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(w, U64_MAX), div64_u64(U64_MAX, MS) + 1);
+	hwt_time_init(&tm, 0, MS);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(&tm, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(&tm, 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(&tm, MS - 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(&tm, MS), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(&tm, MS + 1), 2ULL);
+	KUNIT_EXPECT_EQ(test, hwt_expiry_tick(&tm, U64_MAX), div64_u64(U64_MAX, MS) + 1);
+	KUNIT_EXPECT_EQ(test, hwt_tick_start(&tm, tm.max_tick), (u64)KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, hwt_tick_start(&tm, 3), 3 * MS);
 }
 
-static void place_level_boundaries(struct kunit *test)
-{
-	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
-	u64 clk = 1000;
+/* The level-0 slot counts place_*() tries, as a wheel has them. */
+static const u32 kt_geom_slots[] = { 16, 64, 512, 65536 };
 
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk, clk), 0u);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk - 5, clk), 0u);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 63, clk), 0u);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 64, clk), 1u);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 64 * 64 - 1, clk), 1u);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, clk + 64 * 64, clk), 2u);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, U64_MAX, clk), w->levels - 1);
-	KUNIT_EXPECT_EQ(test, hwt_calc_level(w, U64_MAX, 0), w->levels - 1);
+/*
+ * A timer of tick @t on a wheel at @clk: its level holds the highest bit in
+ * which @t and @clk differ, its slot is of that level, and the slot begins
+ * after @clk, at or before @t: at @t itself on level 0 (I1, I2).
+ */
+static void kt_check_place(struct kunit *test, const struct hwt_geom *g, u64 t, u64 clk)
+{
+	unsigned int lvl = hwt_level(g, t, clk), bit = fls64(t ^ clk) - 1, idx;
+	u64 start;
+
+	KUNIT_EXPECT_GE_MSG(test, bit, hwt_lvl_shift(g, lvl), "t %llu clk %llu", t, clk);
+	KUNIT_EXPECT_LT_MSG(test, bit, hwt_lvl_shift(g, lvl) + hwt_lvl_width(g, lvl),
+			    "t %llu clk %llu", t, clk);
+	idx = hwt_slot(g, t, clk, &start);
+	KUNIT_EXPECT_LT(test, idx, g->nslots);
+	KUNIT_EXPECT_EQ_MSG(test, hwt_slot_level(g, idx), lvl, "t %llu clk %llu", t, clk);
+	KUNIT_EXPECT_GT_MSG(test, start, clk, "t %llu clk %llu: slot begins too early", t, clk);
+	KUNIT_EXPECT_LE_MSG(test, start, t, "t %llu clk %llu: slot begins after t", t, clk);
+	if (!lvl)
+		KUNIT_EXPECT_EQ(test, start, t);
+	KUNIT_EXPECT_GT(test, hwt_digit(g, t, lvl), hwt_digit(g, clk, lvl));
+}
+
+static void place_level_and_slot(struct kunit *test)
+{
+	struct hwt_geom g;
+	unsigned int i, k;
+	u64 clk, t;
+
+	for (i = 0; i < ARRAY_SIZE(kt_geom_slots); i++) {
+		hwt_geom_init(&g, kt_geom_slots[i]);
+		KUNIT_EXPECT_EQ(test, hwt_lvl_shift(&g, g.levels - 1) + HWT_LVL_BITS >= 64, true);
+		KUNIT_EXPECT_EQ(test, hwt_lvl_off(&g, 1) % 64, 0u);
+		kt_check_place(test, &g, 1, 0);
+		kt_check_place(test, &g, U64_MAX, 0);
+		kt_check_place(test, &g, U64_MAX, U64_MAX - 1);
+		for (k = 0; k < 2000; k++) {
+			clk = get_random_u64() >> (get_random_u32() % 64);
+			t = clk + 1 + (get_random_u64() >> (get_random_u32() % 64));
+			if (t <= clk)
+				t = U64_MAX;
+			kt_check_place(test, &g, t, clk);
+		}
+	}
+}
+
+/*
+ * hwt_next_event() is the earliest start of an occupied slot, and
+ * hwt_event_slot() finds exactly the occupied slots that begin at it.
+ */
+static void place_next_event_and_event_slots(struct kunit *test)
+{
+	enum { N = 32 };
+	unsigned int i, k, j, r, lvl, found, want, slot[N];
+	u64 clk, t, start[N], best, ev;
+	unsigned long *occ;
+	struct hwt_geom g;
+	int idx;
+
+	for (i = 0; i < ARRAY_SIZE(kt_geom_slots); i++) {
+		hwt_geom_init(&g, kt_geom_slots[i]);
+		occ = kunit_kcalloc(test, BITS_TO_LONGS(g.nslots), sizeof(long), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, occ);
+		KUNIT_EXPECT_EQ(test, hwt_next_event(&g, occ, 12345), U64_MAX);
+		for (r = 0; r < 200; r++) {
+			bitmap_zero(occ, g.nslots);
+			clk = get_random_u64() >> (get_random_u32() % 64);
+			best = U64_MAX;
+			for (k = 0; k < N; k++) {
+				t = clk + 1 + (get_random_u64() >> (get_random_u32() % 64));
+				if (t <= clk)
+					t = U64_MAX;
+				slot[k] = hwt_slot(&g, t, clk, &start[k]);
+				__set_bit(slot[k], occ);
+				best = min(best, start[k]);
+			}
+			ev = hwt_next_event(&g, occ, clk);
+			KUNIT_EXPECT_EQ_MSG(test, ev, best, "slots %u clk %llu", kt_geom_slots[i], clk);
+			/* The distinct slots that begin at @ev. */
+			for (want = 0, k = 0; k < N; k++) {
+				for (j = 0; j < k && slot[j] != slot[k]; j++)
+					;
+				want += j == k && start[k] == ev;
+			}
+			for (found = 0, lvl = 0; (idx = hwt_event_slot(&g, occ, ev, &lvl)) >= 0; lvl++) {
+				for (k = 0; k < N && slot[k] != idx; k++)
+					;
+				KUNIT_EXPECT_LT_MSG(test, k, N, "slot %d is not occupied", idx);
+				if (k < N)
+					KUNIT_EXPECT_EQ_MSG(test, start[k], ev, "slot %d does not begin at %llu",
+							    idx, ev);
+				found++;
+			}
+			KUNIT_EXPECT_EQ_MSG(test, found, want, "slots %u clk %llu event %llu",
+					    kt_geom_slots[i], clk, ev);
+		}
+	}
 }
 
 static struct kunit_case place_cases[] = {
 	KUNIT_CASE(place_expiry_tick_rounds_up),
-	KUNIT_CASE(place_level_boundaries),
+	KUNIT_CASE(place_level_and_slot),
+	KUNIT_CASE(place_next_event_and_event_slots),
 	{}
 };
 
@@ -246,7 +338,7 @@ static void kt_check_exact(struct kunit *test, struct hwtimer_wheel *w, u64 star
 	hwt_manual_advance(w, start);
 	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay), 0);
 	deadline = min_t(u64, start + delay, KTIME_MAX);
-	boundary = hwt_expiry_tick(w, deadline) * tick;
+	boundary = hwt_expiry_tick(&w->time, deadline) * tick;
 	KUNIT_ASSERT_GE(test, boundary, deadline);
 	hwt_manual_advance(w, boundary - 1);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 0,
@@ -744,7 +836,7 @@ static void wheel_far_future_costs_nothing_per_tick(struct kunit *test)
 	for (i = 0; i < n; i++)
 		fired += atomic_read(&kt[i].fires);
 	KUNIT_EXPECT_EQ(test, fired, n);
-	KUNIT_EXPECT_LE_MSG(test, s1.cascaded, (u64)(w->levels - 1) * n,
+	KUNIT_EXPECT_LE_MSG(test, s1.cascaded, (u64)(w->geom.levels - 1) * n,
 			    "each timer may cascade at most once per level");
 	kunit_info(test, "far future: %d timers, %llu ticks with work, %llu visits, %llu cascades\n",
 		   n, s1.ticks, s1.visited, s1.cascaded);
@@ -1207,7 +1299,7 @@ static void wheel_slack_random_bounds(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[i].t, dl, slack[i]), 0);
 		KUNIT_ASSERT_EQ(test, kt[i].t.deadline, dl);
 		ticks[i] = kt[i].t.expires;
-		if (ticks[i] > hwt_expiry_tick(w, dl))
+		if (ticks[i] > hwt_expiry_tick(&w->time, dl))
 			moved++;
 		last = max(last, ticks[i]);
 	}
@@ -1228,7 +1320,7 @@ static void wheel_slack_random_bounds(struct kunit *test)
 				    "timer %d (deadline %llu, slack %llu) queued on tick %llu: late",
 				    i, dl, slack[i], ticks[i]);
 		/* Tighter, as documented: the deadline's tick or one begun by D + S. */
-		if (ticks[i] != hwt_expiry_tick(w, dl))
+		if (ticks[i] != hwt_expiry_tick(&w->time, dl))
 			KUNIT_EXPECT_LE_MSG(test, ticks[i] * MS, dl + slack[i],
 					    "timer %d (deadline %llu, slack %llu): tick %llu begins after the window",
 					    i, dl, slack[i], ticks[i]);
@@ -1270,7 +1362,7 @@ static void wheel_slack_zero_is_exact(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, hwtimer_modify_abs(&kt[i].t, dl), 0);
 			break;
 		}
-		KUNIT_EXPECT_EQ_MSG(test, kt[i].t.expires, hwt_expiry_tick(w, dl),
+		KUNIT_EXPECT_EQ_MSG(test, kt[i].t.expires, hwt_expiry_tick(&w->time, dl),
 				    "slack 0: deadline %llu not on its own tick", dl);
 	}
 	/* The wheel's default slack applies to the plain calls only. */

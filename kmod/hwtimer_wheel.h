@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The timing wheel, written once: its time, its geometry, where a timer
+ * goes, which tick has work next, and how the wheel's clock moves. The
+ * per-CPU bases (hwtimer_core.c) and the device's per-file wheels
+ * (hwtimer_dev_wheel.c) both run it. They store their timers differently
+ * (a struct hwtimer embedded in its user's object, on hlists; a file's
+ * timeouts in lists linked by index), so each moves its own entries, with
+ * the functions below deciding where to.
+ *
+ * Ticks
+ * -----
+ * Tick T begins at epoch + T * tick_ns on the wheel's clock
+ * (struct hwt_time). A deadline D expires at tick hwt_expiry_tick(D), the
+ * first tick that begins at or after D: never before D, at most one tick
+ * after it. Every time is counted from the epoch, so nothing drifts
+ * however long a wheel runs. A timer with slack S may take any tick from
+ * that one to the last that begins by D + S; it takes the one with the
+ * most trailing zero bits (hwt_window_tick()), which timers whose windows
+ * overlap tend to share.
+ *
+ * Slots and levels
+ * ----------------
+ * Level 0 has 2^b slots of one tick each (b = lvl0_bits); each level
+ * above it has 64 slots, each 64 times as wide as a slot of the level
+ * below. With 2^b slots at level 0, level l >= 1 covers tick bits
+ * [b + 6 (l - 1), b + 6 l), and there are as many levels as it takes to
+ * cover all 64 bits:
+ *
+ *   level-0 slots   level-1 slot    level-2 slot    levels
+ *   16              16 ticks        1024 ticks      11
+ *   64              64 ticks        4096 ticks      11
+ *   512             512 ticks       32768 ticks     11
+ *   65536           65536 ticks     4194304 ticks   9
+ *
+ * The wheel's clock, clk, is the last tick processed: every timer queued
+ * has a tick t > clk. A timer goes to the level of the highest bit in
+ * which t and clk differ (hwt_level()), and there to the slot of t's digit
+ * at that level (hwt_slot()): the "hashed hierarchical" placement of
+ * Varghese and Lauck, as William Ahern's timeout.c does it. t and clk
+ * agree above that level and t's digit is the greater, so the slot's
+ * range of ticks begins after clk, at t with the bits below the level
+ * cleared (its start). As clk moves towards that start, t and clk keep
+ * agreeing above the level and differing in it, so the slot stays right
+ * for t. Two things follow, on which everything below rests:
+ *
+ *  (I1) every occupied slot of level l holds a digit greater than clk's
+ *       digit at l, and begins after clk;
+ *  (I2) a timer in a slot of level l >= 1 has t at or after the slot's
+ *       start; a timer in a slot of level 0 has t equal to it.
+ *
+ * Next event and advance
+ * ----------------------
+ * The next tick with work is the earliest start of an occupied slot
+ * (hwt_next_event()): by (I1), at level l it is found in clk's rotation of
+ * that level, from one bitmap word, and a level whose first boundary
+ * after clk is not before the best start found cannot improve on it. The
+ * wheel's clock then moves to that tick, ev: the slots beginning at ev
+ * (hwt_event_slot(), at most one per level) are emptied. A level-0 slot's
+ * timers are due at ev (I2); those of a higher level are re-queued
+ * relative to the new clock: due if t == ev, else in a slot of a lower
+ * level, since t and ev now agree at the level they were in. A cascade
+ * never fills the slot it empties (a timer placed now has a digit
+ * greater than clk's at its level, by (I1)), so it can stop after any
+ * timer and go on later. The ticks between two events have nothing to do
+ * and are never visited. An idle wheel's clock moves up to now
+ * (hwt_forward()) only past ticks before its next event, so timers armed
+ * next are placed relative to the present.
+ *
+ * What this gives
+ * ---------------
+ *  - Never early: a timer fires at the processing of its tick t, which
+ *    begins at or after its deadline, and t is never changed to an
+ *    earlier tick: a timer armed for a tick already processed goes on the
+ *    next one (clk + 1).
+ *  - At most one tick late, without slack: t is the first tick at or
+ *    after the deadline, and the wheel processes tick t once it has begun
+ *    (plus the latency of whatever runs the wheel).
+ *  - Bounded cascades: a timer moves to a lower level at each cascade,
+ *    so at most once per level in its life, unless a modify leaves it in
+ *    its slot for a later tick (hwt_can_stay()): then once more per slot
+ *    it waits in, not per modify.
+ *  - The far future costs nothing per tick: a tick visits only the slots
+ *    that begin at it, and a timer many revolutions away sits in a high
+ *    level's slot until its start comes.
+ */
+#ifndef _HWTIMER_WHEEL_H
+#define _HWTIMER_WHEEL_H
+
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
+
+/* Every level above 0 has 64 slots: one bitmap word. */
+#define HWT_LVL_BITS		6
+#define HWT_LVL_SIZE		BIT(HWT_LVL_BITS)
+#define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
+/* With 16 slots at level 0 (the fewest): 1 + ceil(60 / 6). */
+#define HWT_MAX_LEVELS		11
+
+/**
+ * struct hwt_time - the ticks of a wheel on its clock
+ * @epoch_ns: the time tick 0 begins, ns of the wheel's clock
+ * @tick_ns: the length of a tick, ns
+ * @max_tick: (KTIME_MAX - @epoch_ns) / @tick_ns: that tick and the later
+ *            ones begin at KTIME_MAX for hwt_tick_start()
+ */
+struct hwt_time {
+	u64	epoch_ns;
+	u64	tick_ns;
+	u64	max_tick;
+};
+
+static inline void hwt_time_init(struct hwt_time *tm, u64 epoch_ns, u64 tick_ns)
+{
+	tm->epoch_ns = epoch_ns;
+	tm->tick_ns = tick_ns;
+	tm->max_tick = epoch_ns > (u64)KTIME_MAX ? 0 :
+		       div64_u64((u64)KTIME_MAX - epoch_ns, tick_ns);
+}
+
+/* The tick that contains @now: every tick up to it has begun. */
+static __always_inline u64 hwt_now_tick(const struct hwt_time *tm, u64 now)
+{
+	if (now <= tm->epoch_ns)
+		return 0;
+	return div64_u64(now - tm->epoch_ns, tm->tick_ns);
+}
+
+/* The first tick that begins at or after @deadline. */
+static __always_inline u64 hwt_expiry_tick(const struct hwt_time *tm, u64 deadline)
+{
+	u64 d, q;
+
+	if (deadline <= tm->epoch_ns)
+		return 0;
+	d = deadline - tm->epoch_ns;
+	q = div64_u64(d, tm->tick_ns);
+	if (q * tm->tick_ns < d)
+		q++;
+	return q;
+}
+
+/* When tick @tick begins, clamped to KTIME_MAX. */
+static inline u64 hwt_tick_start(const struct hwt_time *tm, u64 tick)
+{
+	if (tick >= tm->max_tick)
+		return KTIME_MAX;
+	return tm->epoch_ns + tick * tm->tick_ns;
+}
+
+/*
+ * Among the ticks from @lo to @last, the one with the most trailing zero
+ * bits; @first (the first tick at or after the deadline, at most @lo) when
+ * the window is empty. That tick is unique, and the same for every window
+ * that contains it and no tick with more trailing zeros, so timers whose
+ * windows overlap tend to share it; and the starts of the wheel's slots,
+ * where cascades wake it, are such ticks too.
+ */
+static inline u64 hwt_window_tick(u64 first, u64 lo, u64 last)
+{
+	unsigned int h;
+
+	if (last < lo)
+		return first;
+	if (last == lo)
+		return lo;
+	/*
+	 * The highest bit in which @lo and @last differ is 0 in @lo and 1 in
+	 * @last: @last with the bits below it cleared is in the window, and
+	 * only @lo itself can have more trailing zeros.
+	 */
+	h = fls64(lo ^ last) - 1;
+	if (!lo || __ffs64(lo) > h)
+		return lo;
+	return last & ~((1ULL << h) - 1);
+}
+
+/*
+ * The tick of a timer whose deadline @deadline has @first as its first
+ * tick, that may fire up to @slack ns late, the wheel's next tick to
+ * process being @lo or later: @first without slack, else the tick of the
+ * window [max(@first, @lo), the last tick that begins by @deadline +
+ * @slack] that hwt_window_tick() picks. Never before @first, so never
+ * early.
+ */
+static __always_inline u64 hwt_slack_tick(const struct hwt_time *tm, u64 deadline,
+					  u64 first, u64 slack, u64 lo)
+{
+	if (!slack)
+		return first;
+	return hwt_window_tick(first, max(first, lo),
+			       hwt_now_tick(tm, deadline + min(slack, U64_MAX - deadline)));
+}
+
+/**
+ * struct hwt_geom - the shape of a wheel
+ * @lvl0_bits: log2 of level 0's slots
+ * @levels: levels, the top one reaching bit 63
+ * @lvl1_off: index of level 1's first slot: level 0's slots, at least 64,
+ *            so that each level above starts a bitmap word
+ * @nslots: slots over all levels
+ */
+struct hwt_geom {
+	u32	lvl0_bits;
+	u32	levels;
+	u32	lvl1_off;
+	u32	nslots;
+};
+
+/* The geometry of a wheel with @slots (a power of two) slots at level 0. */
+static inline void hwt_geom_init(struct hwt_geom *g, u32 slots)
+{
+	g->lvl0_bits = ilog2(slots);
+	g->levels = 1 + DIV_ROUND_UP(64 - g->lvl0_bits, HWT_LVL_BITS);
+	g->lvl1_off = max_t(u32, slots, HWT_LVL_SIZE);
+	g->nslots = g->lvl1_off + (g->levels - 1) * HWT_LVL_SIZE;
+}
+
+/* The lowest tick bit level @lvl covers. */
+static __always_inline unsigned int hwt_lvl_shift(const struct hwt_geom *g, unsigned int lvl)
+{
+	return lvl ? g->lvl0_bits + (lvl - 1) * HWT_LVL_BITS : 0;
+}
+
+/* The number of tick bits level @lvl covers. */
+static __always_inline unsigned int hwt_lvl_width(const struct hwt_geom *g, unsigned int lvl)
+{
+	return lvl ? HWT_LVL_BITS : g->lvl0_bits;
+}
+
+/* The index of level @lvl's first slot. */
+static __always_inline unsigned int hwt_lvl_off(const struct hwt_geom *g, unsigned int lvl)
+{
+	return lvl ? g->lvl1_off + (lvl - 1) * HWT_LVL_SIZE : 0;
+}
+
+/* @t with the bits of level @lvl and below cleared: its rotation of @lvl. */
+static __always_inline u64 hwt_rotation(const struct hwt_geom *g, u64 t, unsigned int lvl)
+{
+	unsigned int top = hwt_lvl_shift(g, lvl) + hwt_lvl_width(g, lvl);
+
+	return top >= 64 ? 0 : t >> top << top;
+}
+
+/* The digit of tick @t at level @lvl. */
+static __always_inline unsigned int hwt_digit(const struct hwt_geom *g, u64 t, unsigned int lvl)
+{
+	return (t >> hwt_lvl_shift(g, lvl)) & (BIT(hwt_lvl_width(g, lvl)) - 1);
+}
+
+/* The level of a timer of tick @t > @clk: where they first differ. */
+static __always_inline unsigned int hwt_level(const struct hwt_geom *g, u64 t, u64 clk)
+{
+	unsigned int bit = fls64(t ^ clk) - 1;
+
+	if (bit < g->lvl0_bits)
+		return 0;
+	return (bit - g->lvl0_bits) / HWT_LVL_BITS + 1;
+}
+
+/* The level of slot @idx. */
+static __always_inline unsigned int hwt_slot_level(const struct hwt_geom *g, unsigned int idx)
+{
+	if (idx < g->lvl1_off)
+		return 0;
+	return (idx - g->lvl1_off) / HWT_LVL_SIZE + 1;
+}
+
+/**
+ * hwt_slot() - where a timer goes
+ * @g: the wheel's geometry
+ * @t: the timer's tick, after @clk
+ * @clk: the wheel's clock
+ * @start: set to the tick the slot begins at: its next event
+ *
+ * Return: the slot's index.
+ */
+static __always_inline unsigned int hwt_slot(const struct hwt_geom *g, u64 t, u64 clk,
+					     u64 *start)
+{
+	unsigned int lvl = hwt_level(g, t, clk), shift = hwt_lvl_shift(g, lvl);
+
+	*start = t >> shift << shift;
+	return hwt_lvl_off(g, lvl) + hwt_digit(g, t, lvl);
+}
+
+/*
+ * Whether a pending timer in slot @idx, of tick @t, may stay there when a
+ * modify gives it tick @new: the slot is the one @new would go to, or the
+ * slot is above level 0 and @new is not earlier than @t, so the slot still
+ * begins at or before @new (I2) and its cascade re-places the timer by
+ * @new. A timer modified again and again to later ticks (an idle timeout
+ * pushed out on each use) then moves once per slot it waits in.
+ */
+static __always_inline bool hwt_can_stay(const struct hwt_geom *g, unsigned int idx, u64 t,
+					 u64 new, unsigned int new_idx)
+{
+	return idx == new_idx || (new >= t && idx >= g->lvl1_off);
+}
+
+/* The 64 occupancy bits of level @lvl >= 1. */
+static __always_inline u64 hwt_occ_word(const struct hwt_geom *g, const unsigned long *occ,
+					unsigned int lvl)
+{
+	unsigned int off = hwt_lvl_off(g, lvl);
+
+#if BITS_PER_LONG == 64
+	return occ[off / BITS_PER_LONG];
+#else
+	return (u64)occ[off / BITS_PER_LONG + 1] << 32 | occ[off / BITS_PER_LONG];
+#endif
+}
+
+/**
+ * hwt_next_event() - the next tick with work
+ * @g: the wheel's geometry
+ * @occ: its occupancy bitmap, a bit per slot
+ * @clk: its clock
+ *
+ * The earliest start of an occupied slot, whose digit is above @clk's at
+ * its level (I1): a slot being emptied at @clk's own tick is not looked at.
+ *
+ * Return: that tick, after @clk; U64_MAX when no slot is occupied.
+ */
+static inline u64 hwt_next_event(const struct hwt_geom *g, const unsigned long *occ, u64 clk)
+{
+	unsigned int lvl, shift, d, bit, size = BIT(g->lvl0_bits);
+	u64 best = U64_MAX, first, m;
+
+	d = clk & (size - 1);
+	bit = d + 1 < size ? find_next_bit(occ, size, d + 1) : size;
+	if (bit < size)
+		best = hwt_rotation(g, clk, 0) | bit;
+
+	for (lvl = 1; lvl < g->levels; lvl++) {
+		shift = hwt_lvl_shift(g, lvl);
+		/* This level's first boundary after @clk, as for every coarser one. */
+		first = hwt_rotation(g, clk, lvl - 1) + BIT_ULL(shift);
+		if (first >= best || first <= clk)
+			break;
+		d = hwt_digit(g, clk, lvl);
+		m = d == HWT_LVL_MASK ? 0 : hwt_occ_word(g, occ, lvl) & (~0ULL << (d + 1));
+		if (m)
+			best = min(best, hwt_rotation(g, clk, lvl) | (u64)__ffs64(m) << shift);
+	}
+	return best;
+}
+
+/**
+ * hwt_event_slot() - the next occupied slot that begins at a tick
+ * @g: the wheel's geometry
+ * @occ: its occupancy bitmap
+ * @clk: the wheel's clock, set to the tick: the next event it moved to
+ * @lvl: the level to look from; set to the level of the slot found
+ *
+ * The slots that begin at @clk, at most one per level: a level's slot of
+ * @clk's digit, at the levels whose boundary @clk is (every level up to
+ * the first it is not). Levels from *@lvl up.
+ *
+ * Return: the slot's index, or -1 when none is left.
+ */
+static __always_inline int hwt_event_slot(const struct hwt_geom *g, const unsigned long *occ,
+					  u64 clk, unsigned int *lvl)
+{
+	unsigned int idx;
+
+	for (; *lvl < g->levels; (*lvl)++) {
+		if (clk & (BIT_ULL(hwt_lvl_shift(g, *lvl)) - 1))
+			break;
+		idx = hwt_lvl_off(g, *lvl) + hwt_digit(g, clk, *lvl);
+		if (test_bit(idx, occ))
+			return idx;
+	}
+	return -1;
+}
+
+/*
+ * Move an idle wheel's clock up to @now_tick, when no work comes before it:
+ * @bound is a tick at or before the wheel's next event. Only ticks with
+ * nothing to do are skipped, so timers armed next are placed relative to
+ * the present, at the lowest level their distance allows.
+ */
+static __always_inline void hwt_forward(u64 *clk, u64 now_tick, u64 bound)
+{
+	if (*clk < now_tick && bound > now_tick)
+		*clk = now_tick;
+}
+
+#endif /* _HWTIMER_WHEEL_H */

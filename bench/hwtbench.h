@@ -153,7 +153,7 @@ static __always_inline void hwtb_start(int fac, void *obj, u64 ns, unsigned long
 {
 	switch (fac) {
 	case HWTB_HWT:
-		hwtimer_start(&((struct hwtb_hwt *)obj)->t, ns);
+		hwtimer_start(&((struct hwtb_hwt *)obj)->t, ns, HWTIMER_MODE_REL);
 		break;
 	case HWTB_TL:
 		((struct hwtb_tl *)obj)->t.expires = jiffies + j;
@@ -174,7 +174,7 @@ static __always_inline void hwtb_start_abs(int fac, void *obj, u64 ns, unsigned 
 {
 	switch (fac) {
 	case HWTB_HWT:
-		hwtimer_start_abs(&((struct hwtb_hwt *)obj)->t, ns);
+		hwtimer_start(&((struct hwtb_hwt *)obj)->t, ns, HWTIMER_MODE_ABS);
 		break;
 	case HWTB_TL:
 		((struct hwtb_tl *)obj)->t.expires = j;
@@ -192,7 +192,7 @@ static __always_inline void hwtb_modify(int fac, void *obj, u64 ns, unsigned lon
 {
 	switch (fac) {
 	case HWTB_HWT:
-		hwtimer_modify(&((struct hwtb_hwt *)obj)->t, ns);
+		hwtimer_modify(&((struct hwtb_hwt *)obj)->t, ns, HWTIMER_MODE_REL);
 		break;
 	case HWTB_TL:
 		mod_timer(&((struct hwtb_tl *)obj)->t, jiffies + j);

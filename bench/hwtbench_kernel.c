@@ -1347,7 +1347,7 @@ static void hwtb_step_cycle_start(struct hwtb_worker *w)
 		u64 d = w->crew->arg[0] + hwtb_uniform(&w->rnd, 0, w->crew->arg[1]);
 
 		hwtimer_setup(&o[i].t, hwtb_cycle_wheel, hwtb_cb_hwt_count);
-		hwtimer_start(&o[i].t, d * tick);
+		hwtimer_start(&o[i].t, d * tick, HWTIMER_MODE_REL);
 		if (!(i & 1023))
 			cond_resched();
 	}

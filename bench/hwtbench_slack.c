@@ -203,8 +203,8 @@ int hwtb_bench_slack(void)
 		unsigned long j = jiffies;
 
 		h[1][i].slack = div_u64(d * hwtb_slack_pct, 100);
-		hwtimer_start_abs(&h[0][i].t, now + d);
-		hwtimer_start_range_abs(&h[1][i].t, now + d, h[1][i].slack);
+		hwtimer_start(&h[0][i].t, now + d, HWTIMER_MODE_ABS);
+		hwtimer_start_range(&h[1][i].t, now + d, h[1][i].slack, HWTIMER_MODE_ABS);
 		l[i].deadline = now + d;
 		/* The first jiffy that cannot begin before the deadline. */
 		l[i].t.expires = j + 1 + DIV_ROUND_UP_ULL(d, TICK_NSEC);

@@ -350,7 +350,7 @@ void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
 	hf->armed = tick;
 	if (hf->manual || hf->closing)
 		return;
-	ret = hwt_modify_abs_at(hf->timer, hwt_tick_start(&hf->time, tick), now);
+	ret = hwt_modify_at(hf->timer, hwt_tick_start(&hf->time, tick), now);
 	/* The device's wheels have no cap, and outlive every file. */
 	WARN_ON_ONCE(ret < 0);
 }

@@ -224,8 +224,7 @@ void hwt_core_exit(void);
 #define HWT_DEBUGFS_DEVICE	"device"
 
 /* The wheel, for the char device. */
-int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
-int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now);
+int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
 u64 hwt_pass_end(const struct hwtimer *timer);
 
 /*

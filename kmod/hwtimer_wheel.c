@@ -880,8 +880,7 @@ static __always_inline unsigned int hwt_choose(struct hwt_base *base, u64 now_ti
 /*
  * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
  * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
- * once by the caller. One copy behind all the start and modify calls: a
- * copy inlined into each measured no faster (see the commit that undid it).
+ * once by the caller. The one copy behind every start and modify.
  */
 static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned int opts)
 {
@@ -993,211 +992,113 @@ out_unlock:
 	return ret;
 }
 
-/* @now + @delay_ns on @w's clock, clamped to KTIME_MAX. */
-static __always_inline int hwt_arm_rel(struct hwtimer *t, u64 delay_ns, u64 slack_ns,
-				       unsigned int opts)
+/*
+ * The deadline @time_ns in @mode gives, the wheel's clock being @now, as
+ * hwtimer_start_range() says: clamped to KTIME_MAX.
+ */
+static __always_inline u64 hwt_mode_deadline(u64 now, u64 time_ns, enum hwtimer_mode mode)
 {
-	u64 now = hwt_now(t->wheel);
-
-	return hwt_arm(t, now, hwt_deadline(now, delay_ns), slack_ns, opts);
+	if (mode & HWTIMER_MODE_REL)
+		return hwt_deadline(now, time_ns);
+	return min_t(u64, time_ns, KTIME_MAX);
 }
 
-static __always_inline int hwt_arm_abs(struct hwtimer *t, u64 deadline_ns, u64 slack_ns,
-				       unsigned int opts)
+/* The slack a call asked for: @slack_ns, or the wheel's default. */
+static __always_inline u64 hwt_call_slack(const struct hwtimer *t, u64 slack_ns)
 {
-	return hwt_arm(t, hwt_now(t->wheel), min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
-		       opts);
+	return slack_ns == HWTIMER_SLACK_DEFAULT ? t->wheel->slack_ns : slack_ns;
 }
 
 /**
- * hwtimer_start - arm a timer to fire after a delay
+ * hwtimer_start_range - arm a timer, with slack
  * @timer: a timer set up with hwtimer_setup() and not pending
- * @delay_ns: delay in ns from now; a deadline (now + @delay_ns) past
- *            KTIME_MAX is clamped to it
+ * @time_ns: with %HWTIMER_MODE_REL, a delay in ns from now; with
+ *           %HWTIMER_MODE_ABS, a deadline in ns of the wheel's clock
+ *           (ktime_get_ns(), or ktime_get_boottime_ns() on a
+ *           %HWTIMER_WHEEL_BOOTTIME wheel: see hwtimer_wheel_clockid()).
+ *           A deadline past KTIME_MAX is clamped to it; a deadline already
+ *           past fires at the next tick (or at a later one within the
+ *           slack)
+ * @slack_ns: how much later than the deadline the callback may run: 0 for
+ *            none, %HWTIMER_SLACK_DEFAULT for the wheel's default
+ *            (&hwtimer_wheel_config.slack_ns)
+ * @mode: %HWTIMER_MODE_REL or %HWTIMER_MODE_ABS
  *
- * The callback runs once @delay_ns has passed: never earlier, and at most
- * the wheel's default slack (&hwtimer_wheel_config.slack_ns) plus one
- * wheel tick (plus scheduling latency) later; see hwtimer_start_range().
- * It runs on this CPU, unless @timer's callback is running on another CPU
- * right now: then it stays there.
+ * The callback runs once the deadline has passed: never earlier, and at
+ * most @slack_ns plus one wheel tick (plus scheduling latency) later. The
+ * wheel may run it on any tick from the first at or after the deadline to
+ * the last that begins by the deadline + @slack_ns, and uses that freedom
+ * to put timers whose windows overlap on the same tick (a power-of-two
+ * aligned one), so that its CPUs wake up less often, as hrtimer's range_ns
+ * and timer_list's coarse levels do. hwtimer_expires() reports the
+ * deadline, not the tick chosen. The timer runs on this CPU, unless its
+ * callback is running on another CPU right now: then it stays there.
+ * hwtimer_start() is this call with the wheel's default slack.
  *
  * Context: any context, including hard interrupts, on PREEMPT_RT too (the
  * base locks are raw spinlocks); the timer's callback may re-arm its own
  * timer.
  * Return: 0 on success; -EALREADY if @timer is pending (use
- * hwtimer_modify() to re-arm); -EBUSY if the wheel's pending cap is
+ * hwtimer_modify_range() to re-arm); -EBUSY if the wheel's pending cap is
  * reached; -ESHUTDOWN if the wheel is being destroyed; -EIDRM if @timer
  * was shut down with hwtimer_shutdown_sync(). On error nothing changes.
  */
-int hwtimer_start(struct hwtimer *timer, u64 delay_ns)
+int hwtimer_start_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
+			enum hwtimer_mode mode)
 {
-	hwt_debug_assert_init(timer);
-	return hwt_arm_rel(timer, delay_ns, timer->wheel->slack_ns, 0);
-}
-EXPORT_SYMBOL_GPL(hwtimer_start);
+	u64 now;
 
-/**
- * hwtimer_start_abs - arm a timer for an absolute deadline
- * @timer: a timer set up with hwtimer_setup() and not pending
- * @deadline_ns: deadline in ns of the wheel's clock (ktime_get_ns(), or
- *               ktime_get_boottime_ns() on a %HWTIMER_WHEEL_BOOTTIME wheel:
- *               see hwtimer_wheel_clockid()); a deadline in the past fires
- *               at the next tick, or at a later one that begins by the
- *               deadline plus the wheel's default slack
- *
- * As hwtimer_start(), with the wheel's default slack.
- *
- * Context: any context, including hard interrupts.
- * Return: as hwtimer_start().
- */
-int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns)
-{
 	hwt_debug_assert_init(timer);
-	return hwt_arm_abs(timer, deadline_ns, timer->wheel->slack_ns, 0);
-}
-EXPORT_SYMBOL_GPL(hwtimer_start_abs);
-
-/**
- * hwtimer_start_range - arm a timer to fire after a delay, with slack
- * @timer: a timer set up with hwtimer_setup() and not pending
- * @delay_ns: delay in ns from now; a deadline (now + @delay_ns) past
- *            KTIME_MAX is clamped to it
- * @slack_ns: how much later than the deadline (now + @delay_ns) the
- *            callback may run; 0 for none
- *
- * As hwtimer_start(), but the wheel may run the callback on any tick from
- * the first at or after the deadline to the last that begins by the
- * deadline + @slack_ns, and uses that freedom to put timers whose windows
- * overlap on the same tick (a power-of-two aligned one), so that its CPUs
- * wake up less often, as hrtimer's range_ns and timer_list's coarse
- * levels do. The callback never runs before the deadline, and at most
- * @slack_ns plus one tick (plus scheduling latency) after it.
- * hwtimer_expires() reports the deadline, not the tick chosen.
- *
- * Context: any context, including hard interrupts, on PREEMPT_RT too.
- * Return: as hwtimer_start().
- */
-int hwtimer_start_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns)
-{
-	hwt_debug_assert_init(timer);
-	return hwt_arm_rel(timer, delay_ns, slack_ns, 0);
+	now = hwt_now(timer->wheel);
+	return hwt_arm(timer, now, hwt_mode_deadline(now, time_ns, mode),
+		       hwt_call_slack(timer, slack_ns), 0);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_range);
 
 /**
- * hwtimer_start_range_abs - arm a timer for an absolute deadline, with slack
- * @timer: a timer set up with hwtimer_setup() and not pending
- * @deadline_ns: deadline in ns of the wheel's clock (see hwtimer_start_abs())
- * @slack_ns: how much later than @deadline_ns the callback may run
- *
- * As hwtimer_start_range(), for an absolute deadline.
- *
- * Context: any context, including hard interrupts.
- * Return: as hwtimer_start().
- */
-int hwtimer_start_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns)
-{
-	hwt_debug_assert_init(timer);
-	return hwt_arm_abs(timer, deadline_ns, slack_ns, 0);
-}
-EXPORT_SYMBOL_GPL(hwtimer_start_range_abs);
-
-/**
- * hwtimer_modify - re-arm a timer with a new delay, pending or not
+ * hwtimer_modify_range - re-arm a timer, pending or not, with slack
  * @timer: a timer set up with hwtimer_setup()
- * @delay_ns: new delay in ns from now
+ * @time_ns: the new delay or deadline, as for hwtimer_start_range()
+ * @slack_ns: as for hwtimer_start_range()
+ * @mode: %HWTIMER_MODE_REL or %HWTIMER_MODE_ABS
  *
  * Equivalent to a cancel and a start done atomically: the timer cannot
  * fire in between, and reads as pending throughout. It moves to this CPU's
  * base unless its callback is running right now; then it stays where it
- * is. The wheel's default slack applies, as for hwtimer_start().
+ * is. hwtimer_modify() is this call with the wheel's default slack.
  *
  * Context: any context, including hard interrupts.
  * Return: 1 if @timer was pending, 0 if it was not, or -EBUSY, -ESHUTDOWN,
- * -EIDRM as for hwtimer_start(); on error nothing changes.
+ * -EIDRM as for hwtimer_start_range(); on error nothing changes.
  */
-int hwtimer_modify(struct hwtimer *timer, u64 delay_ns)
+int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
+			 enum hwtimer_mode mode)
 {
-	hwt_debug_assert_init(timer);
-	return hwt_arm_rel(timer, delay_ns, timer->wheel->slack_ns, HWT_ARM_MODIFY);
-}
-EXPORT_SYMBOL_GPL(hwtimer_modify);
+	u64 now;
 
-/**
- * hwtimer_modify_abs - re-arm a timer for a new absolute deadline
- * @timer: a timer set up with hwtimer_setup()
- * @deadline_ns: new deadline in ns of the wheel's clock (see
- *               hwtimer_start_abs())
- *
- * Context: any context, including hard interrupts.
- * Return: as hwtimer_modify().
- */
-int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns)
-{
 	hwt_debug_assert_init(timer);
-	return hwt_arm_abs(timer, deadline_ns, timer->wheel->slack_ns, HWT_ARM_MODIFY);
-}
-EXPORT_SYMBOL_GPL(hwtimer_modify_abs);
-
-/**
- * hwtimer_modify_range - re-arm a timer with a new delay and slack
- * @timer: a timer set up with hwtimer_setup()
- * @delay_ns: new delay in ns from now
- * @slack_ns: how much later than the new deadline the callback may run
- *
- * hwtimer_modify() with the slack of hwtimer_start_range().
- *
- * Context: any context, including hard interrupts.
- * Return: as hwtimer_modify().
- */
-int hwtimer_modify_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns)
-{
-	hwt_debug_assert_init(timer);
-	return hwt_arm_rel(timer, delay_ns, slack_ns, HWT_ARM_MODIFY);
+	now = hwt_now(timer->wheel);
+	return hwt_arm(timer, now, hwt_mode_deadline(now, time_ns, mode),
+		       hwt_call_slack(timer, slack_ns), HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_range);
 
-/**
- * hwtimer_modify_range_abs - re-arm a timer for a new deadline and slack
- * @timer: a timer set up with hwtimer_setup()
- * @deadline_ns: new deadline in ns of the wheel's clock
- * @slack_ns: how much later than @deadline_ns the callback may run
- *
- * hwtimer_modify_abs() with the slack of hwtimer_start_range().
- *
- * Context: any context, including hard interrupts.
- * Return: as hwtimer_modify().
- */
-int hwtimer_modify_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns)
-{
-	hwt_debug_assert_init(timer);
-	return hwt_arm_abs(timer, deadline_ns, slack_ns, HWT_ARM_MODIFY);
-}
-EXPORT_SYMBOL_GPL(hwtimer_modify_range_abs);
-
 /*
- * hwtimer_modify_abs() for a caller that arms many timers in one call (the
- * char device's batches) and reads the clock once for all of them: @now is
- * the wheel's clock (ktime_get_ns(), or ktime_get_boottime_ns() on a
- * %HWTIMER_WHEEL_BOOTTIME wheel) read before this call (the wheel must not
- * be a manual test wheel). An earlier @now only moves an idle base's clock
- * less far forward, which costs nothing in precision: expiry ticks are
- * absolute. So a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's,
- * does for a boottime wheel too.
+ * hwtimer_modify_range(..., HWTIMER_SLACK_DEFAULT, HWTIMER_MODE_ABS) for a
+ * caller that arms many timers in one call (the char device's batches)
+ * and reads the clock once for all of them: @now is the wheel's clock
+ * (ktime_get_ns(), or ktime_get_boottime_ns() on a %HWTIMER_WHEEL_BOOTTIME
+ * wheel) read before this call (the wheel must not be a manual test
+ * wheel). An earlier @now only moves an idle base's clock less far
+ * forward, which costs nothing in precision: expiry ticks are absolute.
+ * So a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's, does for a
+ * boottime wheel too.
  */
-int hwt_modify_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
+int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 {
 	hwt_debug_assert_init(timer);
 	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX),
 		       timer->wheel->slack_ns, HWT_ARM_MODIFY);
-}
-
-/* hwt_modify_abs_at() with the slack of hwtimer_modify_range_abs(). */
-int hwt_modify_range_abs_at(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns, u64 now)
-{
-	hwt_debug_assert_init(timer);
-	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX), slack_ns,
-		       HWT_ARM_MODIFY);
 }
 
 /* Cancel @t if pending; the caller holds @base->lock. */
@@ -1420,7 +1321,7 @@ EXPORT_SYMBOL_GPL(hwtimer_expires);
  * does not arm the timer: a periodic callback does
  *
  *	hwtimer_forward(t, period);
- *	hwtimer_start_abs(t, hwtimer_expires(t));
+ *	hwtimer_start(t, hwtimer_expires(t), HWTIMER_MODE_ABS);
  *
  * A deadline past KTIME_MAX is clamped to it.
  *
@@ -1474,8 +1375,8 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
  * hwtimer_wheel_clockid - the clock a wheel's times are measured on
  * @wheel: the wheel
  *
- * Every deadline the wheel's functions take or report (hwtimer_start_abs(),
- * hwtimer_modify_abs(), hwtimer_expires(), hwtimer_forward(), the lateness
+ * Every deadline the wheel's functions take or report (%HWTIMER_MODE_ABS
+ * starts and modifies, hwtimer_expires(), hwtimer_forward(), the lateness
  * counters) is in nanoseconds of this clock, and its bases' hrtimers run
  * on it.
  *

@@ -82,7 +82,7 @@ static void ki_cpu_create(struct kunit *test, struct ki_ctx *c)
 
 static void ki_cpu_arm(struct kunit *test, struct ki_ctx *c, unsigned int i, u64 deadline)
 {
-	KUNIT_ASSERT_EQ_MSG(test, hwtimer_start_abs(&c->kt[i].t, deadline), 0,
+	KUNIT_ASSERT_EQ_MSG(test, hwtimer_start(&c->kt[i].t, deadline, HWTIMER_MODE_ABS), 0,
 			    "start of timer %u for %llu", i, deadline);
 }
 
@@ -118,7 +118,7 @@ static unsigned int ki_cpu_levels(struct ki_ctx *c)
 
 static bool ki_cpu_modify(struct kunit *test, struct ki_ctx *c, unsigned int i, u64 deadline)
 {
-	int ret = hwtimer_modify_abs(&c->kt[i].t, deadline);
+	int ret = hwtimer_modify(&c->kt[i].t, deadline, HWTIMER_MODE_ABS);
 
 	KUNIT_EXPECT_GE_MSG(test, ret, 0, "modify of timer %u for %llu", i, deadline);
 	return ret == 1;

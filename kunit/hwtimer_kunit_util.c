@@ -20,7 +20,7 @@ void kt_fn(struct hwtimer *t)
 	atomic_inc(&kt->fires);
 	if (kt->rearms > 0) {
 		kt->rearms--;
-		hwtimer_start(t, kt->rearm_delay);
+		hwtimer_start(t, kt->rearm_delay, HWTIMER_MODE_REL);
 	}
 }
 

@@ -126,7 +126,7 @@ static void rt_fires_after_delay_in_softirq(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 20; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, (i + 1) * MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, (i + 1) * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE_MSG(test, kt_wait_fires(kt, 20, 20, 5000), "only %d of 20 fired",
 			      kt_total_fires(kt, 20));
 	for (i = 0; i < 20; i++) {
@@ -150,7 +150,7 @@ static void rt_seed_125ms_on_200ms_tick(struct kunit *test)
 	int i;
 
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE_MSG(test, kt_wait_fires(kt, n, n, 60000), "only %d of %d fired",
 			      kt_total_fires(kt, n), n);
 	KUNIT_EXPECT_EQ(test, kt_total_early(kt, n), 0);
@@ -218,7 +218,7 @@ static void rt_boottime_wheel(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		hwtimer_setup(&b[i].t, w, kt_boot_fn);
 		dl[i] = ktime_get_boottime_ns() + 100 * MS + i * 3 * MS + i * 77 * US;
-		KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&b[i].t, dl[i]), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&b[i].t, dl[i], HWTIMER_MODE_ABS), 0);
 		KUNIT_EXPECT_EQ(test, hwtimer_expires(&b[i].t), dl[i]);
 		if (i)
 			continue;
@@ -262,7 +262,7 @@ static void rt_idle_wheel_never_wakes(struct kunit *test)
 	 * programmed for, expires there once, finds nothing, and is not
 	 * armed again.
 	 */
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 100 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 100 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_TRUE(test, kt_any_hrtimer_armed(w));
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt->t), 1);
 	msleep(300);
@@ -285,7 +285,7 @@ static void rt_sparse_timer_programs_next_event(struct kunit *test)
 	struct hwtimer_stats s;
 	u64 exp;
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 300 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 300 * MS, HWTIMER_MODE_REL), 0);
 	base = kt_base(w, kt->t.flags & HWT_CPUMASK);
 	exp = ktime_to_ns(hrtimer_get_expires(&base->hrt));
 	KUNIT_EXPECT_EQ_MSG(test, (exp - w->time.epoch_ns) % MS, 0ULL,
@@ -311,7 +311,7 @@ static void rt_periodic_self_rearm(struct kunit *test)
 	/* Re-arm beyond the 16-tick span each time. */
 	kt->rearms = 4;
 	kt->rearm_delay = 40 * MS;
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 40 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 40 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 5, 10000));
 	msleep(100);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 5, "re-armed 4 times: 5 runs");
@@ -367,7 +367,7 @@ static void rt_process_context_may_sleep(struct kunit *test)
 	struct kt_slow *s = kt_slow_alloc(test, w, 5, true);
 	int i;
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, 2 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, 2 * MS, HWTIMER_MODE_REL), 0);
 	for (i = 0; i < 500 && !atomic_read(&s->done); i++)
 		usleep_range(10000, 20000);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->done), 1);
@@ -379,7 +379,7 @@ static void rt_cancel_sync_waits_process(struct kunit *test)
 	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, HWTIMER_WHEEL_PROCESS);
 	struct kt_slow *s = kt_slow_alloc(test, w, 100, true);
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&s->t), HWTIMER_RUNNING);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&s->t), 0);
@@ -392,7 +392,7 @@ static void rt_cancel_sync_waits_softirq(struct kunit *test)
 	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, 0);
 	struct kt_slow *s = kt_slow_alloc(test, w, 30, false);
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
 	hwtimer_cancel_sync(&s->t);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 1,
@@ -432,7 +432,7 @@ static void rt_cancel_sync_two_waiters(struct kunit *test)
 	struct task_struct *task[2];
 	int i;
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
 	for (i = 0; i < 2; i++) {
 		wt[i].s = s;
@@ -451,7 +451,7 @@ static void rt_cancel_sync_two_waiters(struct kunit *test)
 				    "waiter %d returned while the callback was still running", i);
 	}
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS, HWTIMER_MODE_REL), 0);
 	for (i = 0; i < 2000 && atomic_read(&s->started) < 2; i++)
 		usleep_range(500, 1000);
 	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&s->started), 2, "the second run never began");
@@ -466,7 +466,7 @@ static void kt_forever_fn(struct hwtimer *t)
 	struct kt_timer *kt = from_hwtimer(kt, t, t);
 
 	atomic_inc(&kt->fires);
-	if (hwtimer_start(t, 2 * MS) == -EIDRM)
+	if (hwtimer_start(t, 2 * MS, HWTIMER_MODE_REL) == -EIDRM)
 		atomic_inc(&kt->early);	/* counts refused re-arms here */
 }
 
@@ -477,14 +477,14 @@ static void rt_shutdown_stops_self_rearm(struct kunit *test)
 	int fires;
 
 	hwtimer_setup(&kt->t, w, kt_forever_fn);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 2 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 2 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 1, 3, 5000));
 	hwtimer_shutdown_sync(&kt->t);
 	fires = atomic_read(&kt->fires);
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_SHUTDOWN);
 	msleep(50);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), fires, "fired after shutdown");
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS), -EIDRM);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS, HWTIMER_MODE_REL), -EIDRM);
 }
 
 static void rt_destroy_waits_running_callback(struct kunit *test)
@@ -500,8 +500,8 @@ static void rt_destroy_waits_running_callback(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
 	s = kt_slow_alloc(test, w, 100, true);
 	kt = kt_alloc(test, w, 1);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS), 0);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 100000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&s->t, MS, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 100000 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_started(s));
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, NULL, NULL), 1UL);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 1,
@@ -522,7 +522,7 @@ static void rt_debugfs_stats(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	m.buf = buf;
 	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, MS, HWTIMER_MODE_REL), 0);
 	KUNIT_ASSERT_TRUE(test, kt_wait_fires(kt, 3, 3, 5000));
 	/* The file exists where the docs say (debugfs has no kernel_read). */
 	snprintf(path, 128, "/sys/kernel/debug/hwtimer/%s/stats", w->name);
@@ -549,7 +549,7 @@ static long kt_start_fn(void *arg)
 {
 	struct kt_on_cpu *a = arg;
 
-	a->ret = hwtimer_modify(a->t, a->delay);
+	a->ret = hwtimer_modify(a->t, a->delay, HWTIMER_MODE_REL);
 	return 0;
 }
 
@@ -574,7 +574,7 @@ static long kt_many_fn(void *arg)
 	int i;
 
 	for (i = 0; i < a->n; i++)
-		if (hwtimer_start(&a->kt[i].t, a->delay + i * MS))
+		if (hwtimer_start(&a->kt[i].t, a->delay + i * MS, HWTIMER_MODE_REL))
 			a->bad++;
 	return 0;
 }
@@ -651,8 +651,8 @@ static enum hrtimer_restart kt_hard_fn(struct hrtimer *hrt)
 	struct kt_hard *h = container_of(hrt, struct kt_hard, hrt);
 
 	h->in_hardirq = in_hardirq();
-	h->start = hwtimer_start(h->t, 1000 * MS);
-	h->modify = hwtimer_modify(h->t, 2000 * MS);
+	h->start = hwtimer_start(h->t, 1000 * MS, HWTIMER_MODE_REL);
+	h->modify = hwtimer_modify(h->t, 2000 * MS, HWTIMER_MODE_REL);
 	h->state = hwtimer_state(h->t);
 	h->cancel = hwtimer_cancel(h->t);
 	complete(&h->done);
@@ -864,7 +864,7 @@ static void cc_fn(struct hwtimer *t)
 	struct cc_timer *ct = from_hwtimer(ct, t, t);
 
 	atomic_inc(&ct->fired);
-	if (atomic_read(&ct->rearm) && hwtimer_start(t, (1 + get_random_u32() % 5) * MS) == 0)
+	if (atomic_read(&ct->rearm) && hwtimer_start(t, (1 + get_random_u32() % 5) * MS, HWTIMER_MODE_REL) == 0)
 		atomic_inc(&ct->arms);
 }
 
@@ -877,11 +877,11 @@ static void cc_op(struct cc_timer *ct)
 	switch (r % 6) {
 	case 0:
 	case 1:
-		if (hwtimer_start(&ct->t, delay) == 0)
+		if (hwtimer_start(&ct->t, delay, HWTIMER_MODE_REL) == 0)
 			atomic_inc(&ct->arms);
 		break;
 	case 2:
-		ret = hwtimer_modify(&ct->t, delay);
+		ret = hwtimer_modify(&ct->t, delay, HWTIMER_MODE_REL);
 		if (ret >= 0)
 			atomic_inc(&ct->arms);
 		if (ret == 1)
@@ -1041,7 +1041,7 @@ static void cc_cancel_races_expiry(struct kunit *test)
 	deadline = ktime_get_ns() + 300 * MS;
 	for (i = 0; i < n; i++) {
 		hwtimer_setup(&r->timers[i].t, w, cc_fn);
-		KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&r->timers[i].t, deadline), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&r->timers[i].t, deadline, HWTIMER_MODE_ABS), 0);
 	}
 	task = kthread_create(cc_cancel_thread, r, "hwt_race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
@@ -1141,7 +1141,7 @@ static int cc_move_modifier(void *arg)
 	struct cc_move *m = arg;
 
 	while (!atomic_read(&m->stop)) {
-		hwtimer_modify(&m->t, 3600 * 1000 * MS);
+		hwtimer_modify(&m->t, 3600 * 1000 * MS, HWTIMER_MODE_REL);
 		m->modifies++;
 		if (!(m->modifies & 1023))
 			cond_resched();
@@ -1157,7 +1157,7 @@ static long cc_move_canceller(void *arg)
 	while (ktime_before(ktime_get(), end)) {
 		if (hwtimer_cancel(&m->t) != 1)
 			m->misses++;
-		hwtimer_modify(&m->t, 3600 * 1000 * MS);
+		hwtimer_modify(&m->t, 3600 * 1000 * MS, HWTIMER_MODE_REL);
 		m->cancels++;
 		if (!(m->cancels & 1023))
 			cond_resched();
@@ -1177,7 +1177,7 @@ static void cc_cancel_sees_moving_timer(struct kunit *test)
 	if (b >= nr_cpu_ids)
 		kunit_skip(test, "needs two online CPUs");
 	hwtimer_setup(&m->t, w, cc_move_fn);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&m->t, 3600 * 1000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&m->t, 3600 * 1000 * MS, HWTIMER_MODE_REL), 0);
 	mod = kthread_create(cc_move_modifier, m, "cc-move");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mod));
 	kthread_bind(mod, b);
@@ -1268,7 +1268,7 @@ static int cc_cap_b(void *arg)
 
 	while (!atomic_read(&c->stop)) {
 		n = atomic_inc_return(&c->b_begun);
-		ret = hwtimer_start(&c->b, 3600 * 1000 * MS);
+		ret = hwtimer_start(&c->b, 3600 * 1000 * MS, HWTIMER_MODE_REL);
 		if (!ret) {
 			c->b_wins++;
 			gen = atomic_read(&c->a_gen);
@@ -1308,7 +1308,7 @@ static long cc_cap_a(void *arg)
 			break;
 		}
 		holding = false;
-		ret = hwtimer_start(&c->a, 3600 * 1000 * MS);
+		ret = hwtimer_start(&c->a, 3600 * 1000 * MS, HWTIMER_MODE_REL);
 		if (!ret) {
 			holding = true;
 			c->a_ok++;
@@ -1368,13 +1368,13 @@ static void cc_cap_race_never_both_fail(struct kunit *test)
 	c->w = w;
 	for (i = 0; i < CC_CAP - 1; i++) {
 		hwtimer_setup(&c->fill[i], w, cc_cap_fn);
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&c->fill[i], 3600 * 1000 * MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&c->fill[i], 3600 * 1000 * MS, HWTIMER_MODE_REL), 0);
 	}
 	hwtimer_setup(&c->a, w, cc_cap_fn);
 	hwtimer_setup(&c->b, w, cc_cap_fn);
 	KUNIT_ASSERT_EQ_MSG(test, kt_modify_on(a, &c->a, 3600 * 1000 * MS), 0,
 			    "A's timer did not get the cap's last free place");
-	KUNIT_ASSERT_EQ_MSG(test, hwtimer_start(&c->b, MS), -EBUSY,
+	KUNIT_ASSERT_EQ_MSG(test, hwtimer_start(&c->b, MS, HWTIMER_MODE_REL), -EBUSY,
 			    "a start on a wheel at its cap of %d succeeded", CC_CAP);
 
 	tb = kthread_create(cc_cap_b, c, "hwt_cap_b");

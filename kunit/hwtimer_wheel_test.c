@@ -165,7 +165,7 @@ static void config_boottime_clock(struct kunit *test)
 	kt = kt_alloc(test, w, 1);
 	hwt_manual_advance(w, 7 * MS);
 	KUNIT_EXPECT_EQ(test, hwt_wheel_now(w), 7 * MS);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, 3 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, 3 * MS, HWTIMER_MODE_REL), 0);
 	hwt_manual_advance(w, 10 * MS - 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
 	hwt_manual_advance(w, 10 * MS);
@@ -336,7 +336,7 @@ static void kt_check_exact(struct kunit *test, struct hwtimer_wheel *w, u64 star
 	u64 deadline, boundary;
 
 	hwt_manual_advance(w, start);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay, HWTIMER_MODE_REL), 0);
 	deadline = min_t(u64, start + delay, KTIME_MAX);
 	boundary = hwt_expiry_tick(&w->time, deadline) * tick;
 	KUNIT_ASSERT_GE(test, boundary, deadline);
@@ -380,8 +380,8 @@ static void wheel_huge_delay_clamped(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 2);
 
 	hwt_manual_advance(w, 5 * MS);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, U64_MAX), 0);
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[1].t, U64_MAX), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, U64_MAX, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, U64_MAX, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ_MSG(test, kt[0].t.deadline, (u64)KTIME_MAX,
 			    "U64_MAX delay must clamp to KTIME_MAX, not wrap");
 	KUNIT_EXPECT_EQ(test, kt[1].t.deadline, (u64)KTIME_MAX);
@@ -413,14 +413,14 @@ static void wheel_lateness_stats_slack(struct kunit *test)
 
 	hwt_manual_advance(w, 10 * MS);
 	/* 0.7 ms after its deadline: not late. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[0].t, 12 * MS + 300000), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 12 * MS + 300000, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 13 * MS);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_ASSERT_EQ(test, s.fired, 1ULL);
 	KUNIT_EXPECT_EQ_MSG(test, s.late, 0ULL, "0.7 tick after the deadline counted late");
 	KUNIT_EXPECT_EQ(test, s.max_late_ns, 700000ULL);
 	/* Two ticks and 1 ns after it: late. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[1].t, 14 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 14 * MS, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 16 * MS + 1);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_ASSERT_EQ(test, s.fired, 2ULL);
@@ -431,7 +431,7 @@ static void wheel_lateness_stats_slack(struct kunit *test)
 	 * trailing zeros in 21..28): 1.5 ms after that tick is late, and its
 	 * lateness from the deadline is the largest yet.
 	 */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[2].t, 20 * MS + 1, 8 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 20 * MS + 1, 8 * MS, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 24 * MS - 1);
 	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&kt[2].fires), 0, "slack did not choose tick 24");
 	hwt_manual_advance(w, 25 * MS + 500000);
@@ -440,7 +440,7 @@ static void wheel_lateness_stats_slack(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, s.late, 2ULL, "1.5 ticks after its slack tick not counted late");
 	KUNIT_EXPECT_EQ(test, s.max_late_ns, 5 * MS + 499999);
 	/* Tick 32 for 30 ms + 1: 0.5 ms after the tick is not late, 2.5 after D. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[3].t, 30 * MS + 1, 8 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[3].t, 30 * MS + 1, 8 * MS, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 32 * MS - 1);
 	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&kt[3].fires), 0, "slack did not choose tick 32");
 	hwt_manual_advance(w, 32 * MS + 500000);
@@ -458,7 +458,7 @@ static void wheel_abs_in_past_fires_next_tick(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 1);
 
 	hwt_manual_advance(w, 50 * MS + 10);
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt->t, 3 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 3 * MS, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 51 * MS - 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
 	hwt_manual_advance(w, 51 * MS);
@@ -471,8 +471,8 @@ static void wheel_start_pending_is_ealready(struct kunit *test)
 	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
 	struct kt_timer *kt = kt_alloc(test, w, 1);
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 10 * MS), 0);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, 2 * MS), -EALREADY);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 10 * MS, HWTIMER_MODE_REL), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, 2 * MS, HWTIMER_MODE_REL), -EALREADY);
 	/* The original deadline still holds. */
 	hwt_manual_advance(w, 5 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
@@ -485,17 +485,17 @@ static void wheel_modify(struct kunit *test)
 	struct hwtimer_wheel *w = kt_manual_wheel(test, MS, 64, 0);
 	struct kt_timer *kt = kt_alloc(test, w, 1);
 
-	KUNIT_EXPECT_EQ_MSG(test, hwtimer_modify(&kt->t, 10 * MS), 0,
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_modify(&kt->t, 10 * MS, HWTIMER_MODE_REL), 0,
 			    "modify of an idle timer arms it and returns 0");
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, 3000 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, 3000 * MS, HWTIMER_MODE_REL), 1);
 	hwt_manual_advance(w, 2999 * MS);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt->fires), 0, "fired at the old deadline");
-	KUNIT_EXPECT_EQ(test, hwtimer_modify_abs(&kt->t, 3500 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, 3500 * MS, HWTIMER_MODE_ABS), 1);
 	hwt_manual_advance(w, 3499 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 0);
 	hwt_manual_advance(w, 3500 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS, HWTIMER_MODE_REL), 0);
 }
 
 /*
@@ -511,12 +511,12 @@ static void wheel_modify_same_slot(struct kunit *test)
 	u32 slot;
 
 	/* Tick 200: level 1, whose slots span 64 ticks (192..255). */
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 200 * MS), 0);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 200 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 200 * MS, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 200 * MS, HWTIMER_MODE_REL), 0);
 	slot = kt[0].t.slot;
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 250 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 250 * MS, HWTIMER_MODE_REL), 1);
 	KUNIT_EXPECT_EQ_MSG(test, kt[0].t.slot, slot, "a modify within the slot moved it");
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[1].t, 193 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[1].t, 193 * MS, HWTIMER_MODE_REL), 1);
 	KUNIT_EXPECT_EQ(test, kt[1].t.slot, slot);
 	KUNIT_EXPECT_EQ(test, hwtimer_expires(&kt[1].t), 193 * MS);
 	hwt_manual_advance(w, 193 * MS - 1);
@@ -528,9 +528,9 @@ static void wheel_modify_same_slot(struct kunit *test)
 	hwt_manual_advance(w, 250 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
 	/* And one to another slot moves. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 100 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 100 * MS, HWTIMER_MODE_REL), 0);
 	slot = kt[0].t.slot;
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 1000 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 1000 * MS, HWTIMER_MODE_REL), 1);
 	KUNIT_EXPECT_NE(test, kt[0].t.slot, slot);
 	hwt_manual_advance(w, 1249 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
@@ -559,7 +559,7 @@ static void wheel_modify_due_timer_moves(struct kunit *test)
 	preempt_disable();
 	cpu = smp_processor_id();
 	for (i = 0; i < n; i++)
-		hwtimer_start(&kt[i].t, 3 * MS);
+		hwtimer_start(&kt[i].t, 3 * MS, HWTIMER_MODE_REL);
 	preempt_enable();
 	WRITE_ONCE(w->manual_now, 3 * MS);
 	KUNIT_ASSERT_TRUE_MSG(test, hwt_manual_run_once(w, cpu), "the burst finished in one pass");
@@ -568,7 +568,7 @@ static void wheel_modify_due_timer_moves(struct kunit *test)
 			late = i;
 	KUNIT_ASSERT_GE(test, late, 0);
 	/* Tick 3 + 64: level 0 again, the same slot index as tick 3. */
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[late].t, 64 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[late].t, 64 * MS, HWTIMER_MODE_REL), 1);
 	while (hwt_manual_run_once(w, cpu))
 		;
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[late].fires), 0,
@@ -589,8 +589,8 @@ static void wheel_cancel(struct kunit *test)
 	struct hwtimer_stats s;
 
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 0);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 5 * MS), 0);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 5 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 5 * MS, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 5 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 1);
 	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt[0].t));
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[0].t), 0);
@@ -611,7 +611,7 @@ static void wheel_cancel_sync_idle_and_pending(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 1);
 
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&kt->t), 0);
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5000 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5000 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&kt->t), 1);
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_IDLE);
 }
@@ -629,10 +629,10 @@ static void wheel_on_stack_timer(struct kunit *test)
 	struct kt_timer kt = {};
 
 	hwtimer_setup_on_stack(&kt.t, w, kt_fn);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt.t, 2 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt.t, 2 * MS, HWTIMER_MODE_REL), 0);
 	hwt_manual_advance(w, 2 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt.fires), 1);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt.t, 2 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt.t, 2 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&kt.t), 1);
 	destroy_hwtimer_on_stack(&kt.t);
 }
@@ -643,16 +643,16 @@ static void wheel_shutdown_refuses_rearm(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 1);
 	struct hwtimer_stats s;
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_shutdown_sync(&kt->t), 1);
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_SHUTDOWN);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS), -EIDRM);
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS), -EIDRM);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS, HWTIMER_MODE_REL), -EIDRM);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt->t, MS, HWTIMER_MODE_REL), -EIDRM);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_EXPECT_EQ(test, s.rejected, 2ULL);
 	/* Setting it up again makes it usable. */
 	hwtimer_setup(&kt->t, w, kt_fn);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt->t, MS, HWTIMER_MODE_REL), 0);
 	hwt_manual_advance(w, 10 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt->fires), 1);
 }
@@ -664,7 +664,7 @@ static void wheel_state_queries(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_IDLE);
 	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&kt->t));
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, 5 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&kt->t), HWTIMER_PENDING);
 	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&kt->t));
 	hwt_manual_advance(w, 5 * MS);
@@ -686,7 +686,7 @@ static void wheel_state_running_in_callback(struct kunit *test)
 
 	hwtimer_setup(&kt->t, w, kt_state_fn);
 	kt_seen_state = HWTIMER_IDLE;
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, MS, HWTIMER_MODE_REL), 0);
 	hwt_manual_advance(w, MS);
 	KUNIT_EXPECT_EQ(test, kt_seen_state, HWTIMER_RUNNING);
 }
@@ -701,7 +701,7 @@ static void wheel_rearm_beyond_span(struct kunit *test)
 
 	kt->rearms = 9;
 	kt->rearm_delay = delay;
-	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt->t, delay, HWTIMER_MODE_REL), 0);
 	for (i = 1; i <= 10; i++) {
 		t += delay;
 		hwt_manual_advance(w, t - 1);
@@ -719,7 +719,7 @@ static void kt_count_unprocessed(struct hwtimer *t, void *arg)
 	unsigned long *n = arg;
 
 	/* Handed back detached: a start on the stopped wheel must fail. */
-	if (!hwtimer_pending(t) && hwtimer_start(t, MS) == -ESHUTDOWN)
+	if (!hwtimer_pending(t) && hwtimer_start(t, MS, HWTIMER_MODE_REL) == -ESHUTDOWN)
 		(*n)++;
 }
 
@@ -734,7 +734,7 @@ static void wheel_destroy_after_fired_returns_zero(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
 	kt = kt_alloc(test, w, 10);
 	for (i = 0; i < 10; i++)
-		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (i + 1) * MS), 0);
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (i + 1) * MS, HWTIMER_MODE_REL), 0);
 	hwt_manual_advance(w, 20 * MS);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, kt_count_unprocessed, &n), 0UL);
 	KUNIT_EXPECT_EQ(test, n, 0UL);
@@ -752,7 +752,7 @@ static void wheel_destroy_hands_back_pending(struct kunit *test)
 	kt = kt_alloc(test, w, 100);
 	/* Spread over level 0, the due list and coarse levels. */
 	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (u64)i * i * i * MS), 0);
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (u64)i * i * i * MS, HWTIMER_MODE_REL), 0);
 	/* Delays 0 and 1 ms fire at the first tick boundary; 98 stay pending. */
 	hwt_manual_advance(w, MS);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, kt_count_unprocessed, &n), 98UL);
@@ -771,16 +771,16 @@ static void wheel_max_pending(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, 10 * MS), 0);
-	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS), -EBUSY, "cap of 3 exceeded");
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, 10 * MS, HWTIMER_MODE_REL), 0);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS, HWTIMER_MODE_REL), -EBUSY, "cap of 3 exceeded");
 	KUNIT_EXPECT_FALSE_MSG(test, hwtimer_pending(&kt[3].t), "a rejected start changed state");
 	/* Re-arming a pending timer at the cap is not a new timer. */
-	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 20 * MS), 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 20 * MS, HWTIMER_MODE_REL), 1);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[1].t), 1);
-	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS), 0, "accepted after a cancel");
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS), -EBUSY);
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS, HWTIMER_MODE_REL), 0, "accepted after a cancel");
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS, HWTIMER_MODE_REL), -EBUSY);
 	hwt_manual_advance(w, 10 * MS);
-	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS, HWTIMER_MODE_REL), 0);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_EXPECT_EQ(test, s.rejected, 2ULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&w->npending), 2LL);
@@ -797,9 +797,9 @@ static void wheel_max_pending_huge(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(caps); i++) {
 		w = kt_manual_wheel(test, MS, 64, caps[i]);
 		kt = kt_alloc(test, w, 2);
-		KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[0].t, 10 * MS), 0,
+		KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[0].t, 10 * MS, HWTIMER_MODE_REL), 0,
 				    "a cap of %llu refused the first timer", caps[i]);
-		KUNIT_EXPECT_EQ_MSG(test, hwtimer_modify(&kt[1].t, 10 * MS), 0,
+		KUNIT_EXPECT_EQ_MSG(test, hwtimer_modify(&kt[1].t, 10 * MS, HWTIMER_MODE_REL), 0,
 				    "a cap of %llu refused a modify that arms", caps[i]);
 		hwt_manual_advance(w, 10 * MS);
 		KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
@@ -819,7 +819,7 @@ static void wheel_far_future_costs_nothing_per_tick(struct kunit *test)
 	int i, fired = 0;
 
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 100 * rev + (u64)(i % 512) * MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 100 * rev + (u64)(i % 512) * MS, HWTIMER_MODE_REL), 0);
 	hwtimer_wheel_stats(w, &s0);
 	/* Walk 50 revolutions tick by tick: nothing is due. */
 	for (t = MS; t <= 50 * rev; t += MS)
@@ -869,7 +869,7 @@ static void wheel_cascade_bounded(struct kunit *test)
 
 	/* Tick 3000: level-1 slot 46, which cascades at tick 2944. */
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 3000 * MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 3000 * MS, HWTIMER_MODE_REL), 0);
 	t0 = ktime_get_ns();
 	hwt_manual_advance(w, 2944 * MS);
 	dt = ktime_get_ns() - t0;
@@ -939,7 +939,7 @@ static void wheel_pass_time_bounded(struct kunit *test)
 	for (i = 0; i < KT_SLOW_N; i++) {
 		ks[i].fired = &fired;
 		hwtimer_setup(&ks[i].t, w, kt_slow_fn);
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&ks[i].t, 10 * MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&ks[i].t, 10 * MS, HWTIMER_MODE_REL), 0);
 	}
 	hwtimer_wheel_stats(w, &s0);
 	hwt_manual_advance(w, 10 * MS);
@@ -1000,7 +1000,7 @@ static void wheel_pass_end_shared(struct kunit *test)
 	migrate_disable();
 	for (i = 0; i < n; i++) {
 		hwtimer_setup(&kb[i].t, w, kt_batch_fn);
-		if (hwtimer_start(&kb[i].t, 10 * MS))
+		if (hwtimer_start(&kb[i].t, 10 * MS, HWTIMER_MODE_REL))
 			break;
 	}
 	before = local_clock();
@@ -1052,7 +1052,7 @@ static void wheel_random_cascades_exact(struct kunit *test)
 			now += get_random_u32() % (50 * MS);
 			hwt_manual_advance(w, now);
 		}
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay, HWTIMER_MODE_REL), 0);
 		ticks[i] = kt[i].t.expires;
 	}
 	for (i = 0; i < n; i++) {
@@ -1099,7 +1099,7 @@ static void wheel_burst_is_batched(struct kunit *test)
 	preempt_disable();
 	cpu = smp_processor_id();
 	for (i = 0; i < n; i++)
-		hwtimer_start(&kt[i].t, 3 * MS);
+		hwtimer_start(&kt[i].t, 3 * MS, HWTIMER_MODE_REL);
 	preempt_enable();
 	WRITE_ONCE(w->manual_now, 3 * MS);
 	KUNIT_EXPECT_TRUE_MSG(test, hwt_manual_run_once(w, cpu),
@@ -1123,13 +1123,13 @@ static void wheel_lateness_stats(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 2);
 	struct hwtimer_stats s;
 
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[0].t, 2 * MS + 1), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 2 * MS + 1, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 3 * MS);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_EXPECT_EQ(test, s.late, 0ULL);
 	KUNIT_EXPECT_EQ(test, s.max_late_ns, MS - 1);
 	/* Processing 10 ticks late counts as a late fire. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[1].t, 5 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 5 * MS, HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 15 * MS);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_EXPECT_EQ(test, s.late, 1ULL);
@@ -1158,7 +1158,7 @@ static void kt_periodic_fn(struct hwtimer *t)
 		p->fired_deadline[p->fires] = hwtimer_expires(t);
 	p->fires++;
 	p->overruns += hwtimer_forward(t, p->period);
-	p->rearm_err = hwtimer_start_abs(t, hwtimer_expires(t));
+	p->rearm_err = hwtimer_start(t, hwtimer_expires(t), HWTIMER_MODE_ABS);
 }
 
 static void wheel_forward_drift_free(struct kunit *test)
@@ -1169,7 +1169,7 @@ static void wheel_forward_drift_free(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	hwtimer_setup(&p->t, w, kt_periodic_fn);
 	p->period = 3 * MS;
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&p->t, 3 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&p->t, 3 * MS, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ_MSG(test, hwtimer_expires(&p->t), 3 * MS,
 			    "hwtimer_expires() is not the deadline asked for");
 
@@ -1214,7 +1214,7 @@ static void wheel_many_same_tick(struct kunit *test)
 	int i, fired = 0;
 
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[i].t, 40 * MS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 40 * MS, HWTIMER_MODE_ABS), 0);
 	for (i = 0; i < n; i += 2)
 		KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[i].t), 1);
 	hwt_manual_advance(w, 40 * MS);
@@ -1243,17 +1243,17 @@ static void wheel_slack_picks_aligned_tick(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 4);
 
 	/* Ticks 1001..1030: 1024 has the most trailing zeros. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[0].t, 1000 * MS + MS / 2, 30 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[0].t, 1000 * MS + MS / 2, 30 * MS, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ(test, kt[0].t.expires, 1024ULL);
 	/* A window of less than a tick: the deadline's tick. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[1].t, 5 * MS, MS / 2), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[1].t, 5 * MS, MS / 2, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ(test, kt[1].t.expires, 5ULL);
 	/* Ticks 100..120: 112; the deadline stays what was asked for. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 100 * MS, 20 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 100 * MS, 20 * MS, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, kt[2].t.expires, 112ULL);
 	KUNIT_EXPECT_EQ(test, hwtimer_expires(&kt[2].t), 100 * MS);
 	/* Ticks 96..100: 96 itself has the most. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[3].t, 96 * MS, 4 * MS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[3].t, 96 * MS, 4 * MS, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ(test, kt[3].t.expires, 96ULL);
 	hwt_manual_advance(w, 112 * MS - 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt[2].fires), 0);
@@ -1294,9 +1294,9 @@ static void wheel_slack_random_bounds(struct kunit *test)
 		}
 		dl = now + delay;
 		if (i & 1)
-			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, delay, slack[i]), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, delay, slack[i], HWTIMER_MODE_REL), 0);
 		else
-			KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[i].t, dl, slack[i]), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, dl, slack[i], HWTIMER_MODE_ABS), 0);
 		KUNIT_ASSERT_EQ(test, kt[i].t.deadline, dl);
 		ticks[i] = kt[i].t.expires;
 		if (ticks[i] > hwt_expiry_tick(&w->time, dl))
@@ -1350,30 +1350,30 @@ static void wheel_slack_zero_is_exact(struct kunit *test)
 
 		switch (i % 4) {
 		case 0:
-			KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kt[i].t, dl), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, dl, HWTIMER_MODE_ABS), 0);
 			break;
 		case 1:
-			KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kt[i].t, dl, 0), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, dl, 0, HWTIMER_MODE_ABS), 0);
 			break;
 		case 2:
-			KUNIT_ASSERT_EQ(test, hwtimer_modify_range_abs(&kt[i].t, dl, 0), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kt[i].t, dl, 0, HWTIMER_MODE_ABS), 0);
 			break;
 		default:
-			KUNIT_ASSERT_EQ(test, hwtimer_modify_abs(&kt[i].t, dl), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_modify(&kt[i].t, dl, HWTIMER_MODE_ABS), 0);
 			break;
 		}
 		KUNIT_EXPECT_EQ_MSG(test, kt[i].t.expires, hwt_expiry_tick(&w->time, dl),
 				    "slack 0: deadline %llu not on its own tick", dl);
 	}
 	/* The wheel's default slack applies to the plain calls only. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_abs(&kd[0].t, 1000 * MS + 1), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kd[0].t, 1000 * MS + 1, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ_MSG(test, kd[0].t.expires, 1024ULL,
 			    "the default slack of 50 ms was not used");
-	KUNIT_ASSERT_EQ(test, hwtimer_modify(&kd[1].t, 1000 * MS + 1), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&kd[1].t, 1000 * MS + 1, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, kd[1].t.expires, 1024ULL);
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range_abs(&kd[2].t, 1000 * MS + 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kd[2].t, 1000 * MS + 1, 0, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ_MSG(test, kd[2].t.expires, 1001ULL, "explicit slack 0 must win");
-	KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kd[3].t, 1000 * MS + 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kd[3].t, 1000 * MS + 1, 0, HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, kd[3].t.expires, 1001ULL);
 }
 
@@ -1408,8 +1408,8 @@ static void wheel_slack_coalesces(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		u64 d = mul_u64_u32_shr(span, get_random_u32(), 32) + 1;
 
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&k0[i].t, d), 0);
-		KUNIT_ASSERT_EQ(test, hwtimer_start_range(&k1[i].t, d, d / 10), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&k0[i].t, d, HWTIMER_MODE_REL), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start_range(&k1[i].t, d, d / 10, HWTIMER_MODE_REL), 0);
 	}
 	t0 = kt_run_ticks(w0, span + 10 * MS);
 	t1 = kt_run_ticks(w1, span + span / 10 + 10 * MS);

@@ -37,7 +37,7 @@ static void tick_fn(struct hwtimer *t)
 	/* Drift-free: every deadline is on the start + k * period grid. */
 	if (hwtimer_expires(t) != start_ns + periods * period_ns)
 		off_grid++;
-	hwtimer_start_abs(t, hwtimer_expires(t));
+	hwtimer_start(t, hwtimer_expires(t), HWTIMER_MODE_ABS);
 }
 
 static int __init periodic_init(void)
@@ -49,7 +49,7 @@ static int __init periodic_init(void)
 	period_ns = (u64)period_ms * NSEC_PER_MSEC;
 	hwtimer_setup(&tick, hwtimer_default_wheel(), tick_fn);
 	start_ns = ktime_get_ns();
-	ret = hwtimer_start_abs(&tick, start_ns);
+	ret = hwtimer_start(&tick, start_ns, HWTIMER_MODE_ABS);
 	if (ret)
 		return ret;
 	msleep(run_ms);

@@ -46,7 +46,7 @@ static void conn_idle_expired(struct hwtimer *t)
 /* Traffic on @c: the idle timeout starts over. */
 static void conn_touch(struct conn *c, u64 timeout_ns)
 {
-	if (hwtimer_modify(&c->idle, timeout_ns) < 0)
+	if (hwtimer_modify(&c->idle, timeout_ns, HWTIMER_MODE_REL) < 0)
 		pr_warn("conn %u: cannot re-arm its idle timer\n", c->id);
 }
 

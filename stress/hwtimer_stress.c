@@ -484,7 +484,7 @@ static void hwts_ledger_fn(struct hwtimer *timer)
 	if (o->rearm && r % 100 < ws->run->p.rearm) {
 		d = now + hwts_rand_delay(ws, r >> 8, r2);
 		if (hwts_push(o, d)) {
-			ret = hwtimer_start_abs(timer, d);
+			ret = hwtimer_start(timer, d, HWTIMER_MODE_ABS);
 			if (ret) {
 				hwts_pop_back(o, 0);
 				if (ret == -EBUSY)
@@ -574,13 +574,13 @@ static int hwts_arm_call(struct hwtimer *t, unsigned int op, u64 now, u64 delay)
 {
 	switch (op) {
 	case 0:
-		return hwtimer_start(t, delay);
+		return hwtimer_start(t, delay, HWTIMER_MODE_REL);
 	case 1:
-		return hwtimer_start_abs(t, now + delay);
+		return hwtimer_start(t, now + delay, HWTIMER_MODE_ABS);
 	case 2:
-		return hwtimer_modify(t, delay);
+		return hwtimer_modify(t, delay, HWTIMER_MODE_REL);
 	default:
-		return hwtimer_modify_abs(t, now + delay);
+		return hwtimer_modify(t, now + delay, HWTIMER_MODE_ABS);
 	}
 }
 
@@ -791,7 +791,7 @@ static int hwts_start_sentinel(struct hwts_wheel *ws)
 
 	raw_spin_lock_irqsave(&o->lock, flags);
 	hwts_push(o, ktime_get_ns() + 3600 * SEC);
-	ret = hwtimer_start(&o->timer, 3600 * SEC);
+	ret = hwtimer_start(&o->timer, 3600 * SEC, HWTIMER_MODE_REL);
 	if (ret)
 		hwts_pop_back(o, 0);
 	else
@@ -911,7 +911,7 @@ static void hwts_settle(struct hwts_wheel *ws)
 			atomic64_add(-out, &ws->l.dup);
 		}
 		raw_spin_unlock_irqrestore(&o->lock, flags);
-		if (!ws->owned && (hwtimer_start(&o->timer, 0) != -EIDRM ||
+		if (!ws->owned && (hwtimer_start(&o->timer, 0, HWTIMER_MODE_REL) != -EIDRM ||
 				   hwtimer_state(&o->timer) != HWTIMER_SHUTDOWN))
 			atomic64_inc(&ws->l.errors);
 	}
@@ -1224,7 +1224,7 @@ static int hwts_drace_worker(void *arg)
 		}
 		/* From this CPU: the timer moves here from wherever it is. */
 		ret = hwtimer_modify(&d->timers[prandom_u32_state(&rnd) % HWTS_DRACE_TIMERS],
-				     3600 * SEC);
+				     3600 * SEC, HWTIMER_MODE_REL);
 		if (ret == -ESHUTDOWN) {
 			acked = gen;
 			atomic_inc(&d->acks);
@@ -1283,7 +1283,7 @@ static int hwts_drace(struct kunit *test, unsigned int cycles)
 		}
 		for (i = 0; i < HWTS_DRACE_TIMERS; i++) {
 			hwtimer_setup(&d->timers[i], d->w, hwts_drace_fn);
-			if (hwtimer_start(&d->timers[i], 3600 * SEC))
+			if (hwtimer_start(&d->timers[i], 3600 * SEC, HWTIMER_MODE_REL))
 				atomic_inc(&d->errors);
 		}
 		d->handed = 0;
@@ -1355,7 +1355,7 @@ static int hwts_fault_one(struct kunit *test, const struct hwtimer_wheel_config 
 		}
 		/* It worked (perhaps around the fault): it must work fully. */
 		hwtimer_setup_on_stack(&t, w, hwts_nop_fn);
-		ret = hwtimer_start(&t, SEC);
+		ret = hwtimer_start(&t, SEC, HWTIMER_MODE_REL);
 		if (ret || hwtimer_cancel(&t) != 1) {
 			KUNIT_FAIL(test, "fault %u: wheel %s created but broken: %d",
 				   n, cfg->name, ret);

@@ -109,7 +109,7 @@ static int __init client_init(void)
 		hwtimer_setup(&ct->timer, i < ntimers ? client_wheel :
 			      hwtimer_default_wheel(), client_fn);
 		ct->deadline = ktime_get_ns() + delay;
-		ret = hwtimer_start(&ct->timer, delay);
+		ret = hwtimer_start(&ct->timer, delay, HWTIMER_MODE_REL);
 		if (ret) {
 			pr_err("start %u: %d\n", i, ret);
 			continue;

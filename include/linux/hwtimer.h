@@ -13,8 +13,8 @@
  *
  * Guarantees: a timer never fires before its deadline, and fires at most
  * its slack plus one tick (plus hrtimer and softirq latency) after it, for
- * any delay; the slack is 0 unless the caller (hwtimer_start_range() and
- * the other *_range calls) or the wheel's configuration gives one. Each
+ * any delay; the slack is 0 unless the caller (hwtimer_start_range(),
+ * hwtimer_modify_range()) or the wheel's configuration gives one. Each
  * start resolves exactly once: the callback runs, or a cancel reports it
  * pending, or destroy hands it back.
  *
@@ -33,8 +33,9 @@
 #ifndef _LINUX_HWTIMER_H
 #define _LINUX_HWTIMER_H
 
-#include <linux/types.h>
+#include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/types.h>
 
 struct hwtimer;
 struct hwtimer_wheel;
@@ -125,11 +126,11 @@ struct hwtimer {
  *         %HWTIMER_SLOTS_MAX; rounded up to a power of two
  * @max_pending: cap on timers pending on the whole wheel; 0 is unlimited
  * @flags: %HWTIMER_WHEEL_PROCESS, %HWTIMER_WHEEL_BOOTTIME, both or 0
- * @slack_ns: default slack of hwtimer_start(), hwtimer_start_abs(),
- *            hwtimer_modify() and hwtimer_modify_abs(): their timers may
- *            fire up to this long after the deadline (plus a tick), which
- *            lets the wheel group them on fewer ticks (see
- *            hwtimer_start_range()); 0 fires each on its deadline's tick
+ * @slack_ns: the slack of hwtimer_start() and hwtimer_modify() (and of
+ *            %HWTIMER_SLACK_DEFAULT): their timers may fire up to this
+ *            long after the deadline (plus a tick), which lets the wheel
+ *            group them on fewer ticks (see hwtimer_start_range()); 0
+ *            fires each on its deadline's tick
  */
 struct hwtimer_wheel_config {
 	const char	*name;
@@ -192,6 +193,19 @@ struct hwtimer_stats {
 	u64	max_hold;
 };
 
+/**
+ * enum hwtimer_mode - how a start or modify reads its time, as hrtimer's
+ * @HWTIMER_MODE_ABS: a deadline in ns of the wheel's clock
+ * @HWTIMER_MODE_REL: a delay in ns from now
+ */
+enum hwtimer_mode {
+	HWTIMER_MODE_ABS = 0x0,
+	HWTIMER_MODE_REL = 0x1,
+};
+
+/* The slack of hwtimer_start_range() that means the wheel's default. */
+#define HWTIMER_SLACK_DEFAULT	U64_MAX
+
 struct module;
 struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
 					     struct module *owner);
@@ -227,14 +241,43 @@ static inline void hwtimer_setup_on_stack(struct hwtimer *timer,
 
 static inline void destroy_hwtimer_on_stack(struct hwtimer *timer) { }
 #endif
-int hwtimer_start(struct hwtimer *timer, u64 delay_ns);
-int hwtimer_start_abs(struct hwtimer *timer, u64 deadline_ns);
-int hwtimer_modify(struct hwtimer *timer, u64 delay_ns);
-int hwtimer_modify_abs(struct hwtimer *timer, u64 deadline_ns);
-int hwtimer_start_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns);
-int hwtimer_start_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns);
-int hwtimer_modify_range(struct hwtimer *timer, u64 delay_ns, u64 slack_ns);
-int hwtimer_modify_range_abs(struct hwtimer *timer, u64 deadline_ns, u64 slack_ns);
+int hwtimer_start_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
+			enum hwtimer_mode mode);
+int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
+			 enum hwtimer_mode mode);
+
+/**
+ * hwtimer_start - arm a timer, with the wheel's default slack
+ * @timer: a timer set up with hwtimer_setup() and not pending
+ * @time_ns: a delay (%HWTIMER_MODE_REL) or a deadline (%HWTIMER_MODE_ABS)
+ * @mode: how to read @time_ns
+ *
+ * hwtimer_start_range() with %HWTIMER_SLACK_DEFAULT.
+ *
+ * Context: any context, including hard interrupts.
+ * Return: as hwtimer_start_range().
+ */
+static inline int hwtimer_start(struct hwtimer *timer, u64 time_ns, enum hwtimer_mode mode)
+{
+	return hwtimer_start_range(timer, time_ns, HWTIMER_SLACK_DEFAULT, mode);
+}
+
+/**
+ * hwtimer_modify - re-arm a timer, with the wheel's default slack
+ * @timer: a timer set up with hwtimer_setup()
+ * @time_ns: a delay (%HWTIMER_MODE_REL) or a deadline (%HWTIMER_MODE_ABS)
+ * @mode: how to read @time_ns
+ *
+ * hwtimer_modify_range() with %HWTIMER_SLACK_DEFAULT.
+ *
+ * Context: any context, including hard interrupts.
+ * Return: as hwtimer_modify_range().
+ */
+static inline int hwtimer_modify(struct hwtimer *timer, u64 time_ns, enum hwtimer_mode mode)
+{
+	return hwtimer_modify_range(timer, time_ns, HWTIMER_SLACK_DEFAULT, mode);
+}
+
 int hwtimer_cancel(struct hwtimer *timer);
 int hwtimer_cancel_sync(struct hwtimer *timer);
 int hwtimer_shutdown_sync(struct hwtimer *timer);

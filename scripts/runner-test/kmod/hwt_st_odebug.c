@@ -43,14 +43,14 @@ static int hwt_st_commit(struct hwtimer_wheel *w)
 		return -ENOMEM;
 	if (!strcmp(bug, "free")) {
 		hwtimer_setup(&o->timer, w, hwt_st_odebug_fn);
-		ret = hwtimer_start(&o->timer, 3600 * NSEC_PER_SEC);
+		ret = hwtimer_start(&o->timer, 3600 * NSEC_PER_SEC, HWTIMER_MODE_REL);
 		/* The bug: it is pending. The fixup cancels it. */
 		kfree(o);
 		return ret;
 	}
 	if (!strcmp(bug, "start")) {
 		/* The bug: never set up. The fixup makes the start fail. */
-		ret = hwtimer_start(&o->timer, NSEC_PER_SEC);
+		ret = hwtimer_start(&o->timer, NSEC_PER_SEC, HWTIMER_MODE_REL);
 		if (ret != -EIDRM) {
 			pr_err("start of a timer never set up: %d, not -EIDRM\n", ret);
 			ret = -EINVAL;
@@ -62,7 +62,7 @@ static int hwt_st_commit(struct hwtimer_wheel *w)
 	}
 	if (!strcmp(bug, "setup")) {
 		hwtimer_setup(&o->timer, w, hwt_st_odebug_fn);
-		ret = hwtimer_start(&o->timer, 3600 * NSEC_PER_SEC);
+		ret = hwtimer_start(&o->timer, 3600 * NSEC_PER_SEC, HWTIMER_MODE_REL);
 		/* The bug: it is pending. The fixup cancels it first. */
 		hwtimer_setup(&o->timer, w, hwt_st_odebug_fn);
 		if (!ret && hwtimer_state(&o->timer) != HWTIMER_IDLE) {

@@ -35,7 +35,7 @@ static void hwt_st_self_fn(struct hwtimer *timer)
 	s->cancel = hwtimer_cancel_sync(timer);
 	s->shutdown = hwtimer_shutdown_sync(timer);
 	/* Neither call did anything: the timer is not shut down. */
-	s->rearm = hwtimer_start(timer, 3600 * NSEC_PER_SEC);
+	s->rearm = hwtimer_start(timer, 3600 * NSEC_PER_SEC, HWTIMER_MODE_REL);
 	complete(&s->done);
 }
 
@@ -55,7 +55,7 @@ static int hwt_st_self_run(struct hwt_st_self *s, u32 flags)
 		return PTR_ERR(w);
 	init_completion(&s->done);
 	hwtimer_setup(&s->timer, w, hwt_st_self_fn);
-	ret = hwtimer_start(&s->timer, NSEC_PER_MSEC);
+	ret = hwtimer_start(&s->timer, NSEC_PER_MSEC, HWTIMER_MODE_REL);
 	if (!ret && !wait_for_completion_timeout(&s->done, 10 * HZ)) {
 		pr_err("%s: the callback did not run\n", cfg.name);
 		ret = -ETIMEDOUT;

@@ -35,6 +35,7 @@
 #include <linux/fs.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -157,6 +158,75 @@ static inline const char *hwt_module_args(const struct module *mod)
 #define HWT_WQ_PERCPU	WQ_PERCPU
 #else
 #define HWT_WQ_PERCPU	0
+#endif
+
+/*
+ * 6.9 added BH workqueues (commit "workqueue: Implement BH workqueues to
+ * eventually replace tasklets"): system_bh_wq runs a work item in softirq
+ * context on the CPU that queued it, and tasklets are on their way out.
+ * struct hwt_bh is a work item there, a tasklet before. Either way an
+ * item queued on a CPU that goes offline runs on another one (tasklets
+ * move in takeover_tasklets(), BH work in workqueue_softirq_dead()).
+ */
+struct hwt_bh;
+typedef void (*hwt_bh_fn_t)(struct hwt_bh *bh);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+struct hwt_bh {
+	struct work_struct	work;
+	hwt_bh_fn_t		fn;
+};
+
+static inline void hwt_bh_run(struct work_struct *work)
+{
+	struct hwt_bh *bh = container_of(work, struct hwt_bh, work);
+
+	bh->fn(bh);
+}
+
+static inline void hwt_bh_init(struct hwt_bh *bh, hwt_bh_fn_t fn)
+{
+	bh->fn = fn;
+	INIT_WORK(&bh->work, hwt_bh_run);
+}
+
+static inline void hwt_bh_queue(struct hwt_bh *bh)
+{
+	queue_work(system_bh_wq, &bh->work);
+}
+
+/* Process context: it is not queued or running when this returns. */
+static inline void hwt_bh_kill(struct hwt_bh *bh)
+{
+	cancel_work_sync(&bh->work);
+}
+#else
+struct hwt_bh {
+	struct tasklet_struct	tasklet;
+	hwt_bh_fn_t		fn;
+};
+
+static inline void hwt_bh_run(struct tasklet_struct *t)
+{
+	struct hwt_bh *bh = container_of(t, struct hwt_bh, tasklet);
+
+	bh->fn(bh);
+}
+
+static inline void hwt_bh_init(struct hwt_bh *bh, hwt_bh_fn_t fn)
+{
+	bh->fn = fn;
+	tasklet_setup(&bh->tasklet, hwt_bh_run);
+}
+
+static inline void hwt_bh_queue(struct hwt_bh *bh)
+{
+	tasklet_schedule(&bh->tasklet);
+}
+
+static inline void hwt_bh_kill(struct hwt_bh *bh)
+{
+	tasklet_kill(&bh->tasklet);
+}
 #endif
 
 /*

@@ -18,12 +18,13 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include "hwtimer_compat.h"
 #include "hwtimer_wheel.h"
 
 /*
  * Most callbacks one run of the expiry path makes before it yields to a
  * fresh softirq pass: about the 2 ms the softirq loop allows itself, at a
- * few hundred ns per callback. Each yield costs a tasklet's round through
+ * few hundred ns per callback. Each yield costs a round of a BH work item
  * the softirq layer. A multiple of HWT_EXPIRE_CHECK.
  */
 #define HWT_EXPIRE_BATCH	4096
@@ -114,7 +115,8 @@
  *            its first callback, read by its callbacks (hwt_pass_end())
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
- * @cont: a softirq wheel's next pass when one stopped with work left
+ * @cont: a softirq wheel's next pass when one stopped with work left: a
+ *        BH work item (a tasklet before 6.9, hwtimer_compat.h)
  * @wq: where hwtimer_cancel_sync() waits for @running to change, except
  *      on PREEMPT_RT for softirq wheels (see @expiry_lock)
  * @expiry_lock: PREEMPT_RT, softirq wheels only: held by the expiry path
@@ -149,7 +151,7 @@ struct hwt_base {
 	u64			pass_end;
 	struct hrtimer		hrt;
 	struct work_struct	work;
-	struct tasklet_struct	cont;
+	struct hwt_bh		cont;
 	wait_queue_head_t	wq;
 #ifdef CONFIG_PREEMPT_RT
 	spinlock_t		expiry_lock;	/* see above */

@@ -69,7 +69,7 @@
  * callback (compare __run_timers() and timer_delete_sync()). At most
  * HWT_EXPIRE_BATCH callbacks run per pass, and for at most HWT_PASS_NS once
  * one has run (the clock is read every HWT_EXPIRE_CHECK callbacks); the
- * rest are picked up by a fresh softirq pass on the same CPU, a tasklet
+ * rest are picked up by a fresh softirq pass on the same CPU, a BH work item
  * (no interrupt; the softirq layer's own time limits and ksoftirqd apply
  * in between), or after cond_resched() for process-context wheels.
  */
@@ -589,7 +589,7 @@ static bool hwt_attend(struct hwt_base *base)
  * HWT_EXPIRE_CHECK callbacks. The base lock is dropped around every
  * callback and after every HWT_LOCKED_MAX cascaded entries, so no hold of
  * it grows with the number of timers. When work is left, a softirq wheel
- * goes on in a fresh softirq pass on this CPU (@cont, a tasklet: no
+ * goes on in a fresh softirq pass on this CPU (@cont, a BH work item: no
  * interrupt, and the softirq layer's time limits and ksoftirqd apply in
  * between, as they would to an hrtimer's).
  *
@@ -694,7 +694,7 @@ static bool hwt_run(struct hwt_base *base)
 			 * start arms the hrtimer meanwhile.
 			 */
 			base->armed = 0;
-			tasklet_schedule(&base->cont);
+			hwt_bh_queue(&base->cont);
 		}
 	} else {
 		hwt_program(base);
@@ -741,14 +741,14 @@ static enum hrtimer_restart hwt_hrtimer_fn(struct hrtimer *hrt)
 
 /*
  * The next pass of a softirq wheel's expiry path, queued by the one before
- * on its base's CPU. If that CPU died meanwhile, the tasklet runs on
+ * on its base's CPU. If that CPU died meanwhile, the item runs on
  * another: hwt_migrate() has moved the base's timers and reset it, so
  * there is nothing left to do (and a pass here would arm the hrtimer of
  * that base on this CPU).
  */
-static void hwt_cont_fn(struct tasklet_struct *tl)
+static void hwt_cont_fn(struct hwt_bh *bh)
 {
-	struct hwt_base *base = from_tasklet(base, tl, cont);
+	struct hwt_base *base = container_of(bh, struct hwt_base, cont);
 
 	if (base->cpu == smp_processor_id())
 		hwt_run(base);
@@ -1560,7 +1560,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
 				  HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_WORK(&base->work, hwt_work_fn);
-		tasklet_setup(&base->cont, hwt_cont_fn);
+		hwt_bh_init(&base->cont, hwt_cont_fn);
 		init_waitqueue_head(&base->wq);
 		base->vectors = kvcalloc(w->geom.nslots, sizeof(*base->vectors), GFP_KERNEL);
 		base->pending_map = bitmap_zalloc_node(w->geom.nslots, GFP_KERNEL,
@@ -1706,7 +1706,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 
 		/* Neither can re-arm the other once the wheel is stopped. */
 		hrtimer_cancel(&base->hrt);
-		tasklet_kill(&base->cont);
+		hwt_bh_kill(&base->cont);
 		if (wheel->wq)
 			cancel_work_sync(&base->work);
 	}
@@ -1794,7 +1794,7 @@ static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 	raw_spin_unlock_irq(&old->lock);
 	/*
 	 * The offline flag stops either from re-arming the other. A queued
-	 * @cont waits on the dead CPU until the tasklets move, later in the
+	 * @cont waits on the dead CPU until its BH work moves, later in the
 	 * same hotplug operation, and does nothing then (hwt_cont_fn()).
 	 */
 	hrtimer_cancel(&old->hrt);

@@ -198,23 +198,6 @@ static void hwtd_user_put(struct hwtd_user *u)
 }
 
 /*
- * One more on @count unless that would take it above @cap. Unlike an
- * increment that is undone when it overshoots, this never lets the count
- * exceed the cap, not even for a moment, so callers that fail at the cap
- * cannot make a concurrent arm below it fail.
- */
-static bool hwtd_count_inc_below(atomic_long_t *count, unsigned int cap)
-{
-	long c = atomic_long_read(count);
-
-	do {
-		if (c >= (long)cap)
-			return false;
-	} while (!atomic_long_try_cmpxchg(count, &c, c + 1));
-	return true;
-}
-
-/*
  * Count one more timeout of @hf against the per-user and the global cap,
  * at the moment it is armed (under the file lock, with nothing left that
  * can fail): hwtd_charge() and hwtd_uncharge() are the only places that
@@ -226,9 +209,9 @@ static bool hwtd_count_inc_below(atomic_long_t *count, unsigned int cap)
  */
 static int hwtd_charge(struct hwtd_file *hf)
 {
-	if (!hwtd_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
+	if (!hwt_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
 		return -EDQUOT;
-	if (!hwtd_count_inc_below(&hwtd_global_count, READ_ONCE(global_cap))) {
+	if (!hwt_count_inc_below(&hwtd_global_count, READ_ONCE(global_cap))) {
 		atomic_long_dec(&hf->user->count);
 		return -EDQUOT;
 	}
@@ -1275,7 +1258,7 @@ int hwtd_init(const struct hwtd_wheel_params *params)
 	if (ret)
 		goto out_wq;
 	dir = debugfs_lookup("hwtimer", NULL);
-	hwtd_debugfs = debugfs_create_file(HWT_DEBUGFS_DEVICE, 0444, dir, NULL, &hwtd_stats_fops);
+	hwtd_debugfs = debugfs_create_file("device", 0444, dir, NULL, &hwtd_stats_fops);
 	dput(dir);
 	return 0;
 

@@ -204,7 +204,7 @@ struct hwtimer_wheel {
 	u32			slots;
 	u64			max_pending;
 	u64			slack_ns;
-	atomic64_t		npending;
+	atomic_long_t		npending;
 	u32			flags;
 	bool			stopped;
 	bool			manual;
@@ -218,12 +218,28 @@ struct hwtimer_wheel {
 	struct lockdep_map	lockdep_map;
 };
 
+/*
+ * One more on @count unless that would take it past @cap: the caps of
+ * the wheels (max_pending) and of the device (per user, global). The
+ * count never exceeds the cap, not even for a moment, so a caller that
+ * fails at the cap cannot make a concurrent one below it fail (as an
+ * increment undone after the fact would). A cap past LONG_MAX is never
+ * reached: the count is never negative.
+ */
+static inline bool hwt_count_inc_below(atomic_long_t *count, unsigned long cap)
+{
+	long c = atomic_long_read(count);
+
+	do {
+		if ((unsigned long)c >= cap)
+			return false;
+	} while (!atomic_long_try_cmpxchg(count, &c, c + 1));
+	return true;
+}
+
 /* The wheel, for the module glue. */
 int hwt_core_init(void);
 void hwt_core_exit(void);
-
-/* The char device's debugfs file, beside the wheels' directories. */
-#define HWT_DEBUGFS_DEVICE	"device"
 
 /* The wheel, for the char device. */
 int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now);

@@ -259,32 +259,17 @@ static __always_inline void hwt_dequeue(struct hwt_base *base, struct hwtimer *t
 	base->npending--;
 }
 
-/*
- * The pending cap: one more timer on @w unless that would pass the cap.
- * The count never exceeds the cap, not even for a moment, so a start that
- * fails at the cap cannot make a concurrent start below it fail (as an
- * increment undone after the fact would).
- */
+/* The pending cap: one more timer on @w unless that would pass it. */
 static bool hwt_cap_charge(struct hwtimer_wheel *w)
 {
-	s64 c;
-
-	if (!w->max_pending)
-		return true;
-	c = atomic64_read(&w->npending);
-	do {
-		/* A count, never negative; a cap past S64_MAX is never reached. */
-		if ((u64)c >= w->max_pending)
-			return false;
-	} while (!atomic64_try_cmpxchg(&w->npending, &c, c + 1));
-	return true;
+	return !w->max_pending || hwt_count_inc_below(&w->npending, w->max_pending);
 }
 
 /* A timer of @w stopped being pending for good: fired, cancelled, drained. */
 static void hwt_cap_uncharge(struct hwtimer_wheel *w)
 {
 	if (w->max_pending)
-		atomic64_dec(&w->npending);
+		atomic_long_dec(&w->npending);
 }
 
 /* The first timer queued on @base: on @due, else in the first slot. */
@@ -1511,6 +1496,7 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 					bool manual, struct module *owner)
 {
 	struct hwtimer_wheel *w, *other;
+	struct dentry *d;
 	unsigned int cpu;
 	int ret;
 
@@ -1570,8 +1556,10 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	}
 
 	mutex_lock(&hwt_wheels_mutex);
-	/* The device's debugfs file holds that name beside the wheels. */
-	if (!strcmp(w->name, HWT_DEBUGFS_DEVICE)) {
+	/* Another file of hwtimer's debugfs directory may hold the name. */
+	d = debugfs_lookup(w->name, hwt_debugfs_root);
+	if (d) {
+		dput(d);
 		mutex_unlock(&hwt_wheels_mutex);
 		ret = -EEXIST;
 		goto out_free;
@@ -1613,7 +1601,8 @@ out_free:
  * for a name of %HWTIMER_NAME_MAX characters or more, ERR_PTR(-ERANGE) for
  * a tick or slot count outside the HWTIMER_TICK_* / HWTIMER_SLOTS_*
  * bounds, ERR_PTR(-EEXIST) if a wheel of that name exists or the name is
- * "device" (the char device's debugfs file), ERR_PTR(-ENOMEM).
+ * taken in hwtimer's debugfs directory ("device", the char device's
+ * file), ERR_PTR(-ENOMEM).
  */
 struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
 					     struct module *owner)

@@ -1315,7 +1315,7 @@ static long cc_cap_a(void *arg)
 			atomic_inc(&c->a_gen);
 			/* B's starts fail now: watch them from here. */
 			for (i = 0; i < 32; i++) {
-				count = atomic64_read(&c->w->npending);
+				count = atomic_long_read(&c->w->npending);
 				c->looks++;
 				if (count > CC_CAP)
 					c->over++;
@@ -1397,9 +1397,9 @@ static void cc_cap_race_never_both_fail(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, c->b_err, 0, "thread B stopped early: %d", c->b_err);
 	KUNIT_EXPECT_GT_MSG(test, c->b_busy, 0UL,
 			    "B was never refused at the cap: the race was not exercised");
-	KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&w->npending), (s64)(CC_CAP - 1),
-			    "the cap counts %lld timers, %d are pending",
-			    (s64)atomic64_read(&w->npending), CC_CAP - 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&w->npending), (long)(CC_CAP - 1),
+			    "the cap counts %ld timers, %d are pending",
+			    atomic_long_read(&w->npending), CC_CAP - 1);
 }
 
 static struct kunit_case concurrency_cases[] = {

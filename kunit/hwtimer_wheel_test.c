@@ -783,7 +783,7 @@ static void wheel_max_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS, HWTIMER_MODE_REL), 0);
 	hwtimer_wheel_stats(w, &s);
 	KUNIT_EXPECT_EQ(test, s.rejected, 2ULL);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&w->npending), 2LL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->npending), 2L);
 }
 
 /* A cap past S64_MAX is a cap no count reaches, not one every count passes. */
@@ -804,7 +804,7 @@ static void wheel_max_pending_huge(struct kunit *test)
 		hwt_manual_advance(w, 10 * MS);
 		KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
 		KUNIT_EXPECT_EQ(test, atomic_read(&kt[1].fires), 1);
-		KUNIT_EXPECT_EQ(test, atomic64_read(&w->npending), 0LL);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&w->npending), 0L);
 	}
 }
 

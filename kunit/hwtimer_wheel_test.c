@@ -863,10 +863,19 @@ static void wheel_pass_time_bounded(struct kunit *test)
 /*
  * A callback that batches work of its own (the char device's file timers)
  * stops at hwt_pass_end(), the end of the pass that runs it, after one
- * chunk at least. Then the pass as a whole stays bounded: once its budget
- * is spent, at most HWT_EXPIRE_CHECK - 1 more callbacks begin before the
- * pass looks at the clock and stops, each doing one chunk. Without the
- * shared end, each would spend a budget of its own.
+ * chunk at least. Then the pass as a whole stays bounded: it looks at the
+ * clock before every HWT_EXPIRE_CHECK-th callback only, so at most
+ * HWT_EXPIRE_CHECK callbacks begin past its end, each doing one chunk.
+ * Usually the budget runs out in a callback and HWT_EXPIRE_CHECK - 1 more
+ * begin; all HWT_EXPIRE_CHECK do when it runs out before the first of them
+ * (the pass held off the CPU for HWT_PASS_NS, as a host can hold a TCG
+ * vCPU, before its first callback, or between a clock check that found
+ * budget left and the next callback). Without the shared end, each would
+ * spend a budget of its own.
+ *
+ * Each callback here runs until the end of its pass, so the first of a
+ * pass spends the budget: every pass runs exactly HWT_EXPIRE_CHECK
+ * callbacks, all but the first, at least, begun past its end.
  */
 #define KT_BATCH_CHUNK_NS	(50 * NSEC_PER_USEC)
 
@@ -920,18 +929,26 @@ static void wheel_pass_end_shared(struct kunit *test)
 		KUNIT_ASSERT_TRUE_MSG(test, kb[i].ran, "callback %d did not run", i);
 		KUNIT_EXPECT_GE_MSG(test, kb[i].end, before + HWT_PASS_NS,
 				    "callback %d saw a pass end before the pass began", i);
-		KUNIT_EXPECT_LE_MSG(test, kb[i].end - HWT_PASS_NS, kb[i].entry,
-				    "callback %d began before its pass did", i);
 		/* The callbacks of one pass share its end; count those begun past it. */
-		for (j = i, late = 0; j < n && kb[j].ran && kb[j].end == kb[i].end; j++)
+		for (j = i, late = 0; j < n && kb[j].ran && kb[j].end == kb[i].end; j++) {
+			KUNIT_EXPECT_LE_MSG(test, kb[j].end - HWT_PASS_NS, kb[j].entry,
+					    "callback %d began before its pass did", j);
 			late += kb[j].entry > kb[j].end;
-		KUNIT_EXPECT_LE_MSG(test, late, HWT_EXPIRE_CHECK - 1,
+		}
+		KUNIT_EXPECT_EQ_MSG(test, j - i, HWT_EXPIRE_CHECK,
+				    "pass %d ran %d callbacks (%d to %d), each to the pass's end: not one clock check every %d callbacks",
+				    passes, j - i, i, j - 1, HWT_EXPIRE_CHECK);
+		KUNIT_EXPECT_LE_MSG(test, late, HWT_EXPIRE_CHECK,
 				    "a pass began %d callbacks after its budget was spent (pass %d, callbacks %d to %d)",
 				    late, passes, i, j - 1);
+		KUNIT_EXPECT_GE_MSG(test, late, j - i - 1,
+				    "callbacks after one that ran to its pass's end began before that end (pass %d, callbacks %d to %d): the pass's end is not shared",
+				    passes, i, j - 1);
 		passes++;
 	}
-	KUNIT_EXPECT_GE_MSG(test, passes, 2,
-			    "%d callbacks that each run to the pass's end ran in one pass", n);
+	KUNIT_EXPECT_EQ_MSG(test, passes, n / HWT_EXPIRE_CHECK,
+			    "%d callbacks that each run to the pass's end ran in %d passes",
+			    n, passes);
 }
 
 /* Random delays over many levels on a small wheel: every timer exact. */

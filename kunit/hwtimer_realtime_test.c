@@ -5,9 +5,13 @@
  * and hwtimer_concurrency (many CPUs at once, exactly-once ledgers, CPU
  * hotplug).
  *
- * Time under QEMU/TCG with KASAN and lockdep is slow and jittery: these
- * cases assert "never early" strictly, and lateness only against generous
- * bounds, reporting what they measured.
+ * Time under QEMU/TCG with KASAN and lockdep is slow and jittery, and a
+ * busy host can hold a vCPU for seconds at any instruction: these cases
+ * assert "never early" strictly, and lateness only as what the wheel
+ * decides (its hrtimer is due no later than a timer's tick: the host
+ * decides how late it then runs), reporting what they measured. They
+ * wait for events, with limits that only catch a hang, rather than
+ * sleep for a time and expect them to have happened.
  */
 #include <linux/completion.h>
 #include <linux/cpu.h>
@@ -28,8 +32,8 @@
 #define US	1000ULL
 #define MS	1000000ULL
 
-/* Scheduling latency we tolerate under emulation, on top of one tick. */
-#define KT_SLACK_NS	(2000 * MS)
+/* How long to wait for what must happen: only a hang takes that long. */
+#define KT_WAIT_MS	20000
 
 static struct kt_timer *kt_alloc(struct kunit *test, struct hwtimer_wheel *w, int n)
 {
@@ -75,6 +79,36 @@ static bool kt_wait_fires(struct kt_timer *kt, int n, int want, unsigned int ms)
 static struct hwt_base *kt_base(struct hwtimer_wheel *w, unsigned int cpu)
 {
 	return per_cpu_ptr(w->bases, cpu);
+}
+
+/*
+ * The wheel's share of a timer's lateness, which does not depend on the
+ * host: the timer is queued on the first tick at or after its deadline,
+ * and the pass that ran it began at its base's hrtimer (or continued a
+ * pass that did), which the wheel programs for its first tick with work:
+ * that hrtimer was due no later than the timer's tick began. How late the
+ * hrtimer and the softirq then ran is the host's.
+ */
+static bool kt_on_time(struct hwtimer_wheel *w, u64 deadline, u64 tick, u64 hrt_expires)
+{
+	u64 tick_ns = hwtimer_wheel_tick_ns(w), start = w->epoch_ns + tick * tick_ns;
+
+	return start >= deadline && start - deadline < tick_ns && hrt_expires <= start;
+}
+
+static void kt_expect_on_time(struct kunit *test, struct hwtimer_wheel *w, u64 deadline,
+			      u64 tick, u64 hrt_expires, int i)
+{
+	u64 tick_ns = hwtimer_wheel_tick_ns(w), start = w->epoch_ns + tick * tick_ns;
+
+	KUNIT_EXPECT_GE_MSG(test, start, deadline, "timer %d queued on a tick before its deadline",
+			    i);
+	KUNIT_EXPECT_LT_MSG(test, start - deadline, tick_ns,
+			    "timer %d queued on a tick %llu ns after its deadline", i,
+			    start - deadline);
+	KUNIT_EXPECT_LE_MSG(test, hrt_expires, start,
+			    "timer %d ran in a pass whose hrtimer was due %llu ns after its tick began",
+			    i, hrt_expires - start);
 }
 
 static bool kt_any_hrtimer_armed(struct hwtimer_wheel *w)
@@ -133,9 +167,9 @@ static void rt_fires_after_delay_in_softirq(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&kt[i].fires), 1);
 		KUNIT_EXPECT_GE_MSG(test, kt[i].fired_at, kt[i].t.deadline, "timer %d early", i);
 		KUNIT_EXPECT_TRUE_MSG(test, kt[i].in_softirq, "timer %d not run in softirq", i);
+		kt_expect_on_time(test, w, kt[i].t.deadline, kt[i].tick, kt[i].hrt_expires, i);
 		max_late = max(max_late, kt[i].fired_at - kt[i].t.deadline);
 	}
-	KUNIT_EXPECT_LT(test, max_late, MS + KT_SLACK_NS);
 	kunit_info(test, "max lateness %llu us on a 1 ms tick\n", max_late / US);
 }
 
@@ -147,7 +181,7 @@ static void rt_seed_125ms_on_200ms_tick(struct kunit *test)
 	struct hwtimer_wheel *w = kt_real_wheel(test, tick, 512, 0);
 	struct kt_timer *kt = kt_alloc(test, w, n);
 	u64 max_late = 0, min_late = U64_MAX, over = 0;
-	int i;
+	int i, bad = 0;
 
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, delay), 0);
@@ -161,13 +195,18 @@ static void rt_seed_125ms_on_200ms_tick(struct kunit *test)
 		min_late = min(min_late, late);
 		if (late > tick)
 			over++;
+		if (!kt_on_time(w, kt[i].t.deadline, kt[i].tick, kt[i].hrt_expires) && bad++ < 3)
+			kt_expect_on_time(test, w, kt[i].t.deadline, kt[i].tick,
+					  kt[i].hrt_expires, i);
 	}
 	/*
-	 * The first batch runs within a tick of its deadline. Running 100k
-	 * callbacks takes real time under TCG with KASAN and lockdep, on a
-	 * loaded host seconds: the rest is reported, and bounded by the wait.
+	 * Each is queued within a tick of its deadline and runs in a pass
+	 * that was due by then. Running 100k callbacks takes real time under
+	 * TCG with KASAN and lockdep, on a loaded host seconds: how late they
+	 * ran is reported, and bounded by the wait.
 	 */
-	KUNIT_EXPECT_LT(test, min_late, tick + KT_SLACK_NS);
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "%d timers not queued or run on time (the first above)",
+			    bad);
 	kunit_info(test, "%d timers: lateness %llu..%llu ms, %llu beyond one tick (burst time)\n",
 		   n, min_late / MS, max_late / MS, over);
 }
@@ -176,14 +215,20 @@ static void rt_seed_125ms_on_200ms_tick(struct kunit *test)
 struct kt_boot {
 	struct hwtimer	t;
 	u64		fired_boot;
+	u64		tick;
+	u64		hrt_expires;
 	atomic_t	fires;
 };
 
 static void kt_boot_fn(struct hwtimer *t)
 {
 	struct kt_boot *b = from_hwtimer(b, t, t);
+	struct hwt_base *base = kt_base(t->wheel, READ_ONCE(t->flags) & HWT_CPUMASK);
 
 	b->fired_boot = ktime_get_boottime_ns();
+	b->tick = t->expires;
+	/* As kt_fn(): the expiry of the hrtimer that began the pass. */
+	b->hrt_expires = ktime_to_ns(hrtimer_get_expires(&base->hrt));
 	atomic_inc(&b->fires);
 }
 
@@ -200,6 +245,7 @@ static void rt_boottime_wheel(struct kunit *test)
 	struct hwtimer_wheel *mono = kt_real_wheel(test, MS, 64, 0);
 	struct kt_boot *b = kunit_kcalloc(test, n, sizeof(*b), GFP_KERNEL);
 	u64 dl[10], max_late = 0, exp;
+	unsigned long end;
 	struct hwt_base *base;
 	unsigned int cpu;
 	int i, j, fired = 0;
@@ -229,7 +275,8 @@ static void rt_boottime_wheel(struct kunit *test)
 				    "hrtimer armed after the first timer's boottime tick");
 		KUNIT_EXPECT_EQ(test, (exp - w->epoch_ns) % MS, 0ULL);
 	}
-	for (i = 0; i < 250 && fired < n; i++) {
+	end = jiffies + msecs_to_jiffies(KT_WAIT_MS);
+	while (fired < n && time_before(jiffies, end)) {
 		msleep(20);
 		for (fired = 0, j = 0; j < n; j++)
 			fired += atomic_read(&b[j].fires);
@@ -239,10 +286,10 @@ static void rt_boottime_wheel(struct kunit *test)
 		KUNIT_EXPECT_GE_MSG(test, b[i].fired_boot, dl[i],
 				    "timer %d fired %llu ns before its boottime deadline",
 				    i, dl[i] - b[i].fired_boot);
+		kt_expect_on_time(test, w, dl[i], b[i].tick, b[i].hrt_expires, i);
 		if (b[i].fired_boot > dl[i])
 			max_late = max(max_late, b[i].fired_boot - dl[i]);
 	}
-	KUNIT_EXPECT_LT(test, max_late, MS + KT_SLACK_NS);
 	kunit_info(test, "boottime wheel: max lateness %llu us on a 1 ms tick\n", max_late / US);
 }
 

@@ -47,7 +47,7 @@ TEST_F(hwt, read_nonblock_empty)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(-EAGAIN, ht_read(fd, &r, 1));
 	/* A pending timeout is not a record. */
-	ASSERT_EQ(0, ht_arm(fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(fd, 1, HWT_FAR_NS, 0, 0, &id));
 	ASSERT_EQ(-EAGAIN, ht_read(fd, &r, 1));
 	close(fd);
 }
@@ -703,7 +703,7 @@ TEST_F(hwt, periodic_cancel)
 	if (period < self->info.tick_ns)
 		period = self->info.tick_ns;
 	ASSERT_EQ(0, ht_arm(self->fd, 1, 0, period, 0, &a));
-	ASSERT_EQ(0, ht_arm(self->fd, 2, 10000 * MS, period, 0, &b));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, HWT_FAR_NS, period, 0, &b));
 	ASSERT_EQ(0, ht_cancel(self->fd, a, &status));
 	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, status);
 	ASSERT_EQ(0, ht_cancel(self->fd, b, &status));
@@ -744,7 +744,7 @@ TEST_F(hwt, fdinfo)
 	ASSERT_EQ(0, ht_fdinfo(self->fd, "queued"));
 	ASSERT_EQ((long long)self->info.file_cap, ht_fdinfo(self->fd, "cap"));
 	for (k = 0; k < 3; k++)
-		ASSERT_EQ(0, ht_arm(self->fd, k, 10000 * MS, 0, 0, &id));
+		ASSERT_EQ(0, ht_arm(self->fd, k, HWT_FAR_NS, 0, 0, &id));
 	for (k = 0; k < 2; k++)
 		ASSERT_EQ(0, ht_arm(self->fd, k, 0, 0, 0, &id));
 	ASSERT_EQ(3, ht_fdinfo(self->fd, "pending"));

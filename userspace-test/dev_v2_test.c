@@ -83,7 +83,7 @@ TEST_F(hwt, get_pending)
 	uint64_t t0, t1;
 
 	HWT_NEED_DEV();
-	ht_arm_entry(&a, 0x77, 10000 * MS, 0, 0);
+	ht_arm_entry(&a, 0x77, HWT_FAR_NS, 0, 0);
 	a.slack_ns = 3 * MS;
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &a, 1, 0, NULL, NULL));
 	t0 = now_ns();
@@ -195,7 +195,7 @@ TEST_F(hwt, get_errors)
 	ASSERT_EQ(0, ht_cancel(self->fd, id, NULL));
 	ASSERT_EQ(-ENOENT, ht_get(self->fd, id, &g[0]));
 
-	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 1, HWT_FAR_NS, 0, 0, &id));
 	memset(g, 0, sizeof(g));
 	g[0].id = g[1].id = g[2].id = g[3].id = id;
 	g[1].flags = 1;
@@ -234,7 +234,7 @@ TEST_F(hwt, get_efault_straddle)
 	unsigned int k;
 
 	HWT_NEED_DEV();
-	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 1, HWT_FAR_NS, 0, 0, &id));
 	map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_TRUE(map != MAP_FAILED);
 	/* Entry 2 starts 40 bytes before the read-only page. */

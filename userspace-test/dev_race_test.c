@@ -135,12 +135,17 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Parent and child read one file: each record reaches exactly one. */
+/*
+ * Parent and child read one file: each record reaches exactly one. Both
+ * read until no record comes for 100 ms, so all must be queued before
+ * they start: a record the host delayed for longer would reach neither.
+ */
 TEST_F(hwt, fork_shared_reads)
 {
 	enum { N = 60 };
 	struct hwtimer_arm_entry e[N];
-	uint64_t got[N], cookie;
+	struct hwtimer_info info;
+	uint64_t got[N], cookie, end;
 	unsigned int k, n = 0;
 	int p[2], status;
 	pid_t pid;
@@ -149,7 +154,13 @@ TEST_F(hwt, fork_shared_reads)
 	for (k = 0; k < N; k++)
 		ht_arm_entry(&e[k], k, (k % 3) * MS, 0, 0);
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, N, 0, NULL, NULL));
-	sleep_ns(5 * MS);
+	end = now_ns() + HWT_WAIT_MS * MS;
+	do {
+		sleep_ns(MS);
+		ASSERT_EQ(0, ht_info(self->fd, &info));
+	} while (info.queued < N && now_ns() < end);
+	ASSERT_EQ(N, info.queued) TH_LOG("%llu of %u records queued after %d ms",
+					 (unsigned long long)info.queued, N, HWT_WAIT_MS);
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	ASSERT_EQ(0, pipe(p));
 	pid = fork();

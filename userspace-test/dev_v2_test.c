@@ -145,20 +145,25 @@ TEST_F(hwt, get_periodic)
 	if (period < self->info.tick_ns)
 		period = self->info.tick_ns;
 	/*
-	 * The first deadline far enough that the GET right after the arm
-	 * sees it pending even when the test is held off the CPU for a
-	 * while (on 6.12-rt under TCG, a loaded host held it off for more
-	 * than the 10 ms period between the two calls).
+	 * The first deadline far away, so that the GET right after the arm
+	 * sees it pending however long the host holds the test (on 6.12-rt
+	 * under TCG, a loaded host once held it for more than a 10 ms period
+	 * between the two calls; 500 ms would not always do either).
 	 */
-	first = 50 * period;
+	first = HWT_FAR_NS;
 	ASSERT_EQ(0, ht_arm(self->fd, 6, first, period, 0, &id));
 	ASSERT_EQ(0, ht_get(self->fd, id, &g));
 	ASSERT_EQ(HWTIMER_STATUS_PENDING, g.status);
 	ASSERT_EQ(period, g.period_ns);
 	ASSERT_GE(first, g.remaining_ns);
 	ASSERT_LT(0, g.remaining_ns);
-	/* Leave it unread for several periods after the first deadline. */
-	sleep_ns(first + 5 * period);
+	/*
+	 * Then due in a period, and left unread for several after it: its
+	 * record is queued once the host lets the expiry run.
+	 */
+	ASSERT_EQ(0, ht_modify(self->fd, id, period, period, 0, NULL));
+	sleep_ns(6 * period);
+	ASSERT_NE(0, ht_wait(self->fd, HWT_WAIT_MS));
 	ASSERT_EQ(0, ht_get(self->fd, id, &g));
 	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, g.status);
 	ASSERT_EQ(0, g.remaining_ns);

@@ -204,7 +204,7 @@ TEST_F_TIMEOUT(hwt, read_killed, 300)
 	ASSERT_LT(0, control) TH_LOG("the control child (in pause()) failed");
 	in_read = kill_after_arming(_metadata, self->info.tick_ns, true);
 	ASSERT_LT(0, in_read) TH_LOG("the reading child failed");
-	TH_LOG("SIGKILL took %llu ms to end a read() in progress, %llu ms to end the same task in pause()",
+	TH_LOG("SIGKILL took %llu ms to end a read() in progress, %llu ms in pause()",
 	       (unsigned long long)in_read / MS, (unsigned long long)control / MS);
 	/*
 	 * Closing the file of 4096 timeouts is most of either: 0.4 to 1 s

@@ -552,7 +552,8 @@ TEST_F(hwt, ring_order)
 		ASSERT_EQ(0, try) TH_LOG("arming 200 timeouts took over %llu ms, and then %llu",
 					 (unsigned long long)margin / MS / 10,
 					 (unsigned long long)margin / MS);
-		TH_LOG("arming 200 timeouts took over %llu ms: again", (unsigned long long)margin / MS);
+		TH_LOG("arming 200 timeouts took over %llu ms: again",
+		       (unsigned long long)margin / MS);
 		munmap(ring.map, ring.p.mmap_size);
 		close(self->fd);
 		self->fd = ht_open(0);

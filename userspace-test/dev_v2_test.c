@@ -415,7 +415,7 @@ TEST_F(hwt, config_fine_lateness)
 	ASSERT_EQ(0, ht_info(self->fd, &fine));
 	ASSERT_EQ(0, ht_info(fd2, &coarse));
 	ASSERT_EQ(0, lateness_gap(self->fd, fd2, &gap));
-	TH_LOG("a coarse file's timeouts (tick %llu ns) expire %lld ns after a fine file's (tick %llu ns), median of 31",
+	TH_LOG("coarse (tick %llu ns) expire %lld ns after fine (tick %llu ns), median of 31",
 	       (unsigned long long)coarse.tick_ns, (long long)gap,
 	       (unsigned long long)fine.tick_ns);
 	ASSERT_LT((int64_t)coarse.tick_ns / 4, gap);

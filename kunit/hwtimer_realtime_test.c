@@ -514,6 +514,13 @@ static int kt_waiter_fn(void *arg)
 	return 0;
 }
 
+/* The tasks in hwtimer_cancel_sync() that wait for @base's running callback. */
+static unsigned int kt_sync_waiters(struct hwt_base *base)
+{
+	/* Counted under the base lock, looked at without it: racy, on purpose. */
+	return data_race(READ_ONCE(base->sync_waiters));
+}
+
 /*
  * Two tasks wait for the same running callback: both return once it has
  * returned, as the expiry path wakes every waiter (a flag of the base tells
@@ -549,9 +556,9 @@ static void rt_cancel_sync_two_waiters(struct kunit *test)
 		}
 	}
 	for (end = jiffies + msecs_to_jiffies(KT_WAIT_MS);
-	     READ_ONCE(base->sync_waiters) < 2 && time_before(jiffies, end);)
+	     kt_sync_waiters(base) < 2 && time_before(jiffies, end);)
 		usleep_range(500, 1000);
-	waiting = READ_ONCE(base->sync_waiters);
+	waiting = kt_sync_waiters(base);
 	atomic_set(&s->release, 1);
 	KUNIT_EXPECT_EQ_MSG(test, waiting, 2U,
 			    "%u tasks waited in hwtimer_cancel_sync() for the running callback, not 2",

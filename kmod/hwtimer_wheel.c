@@ -696,8 +696,10 @@ static bool hwt_run(struct hwt_base *base)
  * For a callback that does a batch of work of its own (the char device's
  * file timers): stopping at this time, rather than HWT_PASS_NS after its
  * own start, keeps the whole pass within HWT_PASS_NS of its start plus
- * what the at most HWT_EXPIRE_CHECK - 1 callbacks before the pass's next
- * look at the clock do before they look too.
+ * one batch of each callback that begins past that time before the pass
+ * next looks at the clock: at most HWT_EXPIRE_CHECK of them (all of the
+ * next HWT_EXPIRE_CHECK when the budget runs out before the first of them
+ * begins, as when the pass is held off the CPU).
  *
  * Context: @timer's callback, which runs on the base it was queued on
  * (a re-arm from the callback keeps it there; see hwt_target_base()).

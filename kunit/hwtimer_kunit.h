@@ -16,6 +16,12 @@ struct kt_timer {
 	atomic_t		fires;
 	atomic_t		early;
 	u64			fired_at;
+	/*
+	 * The tick it fired on, and (a real wheel) the expiry of its base's
+	 * hrtimer when its callback ran: when the pass that ran it was due.
+	 */
+	u64			tick;
+	u64			hrt_expires;
 	int			fired_cpu;
 	bool			in_softirq;
 	/* Self re-arm: this many more times, with this delay. */

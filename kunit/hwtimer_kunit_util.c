@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the hwtimer KUnit suites. */
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -15,6 +16,18 @@ void kt_fn(struct hwtimer *t)
 	kt->fired_at = hwt_wheel_now(t->wheel);
 	if (kt->fired_at < t->deadline)
 		atomic_inc(&kt->early);
+	kt->tick = t->expires;
+	/*
+	 * The running callback's base is the one it was queued on, whose
+	 * hrtimer nothing programs while the pass runs: its expiry is the
+	 * one that began the pass, or the pass this one continues.
+	 */
+	if (!t->wheel->manual) {
+		const struct hwt_base *base = per_cpu_ptr(t->wheel->bases,
+							  READ_ONCE(t->flags) & HWT_CPUMASK);
+
+		kt->hrt_expires = ktime_to_ns(hrtimer_get_expires(&base->hrt));
+	}
 	kt->fired_cpu = raw_smp_processor_id();
 	kt->in_softirq = in_serving_softirq();
 	atomic_inc(&kt->fires);

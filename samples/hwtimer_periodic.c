@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/hwtimer.h>
 #include <linux/ktime.h>
@@ -28,9 +29,12 @@ static struct hwtimer tick;
 static u64 start_ns, period_ns;
 /* Written by the callback only; read once it is shut down. */
 static u64 fires, periods, off_grid;
+/* Set by the first callback: the load waits for it. */
+static atomic_t ran = ATOMIC_INIT(0);
 
 static void tick_fn(struct hwtimer *t)
 {
+	atomic_set(&ran, 1);
 	fires++;
 	/* 1 + the periods missed since the deadline that just expired. */
 	periods += hwtimer_forward(t, period_ns);
@@ -42,6 +46,7 @@ static void tick_fn(struct hwtimer *t)
 
 static int __init periodic_init(void)
 {
+	unsigned int waited;
 	int ret;
 
 	if (!period_ms)
@@ -53,6 +58,9 @@ static int __init periodic_init(void)
 	if (ret)
 		return ret;
 	msleep(run_ms);
+	/* One callback at least, however long the host held it (10 s at most). */
+	for (waited = 0; !atomic_read(&ran) && waited < 10000; waited += period_ms)
+		msleep(period_ms);
 	/* Stops the callback re-arming, waits for it: then the counts hold. */
 	hwtimer_shutdown_sync(&tick);
 	pr_info("%llu callbacks over %llu periods of %u ms, %llu overruns, %llu deadlines off the grid\n",

@@ -451,7 +451,7 @@ int main(int argc, char **argv)
 {
 	char path[64];
 	long g0, s0, g1, s1;
-	int i;
+	uint64_t t_wait;
 
 	quick = argc > 1 && !strcmp(argv[1], "-q");
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth", (long)syscall(SYS_gettid));
@@ -487,12 +487,16 @@ int main(int argc, char **argv)
 		fault_loop("poll", prep_queued, op_poll, NULL);
 	}
 
-	for (i = 0; i < 20; i++) {
+	/*
+	 * What is freed after an RCU grace period or in a work item may take
+	 * a moment: up to 20 s, which only a hang takes (it was 20 sleeps of
+	 * 100 ms).
+	 */
+	for (t_wait = now_ns() + 20 * SEC;; usleep(100000)) {
 		g1 = ht_global_count();
 		s1 = ht_dev_objects();
-		if (g1 == g0 && (s0 < 0 || s1 == s0))
+		if ((g1 == g0 && (s0 < 0 || s1 == s0)) || now_ns() > t_wait)
 			break;
-		usleep(100000);
 	}
 	tap(g1 == g0, "global count back to %ld (%ld)", g0, g1);
 	tap(s0 < 0 || s1 == s0, "device chunks, leaves and rings back to %ld (%ld)", s0, s1);

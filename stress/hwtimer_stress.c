@@ -993,8 +993,9 @@ static int hwts_acct(struct kunit *test, struct hwts_params *p)
 {
 	struct hwts_run *run;
 	struct hwts_ledger tot;
-	unsigned long end, next_doom;
-	unsigned int i, k;
+	unsigned long end, next_doom, settle_end;
+	bool settled;
+	unsigned int i;
 	u64 sum[8] = {}, ops = 0;
 	int ret = 0;
 
@@ -1042,12 +1043,18 @@ static int hwts_acct(struct kunit *test, struct hwts_params *p)
 		wake_up_process(task);
 	}
 
+	/*
+	 * For @duration_ms, and on until the doomed wheel went at least once
+	 * (its check requires it): a host that held the run for the whole
+	 * duration must not make it fail.
+	 */
 	end = jiffies + msecs_to_jiffies(p->duration_ms);
 	next_doom = jiffies + msecs_to_jiffies(p->doomed_ms);
-	while (!ret && time_before(jiffies, end)) {
+	while (!ret && (time_before(jiffies, end) ||
+			(p->doomed_ms && !run->ws[HWTS_W_DOOMED].cycles))) {
 		msleep(min(20U, p->duration_ms));
 		if (p->doomed_ms && time_after_eq(jiffies, next_doom) &&
-		    time_before(jiffies, end)) {
+		    (time_before(jiffies, end) || !run->ws[HWTS_W_DOOMED].cycles)) {
 			ret = hwts_doomed_cycle(&run->ws[HWTS_W_DOOMED]);
 			next_doom = jiffies + msecs_to_jiffies(p->doomed_ms);
 		}
@@ -1079,17 +1086,21 @@ static int hwts_acct(struct kunit *test, struct hwts_params *p)
 		/*
 		 * Only the ledger used these wheels: their counters must agree,
 		 * once the callbacks in flight (counted by the wheel before
-		 * they run, by the ledger as they run) are done.
+		 * they run, by the ledger as they run) are done, and the
+		 * timers they re-armed have fired: up to 30 s, which only a
+		 * hang takes (it was 50 sleeps of 20 ms).
 		 */
-		for (k = 0; !ws->doomed && k < 50; k++) {
+		settled = false;
+		for (settle_end = jiffies + 30 * HZ; !ws->doomed;) {
 			hwtimer_wheel_stats(ws->w, &s);
-			if (s.started == atomic64_read(&ws->l.armed) &&
-			    s.fired == atomic64_read(&ws->l.fired) &&
-			    s.cancelled == atomic64_read(&ws->l.cancelled))
+			settled = s.started == atomic64_read(&ws->l.armed) &&
+				  s.fired == atomic64_read(&ws->l.fired) &&
+				  s.cancelled == atomic64_read(&ws->l.cancelled);
+			if (settled || time_after(jiffies, settle_end))
 				break;
 			msleep(20);
 		}
-		if (!ws->doomed && k == 50) {
+		if (!ws->doomed && !settled) {
 			pr_err("%s: wheel counters started %llu fired %llu cancelled %llu, ledger %lld %lld %lld\n",
 			       ws->name, s.started, s.fired, s.cancelled,
 			       atomic64_read(&ws->l.armed),
@@ -1353,9 +1364,13 @@ static int hwts_fault_one(struct kunit *test, const struct hwtimer_wheel_config 
 			(*injected)++;
 			continue;
 		}
-		/* It worked (perhaps around the fault): it must work fully. */
+		/*
+		 * It worked (perhaps around the fault): it must work fully. An
+		 * hour away, so that it is pending at the cancel however long
+		 * the host holds this task.
+		 */
 		hwtimer_setup_on_stack(&t, w, hwts_nop_fn);
-		ret = hwtimer_start(&t, SEC, HWTIMER_MODE_REL);
+		ret = hwtimer_start(&t, 3600 * SEC, HWTIMER_MODE_REL);
 		if (ret || hwtimer_cancel(&t) != 1) {
 			KUNIT_FAIL(test, "fault %u: wheel %s created but broken: %d",
 				   n, cfg->name, ret);

@@ -665,7 +665,8 @@ static void check_leaks(void)
  * it. The real uid is switched with setresuid() and the effective uid
  * stays root, so one process opens files as many users.
  */
-#define MANY_REPS	1001
+#define MANY_REPS	335
+#define MANY_ROUNDS	3
 #define MANY_BASE	200000		/* first uid of the crowd */
 
 static int cmp_u64(const void *a, const void *b)
@@ -713,15 +714,20 @@ static unsigned int bucket64(uint32_t uid)
  * holds a file open as each: the open and close of anyone else must not
  * cost more for it (the per-user accounting is looked up by uid in
  * constant time, not along a hash chain of users).
+ *
+ * Timed alone and then with the crowd, MANY_ROUNDS times over: a host that
+ * gets busier while the crowd is there makes that round's crowd look
+ * slow, not every round's, while a lookup along a chain of 4096 users
+ * costs in every round. One round within bounds passes.
  */
 static unsigned int many_users = 4096;
 
 static void check_many_users(void)
 {
 	struct rlimit rl = { many_users + 256, many_users + 256 };
-	uint64_t alone, crowd = 0;
-	unsigned int i, n;
-	bool root;
+	uint64_t alone = 0, crowd = 0, a, c;
+	unsigned int i, n = 0, round;
+	bool root = true, ok = false;
 	uid_t uid;
 	int *fds;
 
@@ -731,28 +737,39 @@ static void check_many_users(void)
 		free(fds);
 		return;
 	}
-	alone = open_close_median(MANY_BASE - 1);
-	for (n = 0, uid = MANY_BASE; n < many_users; n++, uid++) {
-		while (bucket64(uid) != bucket64(MANY_BASE - 1))
-			uid++;
-		if (setresuid(uid, -1, -1))
+	for (round = 0; round < MANY_ROUNDS && root && !ok; round++) {
+		a = open_close_median(MANY_BASE - 1);
+		for (n = 0, uid = MANY_BASE; n < many_users; n++, uid++) {
+			while (bucket64(uid) != bucket64(MANY_BASE - 1))
+				uid++;
+			if (setresuid(uid, -1, -1))
+				break;
+			fds[n] = ht_open(0);
+			if (fds[n] < 0)
+				break;
+		}
+		/* Opening as another user needs the real uid back first. */
+		root = !setresuid(0, -1, -1);
+		c = 0;
+		if (root && n == many_users)
+			c = open_close_median(MANY_BASE - 1);
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		printf("# open+close of a new user's file: %llu us alone, %llu us with %u users holding files (all in its bucket of a 64-bucket hash)\n",
+		       (unsigned long long)a / 1000, (unsigned long long)c / 1000, n);
+		if (n != many_users || !a || !c)
 			break;
-		fds[n] = ht_open(0);
-		if (fds[n] < 0)
-			break;
+		ok = c < 2 * a + 20000;
+		if (ok || !crowd || c * alone < crowd * a) {
+			alone = a;
+			crowd = c;
+		}
 	}
-	/* Opening as another user needs the real uid back first. */
-	root = !setresuid(0, -1, -1);
-	if (root && n == many_users)
-		crowd = open_close_median(MANY_BASE - 1);
-	for (i = 0; i < n; i++)
-		close(fds[i]);
 	free(fds);
-	printf("# open+close of a new user's file: %llu us alone, %llu us with %u users holding files (all in its bucket of a 64-bucket hash)\n",
-	       (unsigned long long)alone / 1000, (unsigned long long)crowd / 1000, n);
-	tap(root && n == many_users && alone && crowd && crowd < 2 * alone + 20000,
-	    "open and close cost the same with %u users holding files (%llu us, %llu us alone)",
-	    n, (unsigned long long)crowd / 1000, (unsigned long long)alone / 1000);
+	tap(root && n == many_users && ok,
+	    "open and close cost the same with %u users holding files (%llu us, %llu us alone; round %u of at most %u)",
+	    n, (unsigned long long)crowd / 1000, (unsigned long long)alone / 1000, round,
+	    MANY_ROUNDS);
 }
 
 /*

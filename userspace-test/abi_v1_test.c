@@ -171,7 +171,7 @@ TEST_F(hwt, periodic_absolute)
 TEST_F(hwt, cancel)
 {
 	struct hwtimer_arm_entry e[2] = {
-		{ .cookie = 1, .expires_ns = 10000 * MS },
+		{ .cookie = 1, .expires_ns = HWT_FAR_NS },
 		{ .cookie = 2, .expires_ns = 0 },
 	};
 	struct hwtimer_cancel_entry c[2] = { 0 };
@@ -206,7 +206,7 @@ TEST_F(hwt, cancel)
 /* MODIFY a pending timeout, then one whose record is queued. */
 TEST_F(hwt, modify)
 {
-	struct hwtimer_arm_entry e = { .cookie = 5, .expires_ns = 10000 * MS };
+	struct hwtimer_arm_entry e = { .cookie = 5, .expires_ns = HWT_FAR_NS };
 	struct hwtimer_modify_entry m = { 0 };
 	struct hwtimer_expiry r;
 	uint64_t before;
@@ -232,7 +232,7 @@ TEST_F(hwt, modify)
 	e.expires_ns = 0;
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, NULL, NULL));
 	m.id = e.id;
-	m.expires_ns = 10000 * MS;
+	m.expires_ns = HWT_FAR_NS;
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, &m, 1, 0, NULL, NULL));
 	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, m.status);
 	fcntl(self->fd, F_SETFL, O_NONBLOCK);
@@ -250,9 +250,9 @@ TEST_F(hwt, modify)
 TEST_F(hwt, batch_rules)
 {
 	struct hwtimer_arm_entry e[3] = {
-		{ .cookie = 1, .expires_ns = 10000 * MS },
-		{ .cookie = 2, .expires_ns = 10000 * MS, .flags = 1U << 7 },
-		{ .cookie = 3, .expires_ns = 10000 * MS },
+		{ .cookie = 1, .expires_ns = HWT_FAR_NS },
+		{ .cookie = 2, .expires_ns = HWT_FAR_NS, .flags = 1U << 7 },
+		{ .cookie = 3, .expires_ns = HWT_FAR_NS },
 	};
 	struct hwtimer_info info;
 	uint32_t done, failed;

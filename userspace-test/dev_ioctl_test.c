@@ -80,8 +80,8 @@ TEST_F(hwt, info_counts)
 	uint64_t id;
 
 	HWT_NEED_DEV();
-	ASSERT_EQ(0, ht_arm(self->fd, 1, 10000 * MS, 0, 0, &id));
-	ASSERT_EQ(0, ht_arm(self->fd, 2, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 1, HWT_FAR_NS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 2, HWT_FAR_NS, 0, 0, &id));
 	ASSERT_EQ(0, ht_arm(self->fd, 3, 0, 0, 0, &id));
 	ASSERT_EQ(0, ht_info(self->fd, &info));
 	ASSERT_EQ(2, info.pending);
@@ -379,7 +379,7 @@ TEST_F(hwt, batch_fault_midway)
 	ASSERT_EQ(0, munmap(map + page, page));
 	e = (struct hwtimer_arm_entry *)map;
 	for (k = 0; k < n; k++)
-		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+		ht_arm_entry(&e[k], k, HWT_FAR_NS, 0, 0);
 	ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_ARM, e, n + 2, 0, &done, &failed));
 	ASSERT_EQ(n, done);
 	ASSERT_EQ(0, failed);
@@ -427,7 +427,7 @@ static void straddle_readonly(struct __test_metadata *_metadata, int fd,
 	uint64_t id;
 	char *map;
 
-	ASSERT_EQ(0, ht_arm(fd, k, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(fd, k, HWT_FAR_NS, 0, 0, &id));
 	map = straddle_map(page);
 	ASSERT_TRUE(map != NULL);
 	memset(&in, 0, sizeof(in));
@@ -518,7 +518,7 @@ TEST_F(hwt, arm_run_stops_at_readonly_entry)
 			ASSERT_EQ(0, mprotect(map, 2 * page, PROT_READ | PROT_WRITE));
 			e = (struct hwtimer_arm_entry *)(map + page - cut[c]) - bad[b];
 			for (k = 0; k < n; k++)
-				ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+				ht_arm_entry(&e[k], k, HWT_FAR_NS, 0, 0);
 			ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
 			done = 1234;
 			failed = 1234;
@@ -639,7 +639,7 @@ TEST_F(hwt, batch_partial_stop)
 
 	HWT_NEED_DEV();
 	for (k = 0; k < 5; k++)
-		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+		ht_arm_entry(&e[k], k, HWT_FAR_NS, 0, 0);
 	e[2].flags = 0x80;
 	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 5, 0, &done, &failed));
 	ASSERT_EQ(3, done);
@@ -672,7 +672,7 @@ TEST_F(hwt, batch_partial_continue)
 
 	HWT_NEED_DEV();
 	for (k = 0; k < 6; k++)
-		ht_arm_entry(&e[k], k, 10000 * MS, 0, 0);
+		ht_arm_entry(&e[k], k, HWT_FAR_NS, 0, 0);
 	e[1].period_ns = 1;
 	e[4].reserved[1] = 9;
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 6, HWTIMER_BATCH_CONTINUE,
@@ -698,7 +698,7 @@ TEST_F(hwt, batch_max)
 	ASSERT_TRUE(e != NULL);
 	ASSERT_TRUE(c != NULL);
 	for (k = 0; k < n; k++)
-		ht_arm_entry(&e[k], k, 10000 * MS + k * 1000, 0, 0);
+		ht_arm_entry(&e[k], k, HWT_FAR_NS + k * 1000, 0, 0);
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, n, 0, &done, &failed));
 	ASSERT_EQ(n, done);
 	for (k = 0; k < n; k++)
@@ -721,7 +721,7 @@ TEST_F(hwt, cancel_pending)
 	uint64_t id;
 
 	HWT_NEED_DEV();
-	ASSERT_EQ(0, ht_arm(self->fd, 5, 1000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 5, HWT_FAR_NS, 0, 0, &id));
 	ASSERT_EQ(0, ht_cancel(self->fd, id, &status));
 	ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
 	ASSERT_EQ(0, ht_info(self->fd, &info));
@@ -837,7 +837,7 @@ TEST_F(hwt, ids_after_newest_cancelled)
 
 	HWT_NEED_DEV();
 	for (i = 0; i < 40; i++)
-		ht_arm_entry(&a[i], 1000 + i, 10000 * MS, 0, i == 5 || i == 20 ? 0x80 : 0);
+		ht_arm_entry(&a[i], 1000 + i, HWT_FAR_NS, 0, i == 5 || i == 20 ? 0x80 : 0);
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, a, 40, HWTIMER_BATCH_CONTINUE,
 			       &done, &failed));
 	ASSERT_EQ(40, done);
@@ -864,7 +864,7 @@ TEST_F(hwt, ids_after_newest_cancelled)
 	memmove(&cookie[10], &cookie[11], (n - 11) * sizeof(cookie[0]));
 	n -= 2;
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, ht_arm(self->fd, 2000 + i, 10000 * MS, 0, 0, &id[n]));
+		ASSERT_EQ(0, ht_arm(self->fd, 2000 + i, HWT_FAR_NS, 0, 0, &id[n]));
 		ASSERT_NE(gone[0], id[n]) TH_LOG("the cancelled newest id handed out again");
 		ASSERT_NE(gone[1], id[n]) TH_LOG("a cancelled id handed out again");
 		for (j = 0; j < n; j++)
@@ -948,7 +948,11 @@ TEST_F(hwt, modify_earlier)
 	ASSERT_EQ(-ENOENT, ht_modify(self->fd, id, MS, 0, 0, NULL));
 }
 
-/* Modifying an expired, unread timeout drops its record and re-arms it. */
+/*
+ * Modifying an expired, unread timeout drops its record and re-arms it:
+ * far away first, so that no new record can be there when the test looks,
+ * then soon, to see it come.
+ */
 TEST_F(hwt, modify_expired_unread)
 {
 	struct hwtimer_expiry r;
@@ -958,9 +962,11 @@ TEST_F(hwt, modify_expired_unread)
 	HWT_NEED_DEV();
 	ASSERT_EQ(0, ht_arm(self->fd, 9, 0, 0, 0, &id));
 	ASSERT_NE(0, ht_wait(self->fd, 0));
-	ASSERT_EQ(0, ht_modify(self->fd, id, 20 * MS, 0, 0, &status));
+	ASSERT_EQ(0, ht_modify(self->fd, id, HWT_FAR_NS, 0, 0, &status));
 	ASSERT_EQ(HWTIMER_STATUS_EXPIRED, status);
 	ASSERT_EQ(0, ht_wait(self->fd, 0));
+	ASSERT_EQ(0, ht_modify(self->fd, id, 20 * MS, 0, 0, &status));
+	ASSERT_EQ(HWTIMER_STATUS_PENDING, status);
 	ASSERT_EQ(1, ht_read_n(self->fd, &r, 1));
 	ASSERT_EQ(id, r.id);
 	ASSERT_LE(r.deadline_ns, r.expired_ns);
@@ -973,7 +979,7 @@ TEST_F(hwt, modify_errors)
 
 	HWT_NEED_DEV();
 	ASSERT_EQ(-ENOENT, ht_modify(self->fd, 77, MS, 0, 0, NULL));
-	ASSERT_EQ(0, ht_arm(self->fd, 9, 10000 * MS, 0, 0, &id));
+	ASSERT_EQ(0, ht_arm(self->fd, 9, HWT_FAR_NS, 0, 0, &id));
 	ASSERT_EQ(-EINVAL, ht_modify(self->fd, id, MS, 0, 4, NULL));
 	ASSERT_EQ(-EINVAL, ht_modify(self->fd, id, MS, 1, 0, NULL));
 	ASSERT_EQ(-EINVAL, ht_modify(self->fd, id, UINT64_MAX, 0, 0, NULL));
@@ -1027,6 +1033,16 @@ static void arm_n(struct __test_metadata *_metadata, int fd, unsigned int n,
 		ids[k] = e[k].id;
 }
 
+/*
+ * The MODIFY run tests arm their timeouts ARMED_NS away and move them to
+ * MOVED_NS (and MOVED2_NS); moved() tells those apart by a remaining time
+ * far from each, so that how long the host held the test in between does
+ * not change the answer.
+ */
+#define ARMED_NS	(100 * SEC)
+#define MOVED_NS	(1000 * SEC)
+#define MOVED2_NS	(3000 * SEC)
+
 /* 1 if timeout @id is pending with its deadline more than @after away. */
 static int moved(int fd, uint64_t id, uint64_t after)
 {
@@ -1063,9 +1079,9 @@ TEST_F(hwt, modify_run_stops_at_failed_entry)
 
 	HWT_NEED_DEV();
 	for (b = 0; b < ARRAY_SIZE(bad); b++) {
-		arm_n(_metadata, self->fd, n, 10000 * MS, ids);
+		arm_n(_metadata, self->fd, n, ARMED_NS, ids);
 		for (k = 0; k < n; k++)
-			modify_entry(&m[k], k == bad[b] ? ids[k] + 1000000 : ids[k], 50000 * MS);
+			modify_entry(&m[k], k == bad[b] ? ids[k] + 1000000 : ids[k], MOVED_NS);
 		ASSERT_EQ(-ENOENT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, n, 0, &done, &failed));
 		ASSERT_EQ(bad[b] + 1, done);
 		ASSERT_EQ(1, failed);
@@ -1073,7 +1089,7 @@ TEST_F(hwt, modify_run_stops_at_failed_entry)
 			if (k < bad[b]) {
 				ASSERT_EQ(0, m[k].result) TH_LOG("entry %u, bad %u", k, bad[b]);
 				ASSERT_EQ(HWTIMER_STATUS_PENDING, m[k].status);
-				ASSERT_TRUE(moved(self->fd, ids[k], 20000 * MS))
+				ASSERT_TRUE(moved(self->fd, ids[k], MOVED_NS / 2))
 					TH_LOG("entry %u before bad %u not moved", k, bad[b]);
 			} else if (k == bad[b]) {
 				ASSERT_EQ(-ENOENT, m[k].result);
@@ -1084,13 +1100,13 @@ TEST_F(hwt, modify_run_stops_at_failed_entry)
 					TH_LOG("entry %u after bad %u written", k, bad[b]);
 				ASSERT_EQ(0xdeadbeefULL, m[k].deadline_ns);
 				ASSERT_EQ(7, m[k].status);
-				ASSERT_FALSE(moved(self->fd, ids[k], 20000 * MS))
+				ASSERT_FALSE(moved(self->fd, ids[k], MOVED_NS / 2))
 					TH_LOG("entry %u after bad %u moved", k, bad[b]);
 			}
 		}
 
 		for (k = 0; k < n; k++)
-			modify_entry(&m[k], k == bad[b] ? ids[k] + 1000000 : ids[k], 60000 * MS);
+			modify_entry(&m[k], k == bad[b] ? ids[k] + 1000000 : ids[k], MOVED2_NS);
 		ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, n, HWTIMER_BATCH_CONTINUE,
 				      &done, &failed));
 		ASSERT_EQ(n, done);
@@ -1099,7 +1115,7 @@ TEST_F(hwt, modify_run_stops_at_failed_entry)
 			ASSERT_EQ(k == bad[b] ? -ENOENT : 0, m[k].result)
 				TH_LOG("entry %u, bad %u, continue", k, bad[b]);
 			if (k != bad[b])
-				ASSERT_TRUE(moved(self->fd, ids[k], 55000 * MS));
+				ASSERT_TRUE(moved(self->fd, ids[k], (MOVED_NS + MOVED2_NS) / 2));
 		}
 	}
 }
@@ -1129,11 +1145,11 @@ TEST_F(hwt, modify_run_stops_at_readonly_entry)
 	ASSERT_TRUE(map != MAP_FAILED);
 	for (c = 0; c < ARRAY_SIZE(cut); c++) {
 		for (b = 0; b < ARRAY_SIZE(bad); b++) {
-			arm_n(_metadata, self->fd, n, 10000 * MS, ids);
+			arm_n(_metadata, self->fd, n, ARMED_NS, ids);
 			ASSERT_EQ(0, mprotect(map, 2 * page, PROT_READ | PROT_WRITE));
 			m = (struct hwtimer_modify_entry *)(map + page - cut[c]) - bad[b];
 			for (k = 0; k < n; k++)
-				modify_entry(&m[k], ids[k], 50000 * MS);
+				modify_entry(&m[k], ids[k], MOVED_NS);
 			ASSERT_EQ(0, mprotect(map + page, page, PROT_READ));
 			ASSERT_EQ(-EFAULT, ht_batch(self->fd, HWTIMER_IOC_MODIFY, m, n, 0,
 						    &done, &failed))
@@ -1141,7 +1157,7 @@ TEST_F(hwt, modify_run_stops_at_readonly_entry)
 			ASSERT_EQ(bad[b], done) TH_LOG("cut at %zu", cut[c]);
 			ASSERT_EQ(0, failed);
 			for (k = 0; k < n; k++) {
-				ASSERT_EQ(k < bad[b], moved(self->fd, ids[k], 20000 * MS))
+				ASSERT_EQ(k < bad[b], moved(self->fd, ids[k], MOVED_NS / 2))
 					TH_LOG("entry %u, bad %u cut at %zu", k, bad[b], cut[c]);
 				if (k > bad[b])
 					ASSERT_EQ(1, m[k].result);

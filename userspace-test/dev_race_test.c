@@ -135,12 +135,17 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Parent and child read one file: each record reaches exactly one. */
+/*
+ * Parent and child read one file: each record reaches exactly one. Both
+ * read until no record comes for 100 ms, so all must be queued before
+ * they start: a record the host delayed for longer would reach neither.
+ */
 TEST_F(hwt, fork_shared_reads)
 {
 	enum { N = 60 };
 	struct hwtimer_arm_entry e[N];
-	uint64_t got[N], cookie;
+	struct hwtimer_info info;
+	uint64_t got[N], cookie, end;
 	unsigned int k, n = 0;
 	int p[2], status;
 	pid_t pid;
@@ -149,7 +154,13 @@ TEST_F(hwt, fork_shared_reads)
 	for (k = 0; k < N; k++)
 		ht_arm_entry(&e[k], k, (k % 3) * MS, 0, 0);
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, N, 0, NULL, NULL));
-	sleep_ns(5 * MS);
+	end = now_ns() + HWT_WAIT_MS * MS;
+	do {
+		sleep_ns(MS);
+		ASSERT_EQ(0, ht_info(self->fd, &info));
+	} while (info.queued < N && now_ns() < end);
+	ASSERT_EQ(N, info.queued) TH_LOG("%llu of %u records queued after %d ms",
+					 (unsigned long long)info.queued, N, HWT_WAIT_MS);
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	ASSERT_EQ(0, pipe(p));
 	pid = fork();
@@ -394,13 +405,13 @@ TEST_F(cap, global_cap)
  * all its entries first and give back those after an entry that could
  * not be written: a failing batch of 16 briefly took 16 places.)
  */
-TEST_F(cap, global_cap_no_transient_charge)
+TEST_F_TIMEOUT(cap, global_cap_no_transient_charge, 120)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	volatile unsigned long *stats;
 	struct hwtimer_arm_entry *e;
 	unsigned long arms = 0, edquot = 0;
-	uint64_t base, end, id;
+	uint64_t base, end, last, id;
 	int fd2, status, k;
 	char *map;
 	pid_t pid;
@@ -422,12 +433,17 @@ TEST_F(cap, global_cap_no_transient_charge)
 
 	fd2 = ht_open(0);
 	ASSERT_LE(0, fd2);
+	/*
+	 * 2 s, and on (up to 30 s more) until the other process made enough
+	 * arms to tell: however slow the host, the race must have run.
+	 */
 	end = now_ns() + 2000 * MS;
+	last = end + 30 * SEC;
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		/* One arm and one cancel at a time: always under the cap. */
-		while (now_ns() < end && !stats[0]) {
+		while (!stats[0] && !stats[3]) {
 			int ret = ht_arm(fd2, 1, 3600000 * MS, 0, 0, &id);
 
 			if (ret == -EDQUOT)
@@ -438,7 +454,7 @@ TEST_F(cap, global_cap_no_transient_charge)
 		}
 		_exit(0);
 	}
-	while (now_ns() < end) {
+	while (now_ns() < end || (stats[1] <= 100 && now_ns() < last)) {
 		uint32_t done = 0;
 		int ret = ht_batch(self->fd, HWTIMER_IOC_ARM, e, 16, 0, &done, NULL);
 
@@ -451,6 +467,7 @@ TEST_F(cap, global_cap_no_transient_charge)
 			ASSERT_EQ(-EFAULT, ret) TH_LOG("done %u", done);
 		}
 	}
+	stats[3] = 1;
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	edquot = stats[2];

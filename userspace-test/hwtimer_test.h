@@ -42,6 +42,13 @@
 /* Generous bound for "it arrives eventually": TCG with KASAN is slow. */
 #define HWT_WAIT_MS	5000
 
+/*
+ * A relative deadline no test outlives, for a timeout that must still be
+ * pending when the test looks at it: a busy host can hold a TCG vCPU for
+ * seconds, so a timeout 10 s away may expire between two calls.
+ */
+#define HWT_FAR_NS	(3600 * SEC)
+
 /* For tests that use threads or select(): see sleep_ns(). */
 #define NEED_TIME32()							\
 	do {								\

@@ -17,7 +17,9 @@
 #
 # Kernel command line: hwt.mode=check|runner-test|run|shell|stress|bench|probe
 # (default check; probe: the boot line only, for scripts/lib.sh's KVM probe), hwt.timeout=<s> (per user-space program, default 600),
-# hwt.nosuspend=1 (tests must not suspend the VM: HWT_NO_SUSPEND=1).
+# hwt.nosuspend=1 (tests must not suspend the VM: HWT_NO_SUSPEND=1),
+# hwt.only=GLOB[,GLOB...] (check: only the KUnit modules, test programs
+# and samples whose names match, and no self-test fixtures).
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
 # /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/runner-test/{*.ko,ut/*} (with
@@ -34,13 +36,14 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 cd /tmp || exit 1
 
-mode=check ut_timeout=600
+mode=check ut_timeout=600 only=
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case "$arg" in
 	hwt.mode=*) mode=${arg#hwt.mode=} ;;
 	hwt.timeout=*) ut_timeout=${arg#hwt.timeout=} ;;
 	hwt.nosuspend=1) export HWT_NO_SUSPEND=1 ;;
+	hwt.only=*) only=$(echo "${arg#hwt.only=}" | tr , ' ') ;;
 	esac
 done
 
@@ -71,13 +74,25 @@ load() {
 }
 unload() { check "rmmod $(basename "$1" .ko)" rmmod "$(basename "$1" .ko)"; }
 
+# Whether the test NAME is to run: always, unless hwt.only= names globs
+# (the runner's ONLY=, a partial run for a developer's loop).
+wanted() {
+	local p
+	[ -z "$only" ] && return 0
+	for p in $only; do
+		# shellcheck disable=SC2254 # a glob, on purpose
+		case "$1" in $p) return 0 ;; esac
+	done
+	return 1
+}
+
 # A KUnit module runs its suites while it loads; unloading it lets kmemleak
 # see the end. A sample module must load and unload cleanly.
 load_unload() { load "$1" && unload "$1"; }
 load_all() {
 	local m
 	for m in "$1"/*.ko; do
-		[ -e "$m" ] && load_unload "$m"
+		[ -e "$m" ] && wanted "$(basename "$m" .ko)" && load_unload "$m"
 	done
 }
 
@@ -204,7 +219,7 @@ main_tests() {
 	check "tests in memory cgroup $TESTS_CG" tests_memcg
 	load_all /hwt/kunit
 	for p in /hwt/ut/*; do
-		[ -x "$p" ] && run_ut "$(basename "$p")" "$p"
+		[ -x "$p" ] && wanted "$(basename "$p")" && run_ut "$(basename "$p")" "$p"
 	done
 	load_all /hwt/samples
 }
@@ -317,7 +332,7 @@ check)
 	# The smokes load what they need and unload it when done.
 	[ -f /hwt/bench/guest.sh ] && bench_run
 	[ -f /hwt/stress/guest.sh ] && stress_run
-	runner_tests
+	[ -z "$only" ] && runner_tests
 	;;
 runner-test)
 	runner_tests

@@ -1,28 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/hwtimer: many timeouts behind one file descriptor. This file is the
- * ABI: open, ioctl, read, poll, mmap and close, the batches, the caps,
- * clocks and time namespaces. The ABI is include/uapi/linux/hwtimer.h and
- * the manual page docs/hwtimer.4.
- *
- * A file keeps its timeouts in memory it owns (hwtimer_dev_table.c), in
- * its own timing wheel, driven by one hwtimer on the per-CPU wheel of its
- * precision and clock (hwtimer_dev_wheel.c); their records go to an
- * mmap'd ring or wait in the kernel for read() (hwtimer_dev_ring.c).
+ * ABI, the top layer of the device (hwtimer_dev.h): open, ioctl, read,
+ * poll, mmap and close, and the batches. The ABI is
+ * include/uapi/linux/hwtimer.h and the manual page docs/hwtimer.4.
  *
  * Batches: each batch ioctl takes up to HWTIMER_BATCH_MAX entries. The
- * pages holding the next HWTD_CHUNK entries are pinned (pin_user_pages_fast(),
- * for writing where they are writable); under one hold of the file lock,
- * each entry is copied from them, processed by its operation's function on
- * the kernel copy, and its outputs are written back to them. A pinned page
- * cannot fault, so an entry's outputs are written in the same hold that
- * acts on it, whatever another thread does to its memory meanwhile: an
- * entry either took effect with its outputs written, or it was not acted
- * on and the batch stopped before it with EFAULT (an entry that cannot be
- * read whole, or whose output fields cannot be written). The batch header
- * is pinned too, for @done and @failed. Caps are charged at the moment an
+ * pages holding the next HWTD_HOLD_MAX entries are pinned
+ * (hwtimer_dev_pin.c); under one hold of the file lock, each entry is
+ * copied from them, processed by its operation's function on the kernel
+ * copy, and its outputs are written back to them. A pinned page cannot
+ * fault, so an entry's outputs are written in the same hold that acts on
+ * it, whatever another thread does to its memory meanwhile: an entry
+ * either took effect with its outputs written, or it was not acted on and
+ * the batch stopped before it with EFAULT (an entry that cannot be read
+ * whole, or whose output fields cannot be written). The batch header is
+ * pinned too, for @done and @failed. Caps are charged at the moment an
  * entry is armed, with nothing left to fail after: never charged and
- * given back.
+ * given back (hwtimer_dev_account.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,29 +43,11 @@
 #include <linux/xarray.h>
 
 #include "hwtimer_internal.h"
-#include "hwtimer_dev.h"
-
-static unsigned int file_cap = 262144;
-module_param(file_cap, uint, 0644);
-MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most 1671168 with 4 KiB pages, what a file's slot table holds)");
-
-/*
- * file_cap as it takes effect: at most what a file's slot table holds, so
- * that a file below it finds a free slot (unless slots were retired, each
- * after 2^32 uses), and HWTIMER_IOC_INFO reports the cap that holds.
- */
-static unsigned int hwtd_file_cap(void)
-{
-	return min_t(unsigned int, READ_ONCE(file_cap), HWTD_MAX_SLOTS);
-}
-
-static unsigned int global_cap = 1048576;
-module_param(global_cap, uint, 0644);
-MODULE_PARM_DESC(global_cap, "Most timeouts all open files of /dev/hwtimer may hold together (default 1048576)");
-
-static unsigned int user_cap = 524288;
-module_param(user_cap, uint, 0644);
-MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid of the opener) may hold together (default 524288)");
+#include "hwtimer_dev_account.h"
+#include "hwtimer_dev_pin.h"
+#include "hwtimer_dev_records.h"
+#include "hwtimer_dev_table.h"
+#include "hwtimer_dev_wheel.h"
 
 /*
  * Records one read() takes off the kernel queue per hold of the file lock
@@ -98,188 +75,6 @@ struct hwtd_stats hwtd_stats;
 static struct hwtimer_wheel *hwtd_wheels[HWTD_PRECISIONS][HWTD_CLOCKS];
 static struct dentry *hwtd_debugfs;
 
-/*
- * Where files' expiry passes go on once they have spent their softirq
- * budget (hwtimer_dev_wheel.c), a slice of at most HWT_PASS_NS per work
- * item run. Unbound: its work items are not concurrency-managed, on any
- * kernel, so a slice never holds up another file's work nor any of the
- * per-CPU work of the CPU that queued it (on 6.1, a busy item of a per-CPU
- * workqueue keeps every later item of that CPU's pool waiting), and the
- * scheduler runs each where there is room, at normal priority, as fairly
- * as any task.
- */
-struct workqueue_struct *hwtd_wq;
-static atomic_long_t hwtd_global_count = ATOMIC_LONG_INIT(0);
-
-/*
- * The users with files open, indexed by uid (the kuid's value): an xarray,
- * so that finding, adding and removing a user costs the same however many
- * users have files open.
- *
- * The xarray's lock protects the entries and every change of a user's
- * @refs: hwtd_user_put() drops a reference and, if it was the last, erases
- * the user under the lock, so a user found under the lock has @refs >= 1
- * and may be taken with refcount_inc(). @count is atomic and needs no
- * lock. Taken in process context only (open and close), with no other
- * lock held; __xa_insert() may drop it to allocate a node. Its nodes are
- * charged to the memory cgroup of the open that needs them
- * (XA_FLAGS_ACCOUNT).
- */
-static DEFINE_XARRAY_FLAGS(hwtd_users, XA_FLAGS_ACCOUNT);
-
-/**
- * hwtd_user_get() - take a reference to a user, creating it if needed
- * @uid: the real uid of the opener
- *
- * Context: process; may sleep (allocates with %GFP_KERNEL_ACCOUNT).
- * Return: the user, or NULL when it had to be allocated and that failed.
- */
-static struct hwtd_user *hwtd_user_get(kuid_t uid)
-{
-	unsigned long index = __kuid_val(uid);
-	struct hwtd_user *u, *new = NULL;
-	int ret;
-
-	for (;;) {
-		xa_lock(&hwtd_users);
-		u = xa_load(&hwtd_users, index);
-		if (u) {
-			refcount_inc(&u->refs);
-			xa_unlock(&hwtd_users);
-			kfree(new);
-			return u;
-		}
-		if (new)
-			break;
-		xa_unlock(&hwtd_users);
-		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
-		if (!new)
-			return NULL;
-		new->uid = uid;
-		refcount_set(&new->refs, 1);
-		atomic_long_set(&new->count, 0);
-		/* Look again: another open may have added the user meanwhile. */
-	}
-	/* -EBUSY: another open added it while the lock was dropped. */
-	ret = __xa_insert(&hwtd_users, index, new, GFP_KERNEL_ACCOUNT);
-	if (ret == -EBUSY) {
-		u = xa_load(&hwtd_users, index);
-		refcount_inc(&u->refs);
-	}
-	xa_unlock(&hwtd_users);
-	if (!ret)
-		return new;
-	kfree(new);
-	return ret == -EBUSY ? u : NULL;
-}
-
-/**
- * hwtd_user_put() - drop a reference taken by hwtd_user_get()
- * @u: the user
- *
- * Frees @u when its last file closes; by then its files have freed all
- * their timeouts, so its count is zero.
- *
- * Context: process.
- */
-static void hwtd_user_put(struct hwtd_user *u)
-{
-	bool last;
-
-	xa_lock(&hwtd_users);
-	last = refcount_dec_and_test(&u->refs);
-	if (last)
-		__xa_erase(&hwtd_users, __kuid_val(u->uid));
-	xa_unlock(&hwtd_users);
-	if (!last)
-		return;
-	WARN_ON_ONCE(atomic_long_read(&u->count));
-	kfree(u);
-}
-
-/*
- * Count one more timeout of @hf against the per-user and the global cap,
- * at the moment it is armed (under the file lock, with nothing left that
- * can fail): hwtd_charge() and hwtd_uncharge() are the only places that
- * change the two counts. The user's count is taken first: a user at its
- * cap then fails without touching the global count, so it cannot make
- * another user's arm fail however often it retries. A global failure
- * briefly holds one unit of the caller's own user count, its own business.
- * Return: 0, or -EDQUOT; then nothing is charged.
- */
-static int hwtd_charge(struct hwtd_file *hf)
-{
-	if (!hwt_count_inc_below(&hf->user->count, READ_ONCE(user_cap)))
-		return -EDQUOT;
-	if (!hwt_count_inc_below(&hwtd_global_count, READ_ONCE(global_cap))) {
-		atomic_long_dec(&hf->user->count);
-		return -EDQUOT;
-	}
-	return 0;
-}
-
-/**
- * hwtd_uncharge() - uncount timeouts that ended
- * @hf: their file
- * @n: how many
- *
- * Context: any.
- */
-void hwtd_uncharge(struct hwtd_file *hf, long n)
-{
-	atomic_long_sub(n, &hf->user->count);
-	atomic_long_sub(n, &hwtd_global_count);
-}
-
-/*
- * Clocks and time namespaces. Every time the device takes or gives is on
- * the file's clock (CLOCK_MONOTONIC, or CLOCK_BOOTTIME after
- * HWTIMER_IOC_CONFIG) as the calling task's time namespace shows it, the
- * clock clock_gettime() shows it; inside, deadlines are host times of that
- * clock, which the file's wheel runs on, stored unclamped. Each call
- * converts with the namespace of the task that makes it, as
- * timerfd_settime() and clock_gettime() do; records written to the ring
- * by an expiry carry the times of the namespace of the task that made the
- * ring. Limits (INT64_MAX) are checked in the caller's namespace time.
- *
- * timens_ktime_to_host() cannot serve: it calls do_timens_ktime_to_host()
- * and compares with init_time_ns, neither of which is exported to modules.
- * timens_add_monotonic() and timens_add_boottime() are inline and only
- * read the caller's offsets.
- */
-
-/**
- * hwtd_timens_offset() - the caller's time namespace offset of a clock
- * @boottime: of CLOCK_BOOTTIME, else CLOCK_MONOTONIC
- *
- * Context: process (the current task's namespace).
- * Return: namespace time minus host time, ns.
- */
-s64 hwtd_timens_offset(bool boottime)
-{
-	struct timespec64 ts = { };
-
-	if (boottime)
-		timens_add_boottime(&ts);
-	else
-		timens_add_monotonic(&ts);
-	return timespec64_to_ns(&ts);
-}
-
-/**
- * hwtd_clock_now() - the file's clock now, host time
- * @hf: the file
- *
- * Context: any.
- * Return: ns of CLOCK_MONOTONIC or CLOCK_BOOTTIME.
- */
-u64 hwtd_clock_now(const struct hwtd_file *hf)
-{
-	if (IS_ENABLED(CONFIG_KUNIT) && hf->manual)
-		return READ_ONCE(hf->manual_now);
-	return hf->boottime ? ktime_get_boottime_ns() : ktime_get_ns();
-}
-
 /**
  * struct hwtd_call - what the entries of one batch call share
  * @now: host time of the file's clock, read once when the call began:
@@ -304,7 +99,7 @@ struct hwtd_call {
  * back. The limit INT64_MAX is the caller's: an absolute deadline beyond
  * it, or a delay that takes the namespace's now beyond it, is EINVAL.
  */
-static __always_inline int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u64 expires,
+static __always_inline int hwtd_check_timing(struct hwtd_file *file, u32 flags, u64 expires,
 					     u64 period, const struct hwtd_call *call,
 					     u64 *host, u64 *out)
 {
@@ -313,7 +108,7 @@ static __always_inline int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u6
 
 	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
 		return -EINVAL;
-	if (period && (period < hf->time.tick_ns || period > (u64)KTIME_MAX))
+	if (period && (period < file->time.tick_ns || period > (u64)KTIME_MAX))
 		return -EINVAL;
 	if (flags & HWTIMER_TIMEOUT_ABS)
 		ns = expires;
@@ -334,18 +129,6 @@ static __always_inline int hwtd_check_timing(struct hwtd_file *hf, u32 flags, u6
 	return 0;
 }
 
-/* Take a live timeout out of the wheel or the kernel queue. */
-static __always_inline u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
-{
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-
-	hwtd_list_del(hf, idx);
-	if (s->state != HWTD_QUEUED)
-		return HWTIMER_STATUS_PENDING;
-	hf->nqueued--;
-	return HWTIMER_STATUS_EXPIRED;
-}
-
 /*
  * The operations: each processes one entry, the kernel's copy @ent, under
  * the file lock, and sets its output fields when it succeeds; it returns
@@ -353,28 +136,28 @@ static __always_inline u32 hwtd_unlink(struct hwtd_file *hf, u32 idx)
  * when the table must grow first. An entry that fails changes nothing, and
  * hwtd_run_op() writes its outputs: the errno and zeros.
  */
-static __always_inline int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *call,
+static __always_inline int hwtd_arm_op(struct hwtd_file *file, struct hwtd_call *call,
 				       struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_arm_entry *e = ent;
 	u64 deadline, out;
-	struct hwtd_slot *s;
+	struct hwtd_timeout *s;
 	u32 idx;
 	int ret;
 
 	if (e->reserved1 || e->slack_ns > (u64)KTIME_MAX)
 		return -EINVAL;
-	ret = hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns, call,
+	ret = hwtd_check_timing(file, e->flags, e->expires_ns, e->period_ns, call,
 				&deadline, &out);
 	if (ret)
 		return ret;
-	if (hf->nlive >= hwtd_file_cap())
+	if (file->nlive >= hwtd_file_cap())
 		return -ENOSPC;
-	/* Memory first: nothing to undo but a slot, which no one saw. */
-	if ((e->period_ns || e->slack_ns) && !hf->spare_extra)
+	/* Memory first: nothing to undo but a table entry, which no one saw. */
+	if ((e->period_ns || e->slack_ns) && !file->spare_extra)
 		ret = -EAGAIN;
 	else
-		ret = hwtd_slot_alloc(hf, &idx);
+		ret = hwtd_timeout_alloc(file, &idx);
 	if (ret == -EAGAIN) {
 		if (!call->nomem) {
 			call->extra = e->period_ns || e->slack_ns;
@@ -384,32 +167,33 @@ static __always_inline int hwtd_arm_op(struct hwtd_file *hf, struct hwtd_call *c
 	}
 	if (ret)
 		return ret;
-	ret = hwtd_charge(hf);
+	ret = hwtd_charge(file);
 	if (ret) {
-		hwtd_slot_free(hf, idx);
+		hwtd_timeout_free(file, idx);
 		return ret;
 	}
 
-	s = hwtd_slot_at(hf, idx);
+	s = hwtd_timeout_at(file, idx);
 	s->cookie = e->cookie;
 	s->deadline = deadline;
 	/*
 	 * With the spare checked above, this cannot fail. Without period or
-	 * slack there is nothing to set: hwtd_slot_alloc() zeroed the slot's
+	 * slack there is nothing to set: hwtd_timeout_alloc() zeroed the timeout's
 	 * extra, if its chunk has them.
 	 */
 	if (e->period_ns || e->slack_ns)
-		WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, e->slack_ns));
-	hf->nlive++;
+		WARN_ON_ONCE(hwtd_extra_set(file, idx, e->period_ns, e->slack_ns));
+	file->nlive++;
 	/* The outputs go out in this hold, before the record can. */
 	e->result = 0;
 	e->id = hwtd_id(s, idx);
 	e->deadline_ns = out;
-	hwtd_start(hf, hold, idx, e->slack_ns, call->now);
+	if (hwtd_wheel_start(file, idx, e->slack_ns, call->now))
+		hwtd_deliver(file, hold, idx);
 	return 0;
 }
 
-static __always_inline int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call *call,
+static __always_inline int hwtd_cancel_op(struct hwtd_file *file, struct hwtd_call *call,
 					  struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_cancel_entry *e = ent;
@@ -417,35 +201,35 @@ static __always_inline int hwtd_cancel_op(struct hwtd_file *hf, struct hwtd_call
 
 	if (e->flags || e->reserved)
 		return -EINVAL;
-	if (!hwtd_lookup(hf, e->id, &idx))
+	if (!hwtd_lookup(file, e->id, &idx))
 		return -ENOENT;
 	e->result = 0;
-	e->status = hwtd_unlink(hf, idx);
-	hwtd_end(hf, hold, idx);
+	e->status = hwtd_take_out(file, idx);
+	hwtd_end(file, hold, idx);
 	return 0;
 }
 
-static __always_inline int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call *call,
+static __always_inline int hwtd_modify_op(struct hwtd_file *file, struct hwtd_call *call,
 					  struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_modify_entry *e = ent;
 	u64 deadline, out, slack;
 	struct hwtd_extra *x;
-	struct hwtd_slot *s;
+	struct hwtd_timeout *s;
 	u32 idx;
 	int ret;
 
 	if (e->reserved)
 		return -EINVAL;
-	ret = hwtd_check_timing(hf, e->flags, e->expires_ns, e->period_ns, call,
+	ret = hwtd_check_timing(file, e->flags, e->expires_ns, e->period_ns, call,
 				&deadline, &out);
 	if (ret)
 		return ret;
-	s = hwtd_lookup(hf, e->id, &idx);
+	s = hwtd_lookup(file, e->id, &idx);
 	if (!s)
 		return -ENOENT;
-	x = hwtd_extra(hf, idx);
-	if (!x && e->period_ns && !hf->spare_extra) {
+	x = hwtd_extra(file, idx);
+	if (!x && e->period_ns && !file->spare_extra) {
 		if (!call->nomem) {
 			call->extra = true;
 			return HWTD_AGAIN;
@@ -457,31 +241,32 @@ static __always_inline int hwtd_modify_op(struct hwtd_file *hf, struct hwtd_call
 	s->deadline = deadline;
 	/* With no extra and no period, there is nothing to set. */
 	if (x || e->period_ns)
-		WARN_ON_ONCE(hwtd_extra_set(hf, idx, e->period_ns, slack));
+		WARN_ON_ONCE(hwtd_extra_set(file, idx, e->period_ns, slack));
 	e->result = 0;
 	e->deadline_ns = out;
-	/* A later tick: it stays where it is (see hwtd_extend()). */
-	if (hwtd_extend(hf, idx, slack, call->now)) {
+	/* A tick its slot still serves: it stays where it is. */
+	if (hwtd_wheel_extend(file, idx, slack, call->now)) {
 		e->status = HWTIMER_STATUS_PENDING;
 		return 0;
 	}
-	e->status = hwtd_unlink(hf, idx);
-	hwtd_start(hf, hold, idx, slack, call->now);
+	e->status = hwtd_take_out(file, idx);
+	if (hwtd_wheel_start(file, idx, slack, call->now))
+		hwtd_deliver(file, hold, idx);
 	return 0;
 }
 
-static int hwtd_get_op(struct hwtd_file *hf, struct hwtd_call *call,
+static int hwtd_get_op(struct hwtd_file *file, struct hwtd_call *call,
 		       struct hwtd_hold *hold, void *ent)
 {
 	struct hwtimer_get_entry *e = ent;
 	struct hwtd_extra *x;
-	struct hwtd_slot *s;
+	struct hwtd_timeout *s;
 	u64 now;
 	u32 idx;
 
 	if (e->flags || e->reserved || e->reserved2)
 		return -EINVAL;
-	s = hwtd_lookup(hf, e->id, &idx);
+	s = hwtd_lookup(file, e->id, &idx);
 	if (!s)
 		return -ENOENT;
 
@@ -489,8 +274,8 @@ static int hwtd_get_op(struct hwtd_file *hf, struct hwtd_call *call,
 	e->status = 0;
 	e->remaining_ns = 0;
 	e->overrun = 0;
-	now = hwtd_hold_now(hf, hold);
-	x = hwtd_extra(hf, idx);
+	now = hwtd_hold_now(file, hold);
+	x = hwtd_extra(file, idx);
 	e->cookie = s->cookie;
 	e->deadline_ns = hwtd_time_from_host(s->deadline, call->offset);
 	e->period_ns = x ? x->period : 0;
@@ -522,7 +307,7 @@ struct hwtd_out {
  *       input fields are never written
  */
 struct hwtd_op {
-	int		(*fn)(struct hwtd_file *hf, struct hwtd_call *call,
+	int		(*fn)(struct hwtd_file *file, struct hwtd_call *call,
 			      struct hwtd_hold *hold, void *ent);
 	size_t		size;
 	struct hwtd_out	out[2];
@@ -534,10 +319,10 @@ struct hwtd_op {
  * @op on the kernel copy @ent: a failed entry's outputs are its errno, in
  * @result, the first output field of every kind, and zeros.
  */
-static int hwtd_run_op(const struct hwtd_op *op, struct hwtd_file *hf,
+static int hwtd_run_op(const struct hwtd_op *op, struct hwtd_file *file,
 		       struct hwtd_call *call, struct hwtd_hold *hold, void *ent)
 {
-	int r = op->fn(hf, call, hold, ent);
+	int r = op->fn(file, call, hold, ent);
 	unsigned int k;
 
 	if (r < 0) {
@@ -579,96 +364,6 @@ static const struct hwtd_op hwtd_get = {
 };
 
 
-/* The most pages HWTD_CHUNK entries of the largest kind can span. */
-#define HWTD_PIN_PAGES	(DIV_ROUND_UP(HWTD_CHUNK * sizeof(struct hwtimer_get_entry), \
-				      PAGE_SIZE) + 1)
-
-/**
- * struct hwtd_upages - user memory pinned for a hold of the file lock
- * @uaddr: the user address of its first byte that matters
- * @start: @uaddr's page
- * @npages: pages pinned from @start
- * @writable: bit i set: page i is pinned for writing (the others for
- *            reading only: read-only mappings, the zero page...)
- * @pages: the pages
- * @kaddr: without CONFIG_HIGHMEM, their kernel addresses, found once when
- *         they are pinned rather than at each entry's copies (on a
- *         SPARSEMEM kernel without VMEMMAP, page_address() is three
- *         dependent loads)
- */
-struct hwtd_upages {
-	unsigned long	uaddr;
-	unsigned long	start;
-	int		npages;
-	unsigned long	writable;
-	struct page	*pages[HWTD_PIN_PAGES];
-	void		*kaddr[HWTD_PIN_PAGES];
-};
-
-static_assert(HWTD_PIN_PAGES <= BITS_PER_LONG);
-
-/*
- * Pin the pages of the @len bytes at @uaddr (@len at most what
- * HWTD_PIN_PAGES pages hold), each for writing where it is writable, else
- * for reading where it is readable, up to the first page that is neither.
- * All at once for writing first: the common case, one call. Return: how
- * many bytes from @uaddr can be read; hwtd_up_writable() tells which can
- * be written. Fewer than @len where a page is not mapped, not accessible,
- * or not memory the kernel can pin.
- */
-static size_t hwtd_pin(struct hwtd_upages *up, unsigned long uaddr, size_t len)
-{
-	int n, got;
-
-	up->uaddr = uaddr;
-	up->start = uaddr & PAGE_MASK;
-	n = DIV_ROUND_UP(uaddr + len - up->start, PAGE_SIZE);
-	if (WARN_ON_ONCE(n > HWTD_PIN_PAGES))
-		n = HWTD_PIN_PAGES;
-	got = max(pin_user_pages_fast(up->start, n, FOLL_WRITE, up->pages), 0);
-	up->writable = BIT(got) - 1;
-	for (up->npages = got; up->npages < n; up->npages++) {
-		unsigned long addr = up->start + ((unsigned long)up->npages << PAGE_SHIFT);
-		struct page **page = &up->pages[up->npages];
-
-		if (pin_user_pages_fast(addr, 1, FOLL_WRITE, page) == 1)
-			up->writable |= BIT(up->npages);
-		else if (pin_user_pages_fast(addr, 1, 0, page) != 1)
-			break;
-	}
-	if (!IS_ENABLED(CONFIG_HIGHMEM))
-		for (n = 0; n < up->npages; n++)
-			up->kaddr[n] = page_address(up->pages[n]);
-	if (!up->npages)
-		return 0;
-	return min(len, up->start + ((size_t)up->npages << PAGE_SHIFT) - up->uaddr);
-}
-
-/* Whether the @len bytes at offset @off of the pinned range can be written. */
-static bool hwtd_up_writable(const struct hwtd_upages *up, size_t off, size_t len)
-{
-	size_t pos = up->uaddr - up->start + off;
-	unsigned int first = pos >> PAGE_SHIFT, last = (pos + len - 1) >> PAGE_SHIFT;
-
-	if (last >= up->npages)
-		return false;
-	return (up->writable & GENMASK(last, first)) == GENMASK(last, first);
-}
-
-static void hwtd_unpin(struct hwtd_upages *up)
-{
-	int i;
-
-	if (up->writable == BIT(up->npages) - 1) {
-		unpin_user_pages_dirty_lock(up->pages, up->npages, true);
-	} else {
-		for (i = 0; i < up->npages; i++)
-			unpin_user_pages_dirty_lock(&up->pages[i], 1, up->writable & BIT(i));
-	}
-	up->npages = 0;
-	up->writable = 0;
-}
-
 /*
  * Whether the output fields of the entry of @op at offset @off of the
  * pinned range can be written: its input fields need only be readable.
@@ -684,72 +379,10 @@ static bool hwtd_out_writable(const struct hwtd_upages *up, size_t off, const st
 }
 
 /*
- * Copy @n bytes at @pos of the pinned pages (from @up->start), all within
- * one page, to (@out) or from @buf. Return: false, with nothing copied,
- * when that page is not pinned, or not for writing when @out (the zero
- * page...).
- */
-static __always_inline bool hwtd_page_copy(struct hwtd_upages *up, size_t pos, void *buf,
-					   size_t n, bool out)
-{
-	unsigned int i = pos >> PAGE_SHIFT;
-	char *k;
-
-	if (i >= up->npages || (out && !(up->writable & BIT(i))))
-		return false;
-	if (IS_ENABLED(CONFIG_HIGHMEM))
-		k = kmap_local_page(up->pages[i]);
-	else
-		k = up->kaddr[i];
-	k += offset_in_page(pos);
-	if (out)
-		memcpy(k, buf, n);
-	else
-		memcpy(buf, k, n);
-	if (IS_ENABLED(CONFIG_HIGHMEM))
-		kunmap_local(k);
-	return true;
-}
-
-/* hwtd_up_copy() of bytes that span pages: a page at a time. */
-static noinline void __hwtd_up_copy(struct hwtd_upages *up, size_t pos, void *buf,
-				    size_t len, bool out)
-{
-	while (len) {
-		size_t n = min(len, PAGE_SIZE - offset_in_page(pos));
-
-		if (WARN_ON_ONCE(!hwtd_page_copy(up, pos, buf, n, out)))
-			return;
-		pos += n;
-		buf += n;
-		len -= n;
-	}
-}
-
-/*
- * Copy @len bytes at offset @off of the pinned range to (@out) or from
- * @buf. Inline for the common case: bytes within one page, whose @len is
- * a constant in each operation's copy of hwtd_batch(), copied with a few
- * moves.
- */
-static __always_inline void hwtd_up_copy(struct hwtd_upages *up, size_t off, void *buf,
-					 size_t len, bool out)
-{
-	size_t pos = up->uaddr - up->start + off;
-
-	if (likely(offset_in_page(pos) + len <= PAGE_SIZE) &&
-	    likely(hwtd_page_copy(up, pos, buf, len, out)))
-		return;
-	__hwtd_up_copy(up, pos, buf, len, out);
-}
-
-/*
  * Write back the output fields @out of the kernel copy @ent of the entry at
- * @off. Called once per range, not in a loop over @op->out: gcc did not
- * unroll that loop, and copied each entry's outputs with a length known
- * only at run time: a string move (rep movsq), dear on hardware for a few
- * bytes and dearer under TCG (the bench's calib rows: a 64-byte string
- * move costs seven times eight word moves).
+ * @off. Called once per range with @out a constant, so that each copy is a
+ * few moves of a size the compiler knows, not a string move of a length
+ * known only at run time.
  */
 static __always_inline void hwtd_out_copy(struct hwtd_upages *up, size_t off, u8 *ent,
 					  const struct hwtd_out *out)
@@ -760,12 +393,12 @@ static __always_inline void hwtd_out_copy(struct hwtd_upages *up, size_t off, u8
 /*
  * Run @op over the entries of a batch (see the top of this file). The
  * clock is read once, before the first entry: every relative time in the
- * batch counts from that moment. The batch counts in @hf->nbusy while it
+ * batch counts from that moment. The batch counts in @file->nbusy while it
  * runs, which keeps the file's configuration as it was when it began.
  * Inlined for each operation, whose @op is a constant there: its function
  * is a direct call, and its entry copies are moves of a constant size.
  */
-static __always_inline long hwtd_batch(struct hwtd_file *hf,
+static __always_inline long hwtd_batch(struct hwtd_file *file,
 				       struct hwtimer_batch __user *ubatch,
 				       const struct hwtd_op *op)
 {
@@ -799,18 +432,18 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 		return -EFAULT;
 	}
 
-	spin_lock_irq(&hf->lock);
-	hf->nbusy++;
-	spin_unlock_irq(&hf->lock);
-	call.offset = hwtd_timens_offset(hf->boottime);
-	call.now = hwtd_clock_now(hf);
+	spin_lock_irq(&file->lock);
+	file->nbusy++;
+	spin_unlock_irq(&file->lock);
+	call.offset = hwtd_timens_offset(file->boottime);
+	call.now = hwtd_clock_now(file);
 
 	while (done < batch.count && !stop) {
 		/*
 		 * The entries that can be read whole and whose outputs can be
 		 * written: an entry's inputs may lie on a read-only page.
 		 */
-		n = min_t(u32, batch.count - done, HWTD_CHUNK);
+		n = min_t(u32, batch.count - done, HWTD_HOLD_MAX);
 		rlen = hwtd_pin(&up, uent + (size_t)done * op->size, n * op->size);
 		for (i = 0; i < n; i++)
 			if ((i + 1) * op->size > rlen || !hwtd_out_writable(&up, i * op->size, op))
@@ -824,12 +457,12 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 		}
 		for (i = 0; i < n && !stop;) {
 			memset(&hold, 0, sizeof(hold));
-			spin_lock_irq(&hf->lock);
+			spin_lock_irq(&file->lock);
 			/* Room in the ring since the last call: use it. */
-			hwtd_refill(hf, &hold, HWTD_CHUNK);
+			hwtd_refill(file, &hold, HWTD_HOLD_MAX);
 			for (; i < n; i++) {
 				hwtd_up_copy(&up, i * op->size, ent, op->size, false);
-				r = hwtd_run_op(op, hf, &call, &hold, ent);
+				r = hwtd_run_op(op, file, &call, &hold, ent);
 				if (r == HWTD_AGAIN)
 					break;
 				call.nomem = false;
@@ -846,11 +479,11 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 					}
 				}
 			}
-			hwtd_hold_end(hf, &hold);
-			spin_unlock_irq(&hf->lock);
-			hwtd_hold_wake(hf, &hold);
+			hwtd_hold_end(file, &hold);
+			spin_unlock_irq(&file->lock);
+			hwtd_hold_wake(file, &hold);
 			if (r == HWTD_AGAIN) {
-				call.nomem = hwtd_table_prealloc(hf, call.extra) < 0;
+				call.nomem = hwtd_table_prealloc(file, call.extra) < 0;
 				call.extra = false;
 			}
 		}
@@ -859,18 +492,18 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 		cond_resched();
 	}
 
-	spin_lock_irq(&hf->lock);
-	hf->nbusy--;
-	spin_unlock_irq(&hf->lock);
+	spin_lock_irq(&file->lock);
+	file->nbusy--;
+	spin_unlock_irq(&file->lock);
 	if (op == &hwtd_cancel)
-		hwtd_trim(hf);
+		hwtd_trim(file);
 	/*
-	 * Each hold moved up to HWTD_CHUNK queued records to the ring; the
+	 * Each hold moved up to HWTD_HOLD_MAX queued records to the ring; the
 	 * rest go now, as far as it has room (hwtimer(4) says a batch does).
 	 * A file without a ring keeps them for read(): no lock round for it.
 	 */
-	if (data_race(hf->nqueued) && hwtd_ring_entries(hf))
-		hwtd_has_records(hf);
+	if (data_race(file->nqueued) && hwtd_ring_entries(file))
+		hwtd_has_records(file);
 
 	/* @done and @failed, adjacent (HWTD_ADJ), in one copy. */
 	hdr_out[0] = done;
@@ -881,20 +514,11 @@ static __always_inline long hwtd_batch(struct hwtd_file *hf,
 	return ret;
 }
 
-/* A file's configuration: precision @p, clock @c (under the lock or at open). */
-static void hwtd_set_config(struct hwtd_file *hf, unsigned int p, unsigned int c)
-{
-	hf->wheel = hwtd_wheels[p][c];
-	hf->time = hf->wheel->time;
-	hf->precision = p;
-	hf->boottime = c;
-}
-
 /*
  * HWTIMER_IOC_CONFIG: the file's clock and precision, only while it holds
  * no timeout and no batch runs on it (see struct hwtd_file).
  */
-static long hwtd_config(struct hwtd_file *hf, struct hwtimer_config __user *ucfg)
+static long hwtd_config(struct hwtd_file *file, struct hwtimer_config __user *ucfg)
 {
 	struct hwtimer_config cfg;
 	unsigned int clock;
@@ -913,22 +537,18 @@ static long hwtd_config(struct hwtd_file *hf, struct hwtimer_config __user *ucfg
 	if (cfg.precision >= HWTD_PRECISIONS)
 		return -EINVAL;
 
-	spin_lock_irq(&hf->lock);
-	if (hf->nlive || hf->nbusy) {
+	spin_lock_irq(&file->lock);
+	if (file->nlive || file->nbusy) {
 		ret = -EBUSY;
 	} else {
 		/* The wheel is empty: its clock starts afresh. */
-		hwtd_set_config(hf, cfg.precision, clock);
-		hf->clk = 0;
-		/* A pass under way has nothing left, in any tick numbering. */
-		hf->target = 0;
-		hwtd_file_timer_select(hf, cfg.precision, clock);
+		hwtd_wheel_configure(file, hwtd_wheels, cfg.precision, clock);
 	}
-	spin_unlock_irq(&hf->lock);
+	spin_unlock_irq(&file->lock);
 	return ret;
 }
 
-static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
+static long hwtd_info(struct hwtd_file *file, struct hwtimer_info __user *uinfo)
 {
 	struct hwtimer_info info;
 
@@ -937,42 +557,42 @@ static long hwtd_info(struct hwtd_file *hf, struct hwtimer_info __user *uinfo)
 	info.batch_max = HWTIMER_BATCH_MAX;
 	info.record_size = sizeof(struct hwtimer_expiry);
 	info.file_cap = hwtd_file_cap();
-	info.global_cap = READ_ONCE(global_cap);
-	info.global_count = atomic_long_read(&hwtd_global_count);
-	info.user_cap = READ_ONCE(user_cap);
-	info.user_count = atomic_long_read(&hf->user->count);
-	spin_lock_irq(&hf->lock);
-	info.pending = hf->nlive - hf->nqueued;
-	info.queued = hf->nqueued;
-	info.tick_ns = hf->time.tick_ns;
-	info.slots = hwtimer_wheel_slots(hf->wheel);
-	info.precision = hf->precision;
-	info.flags = hf->boottime ? HWTIMER_INFO_BOOTTIME : 0;
-	spin_unlock_irq(&hf->lock);
+	info.global_cap = hwtd_global_cap();
+	info.global_count = hwtd_global_count();
+	info.user_cap = hwtd_user_cap();
+	info.user_count = atomic_long_read(&file->user->count);
+	spin_lock_irq(&file->lock);
+	info.pending = file->nlive - file->nqueued;
+	info.queued = file->nqueued;
+	info.tick_ns = file->time.tick_ns;
+	info.slots = hwtimer_wheel_slots(file->wheel);
+	info.precision = file->precision;
+	info.flags = file->boottime ? HWTIMER_INFO_BOOTTIME : 0;
+	spin_unlock_irq(&file->lock);
 
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long hwtd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long hwtd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	struct hwtd_file *hf = file->private_data;
+	struct hwtd_file *file = filp->private_data;
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case HWTIMER_IOC_INFO:
-		return hwtd_info(hf, argp);
+		return hwtd_info(file, argp);
 	case HWTIMER_IOC_ARM:
-		return hwtd_batch(hf, argp, &hwtd_arm);
+		return hwtd_batch(file, argp, &hwtd_arm);
 	case HWTIMER_IOC_CANCEL:
-		return hwtd_batch(hf, argp, &hwtd_cancel);
+		return hwtd_batch(file, argp, &hwtd_cancel);
 	case HWTIMER_IOC_MODIFY:
-		return hwtd_batch(hf, argp, &hwtd_modify);
+		return hwtd_batch(file, argp, &hwtd_modify);
 	case HWTIMER_IOC_GET:
-		return hwtd_batch(hf, argp, &hwtd_get);
+		return hwtd_batch(file, argp, &hwtd_get);
 	case HWTIMER_IOC_CONFIG:
-		return hwtd_config(hf, argp);
+		return hwtd_config(file, argp);
 	case HWTIMER_IOC_RING:
-		return hwtd_ring_setup(hf, argp);
+		return hwtd_ring_setup(file, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -987,16 +607,16 @@ static long hwtd_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * too: once the last record is taken, the file may be configured for
  * another clock.
  */
-static unsigned int hwtd_read_some(struct hwtd_file *hf, struct hwtimer_expiry *recs,
+static unsigned int hwtd_read_some(struct hwtd_file *file, struct hwtimer_expiry *recs,
 				   unsigned int max)
 {
 	struct hwtd_hold hold = { };
 	unsigned int n;
 
-	spin_lock_irq(&hf->lock);
-	n = hwtd_dequeue(hf, &hold, recs, max, hwtd_timens_offset(hf->boottime));
-	hwtd_hold_end(hf, &hold);
-	spin_unlock_irq(&hf->lock);
+	spin_lock_irq(&file->lock);
+	n = hwtd_dequeue(file, &hold, recs, max, hwtd_timens_offset(file->boottime));
+	hwtd_hold_end(file, &hold);
+	spin_unlock_irq(&file->lock);
 	return n;
 }
 
@@ -1006,11 +626,11 @@ static unsigned int hwtd_read_some(struct hwtd_file *hf, struct hwtimer_expiry *
  * a copy to user space; between chunks the reader may be rescheduled, and
  * a fatal signal ends the read with the records copied so far.
  */
-static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
+static ssize_t hwtd_read(struct file *filp, char __user *buf, size_t count,
 			 loff_t *ppos)
 {
 	struct hwtimer_expiry stack_recs[HWTD_READ_STACK], *recs = stack_recs;
-	struct hwtd_file *hf = file->private_data;
+	struct hwtd_file *file = filp->private_data;
 	size_t max = count / sizeof(*recs), chunk = HWTD_READ_STACK;
 	size_t done = 0, left;
 	ssize_t ret = 0;
@@ -1037,7 +657,7 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 				}
 			}
 		}
-		n = hwtd_read_some(hf, recs, min_t(size_t, max - done, chunk));
+		n = hwtd_read_some(file, recs, min_t(size_t, max - done, chunk));
 		if (n) {
 			/*
 			 * Records taken off are consumed, as timerfd's ticks
@@ -1056,108 +676,108 @@ static ssize_t hwtd_read(struct file *file, char __user *buf, size_t count,
 		}
 		if (done)
 			break;
-		if (file->f_flags & O_NONBLOCK) {
+		if (filp->f_flags & O_NONBLOCK) {
 			ret = -EAGAIN;
 			break;
 		}
-		ret = wait_event_interruptible(hf->rwq, READ_ONCE(hf->nqueued));
+		ret = wait_event_interruptible(file->rwq, READ_ONCE(file->nqueued));
 		if (ret)
 			break;
 	}
 	if (recs != stack_recs)
 		kfree(recs);
 	if (done)
-		hwtd_trim(hf);
+		hwtd_trim(file);
 	return done ? done * sizeof(*recs) : ret;
 }
 
-static __poll_t hwtd_poll(struct file *file, poll_table *wait)
+static __poll_t hwtd_poll(struct file *filp, poll_table *wait)
 {
-	struct hwtd_file *hf = file->private_data;
+	struct hwtd_file *file = filp->private_data;
 
-	poll_wait(file, &hf->wq, wait);
-	return hwtd_has_records(hf) ? EPOLLIN | EPOLLRDNORM : 0;
+	poll_wait(filp, &file->wq, wait);
+	return hwtd_has_records(file) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static struct hwtd_file *hwtd_file_alloc(void)
 {
-	struct hwtd_file *hf = kzalloc(sizeof(*hf), GFP_KERNEL_ACCOUNT);
+	struct hwtd_file *file = kzalloc(sizeof(*file), GFP_KERNEL_ACCOUNT);
 
-	if (!hf)
+	if (!file)
 		return NULL;
-	spin_lock_init(&hf->lock);
-	hwtd_lists_init(hf);
-	init_waitqueue_head(&hf->wq);
-	init_waitqueue_head(&hf->rwq);
-	hf->armed = U64_MAX;
-	hf->low = HWTD_NIL;
+	spin_lock_init(&file->lock);
+	hwtd_lists_init(file);
+	init_waitqueue_head(&file->wq);
+	init_waitqueue_head(&file->rwq);
+	file->armed = U64_MAX;
+	file->low = HWTD_NIL;
 	atomic_long_inc(&hwtd_stats.files);
-	return hf;
+	return file;
 }
 
-static void hwtd_file_free(struct hwtd_file *hf)
+static void hwtd_file_free(struct hwtd_file *file)
 {
-	hwtd_file_timer_stop(hf);
+	hwtd_expiry_stop(file);
 	/* Nothing runs on the file any more: no lock needed. */
-	hwtd_uncharge(hf, hf->nlive);
-	hwtd_table_destroy(hf);
-	hwtd_ring_free(hf);
-	kfree(hf);
+	hwtd_uncharge(file, file->nlive);
+	hwtd_table_destroy(file);
+	hwtd_ring_free(file);
+	kfree(file);
 	atomic_long_dec(&hwtd_stats.files);
 }
 
-static int hwtd_open(struct inode *inode, struct file *file)
+static int hwtd_open(struct inode *inode, struct file *filp)
 {
-	struct hwtd_file *hf = hwtd_file_alloc();
+	struct hwtd_file *file = hwtd_file_alloc();
 
-	if (!hf)
+	if (!file)
 		return -ENOMEM;
-	hf->user = hwtd_user_get(file->f_cred->uid);
-	if (!hf->user) {
-		kfree(hf);
+	file->user = hwtd_user_get(filp->f_cred->uid);
+	if (!file->user) {
+		kfree(file);
 		atomic_long_dec(&hwtd_stats.files);
 		return -ENOMEM;
 	}
-	hwtd_set_config(hf, HWTIMER_PRECISION_DEFAULT, 0);
-	hwtd_file_timer_init(hf, hwtd_wheels);
-	file->private_data = hf;
-	return stream_open(inode, file);
+	hwtd_expiry_init(file, hwtd_wheels);
+	hwtd_wheel_configure(file, hwtd_wheels, HWTIMER_PRECISION_DEFAULT, 0);
+	filp->private_data = file;
+	return stream_open(inode, filp);
 }
 
-static int hwtd_release(struct inode *inode, struct file *file)
+static int hwtd_release(struct inode *inode, struct file *filp)
 {
-	struct hwtd_file *hf = file->private_data;
-	struct hwtd_user *u = hf->user;
+	struct hwtd_file *file = filp->private_data;
+	struct hwtd_user *u = file->user;
 
-	hwtd_file_free(hf);
+	hwtd_file_free(file);
 	hwtd_user_put(u);
 	return 0;
 }
 
-static void hwtd_show_fdinfo(struct seq_file *m, struct file *file)
+static void hwtd_show_fdinfo(struct seq_file *m, struct file *filp)
 {
-	struct hwtd_file *hf = file->private_data;
+	struct hwtd_file *file = filp->private_data;
 	unsigned long pending, queued;
 	unsigned int precision, chunks;
 	u64 expiry_ns;
 	bool boottime;
 
-	spin_lock_irq(&hf->lock);
-	pending = hf->nlive - hf->nqueued;
-	queued = hf->nqueued;
-	precision = hf->precision;
-	boottime = hf->boottime;
-	chunks = hf->nchunks;
-	expiry_ns = hf->expiry_ns;
-	spin_unlock_irq(&hf->lock);
+	spin_lock_irq(&file->lock);
+	pending = file->nlive - file->nqueued;
+	queued = file->nqueued;
+	precision = file->precision;
+	boottime = file->boottime;
+	chunks = file->nchunks;
+	expiry_ns = file->expiry_ns;
+	spin_unlock_irq(&file->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
 		   pending, queued, hwtd_file_cap());
 	seq_printf(m, "clockid:\t%d\nprecision:\t%u\n",
 		   boottime ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, precision);
 	seq_printf(m, "user_count:\t%ld\nuser_cap:\t%u\n",
-		   atomic_long_read(&hf->user->count), READ_ONCE(user_cap));
-	seq_printf(m, "chunks:\t%u\nring:\t%u\n", chunks, hwtd_ring_entries(hf));
+		   atomic_long_read(&file->user->count), hwtd_user_cap());
+	seq_printf(m, "chunks:\t%u\nring:\t%u\n", chunks, hwtd_ring_entries(file));
 	seq_printf(m, "expiry_ns:\t%llu\n", expiry_ns);
 }
 
@@ -1184,7 +804,7 @@ static struct miscdevice hwtd_misc = {
 static int hwtd_stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "files:\t%ld\n", atomic_long_read(&hwtd_stats.files));
-	seq_printf(m, "timeouts:\t%ld\n", atomic_long_read(&hwtd_global_count));
+	seq_printf(m, "timeouts:\t%ld\n", hwtd_global_count());
 	seq_printf(m, "chunks:\t%ld\n", atomic_long_read(&hwtd_stats.chunks));
 	seq_printf(m, "extras:\t%ld\n", atomic_long_read(&hwtd_stats.extras));
 	seq_printf(m, "leaves:\t%ld\n", atomic_long_read(&hwtd_stats.leaves));
@@ -1250,9 +870,8 @@ int hwtd_init(const struct hwtd_wheel_params *params)
 			}
 		}
 	}
-	ret = -ENOMEM;
-	hwtd_wq = alloc_workqueue("hwtimer-dev", WQ_UNBOUND, 0);
-	if (!hwtd_wq)
+	ret = hwtd_expiry_wq_init();
+	if (ret)
 		goto out_wheels;
 	ret = misc_register(&hwtd_misc);
 	if (ret)
@@ -1263,7 +882,7 @@ int hwtd_init(const struct hwtd_wheel_params *params)
 	return 0;
 
 out_wq:
-	destroy_workqueue(hwtd_wq);
+	hwtd_expiry_wq_exit();
 out_wheels:
 	hwtd_wheels_destroy();
 	return ret;
@@ -1278,9 +897,8 @@ void hwtd_exit(void)
 {
 	debugfs_remove(hwtd_debugfs);
 	misc_deregister(&hwtd_misc);
-	WARN_ON(!xa_empty(&hwtd_users));
-	/* Each file cancelled its work when it closed. */
-	destroy_workqueue(hwtd_wq);
+	hwtd_account_exit();
+	hwtd_expiry_wq_exit();
 	hwtd_wheels_destroy();
 }
 
@@ -1296,25 +914,25 @@ void hwtd_exit(void)
  */
 struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch)
 {
-	struct hwtd_file *hf = hwtd_file_alloc();
+	struct hwtd_file *file = hwtd_file_alloc();
 
-	if (!hf)
+	if (!file)
 		return NULL;
-	hf->user = hwtd_user_get(GLOBAL_ROOT_UID);
-	if (!hf->user) {
-		kfree(hf);
+	file->user = hwtd_user_get(GLOBAL_ROOT_UID);
+	if (!file->user) {
+		kfree(file);
 		atomic_long_dec(&hwtd_stats.files);
 		return NULL;
 	}
-	hf->manual = true;
-	hwt_time_init(&hf->time, epoch, tick_ns);
-	return hf;
+	file->manual = true;
+	hwt_time_init(&file->time, epoch, tick_ns);
+	return file;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_file_create_manual);
 
 /**
  * hwtd_kunit_op() - run one batch entry through its operation
- * @hf: a manual file
+ * @file: a manual file
  * @cmd: HWTIMER_IOC_ARM, _CANCEL, _MODIFY or _GET
  * @ent: the entry, in kernel memory; its outputs are set
  * @now: the call's clock (host ns); relative times count from it
@@ -1325,7 +943,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_file_create_manual);
  * Context: process; takes the file lock.
  * Return: the entry's result.
  */
-int hwtd_kunit_op(struct hwtd_file *hf, unsigned int cmd, void *ent, u64 now)
+int hwtd_kunit_op(struct hwtd_file *file, unsigned int cmd, void *ent, u64 now)
 {
 	const struct hwtd_op *op = cmd == HWTIMER_IOC_ARM ? &hwtd_arm :
 				   cmd == HWTIMER_IOC_CANCEL ? &hwtd_cancel :
@@ -1336,65 +954,30 @@ int hwtd_kunit_op(struct hwtd_file *hf, unsigned int cmd, void *ent, u64 now)
 
 	for (;;) {
 		memset(&hold, 0, sizeof(hold));
-		spin_lock_irq(&hf->lock);
-		r = hwtd_run_op(op, hf, &call, &hold, ent);
-		hwtd_hold_end(hf, &hold);
-		spin_unlock_irq(&hf->lock);
-		hwtd_hold_wake(hf, &hold);
+		spin_lock_irq(&file->lock);
+		r = hwtd_run_op(op, file, &call, &hold, ent);
+		hwtd_hold_end(file, &hold);
+		spin_unlock_irq(&file->lock);
+		hwtd_hold_wake(file, &hold);
 		if (r != HWTD_AGAIN)
 			return r;
-		call.nomem = hwtd_table_prealloc(hf, call.extra) < 0;
+		call.nomem = hwtd_table_prealloc(file, call.extra) < 0;
 		call.extra = false;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_op);
 
 /**
- * hwtd_kunit_read() - take records off the kernel queue, as read() does
- * @hf: a manual file
- * @recs: where they go, times in host ns (deadlines at most KTIME_MAX)
- * @max: the most to take
- *
- * Context: process; takes the file lock.
- * Return: how many were taken.
- */
-unsigned int hwtd_kunit_read(struct hwtd_file *hf, struct hwtimer_expiry *recs,
-			     unsigned int max)
-{
-	struct hwtd_hold hold = { };
-	unsigned int n;
-
-	spin_lock_irq(&hf->lock);
-	n = hwtd_dequeue(hf, &hold, recs, max, 0);
-	hwtd_hold_end(hf, &hold);
-	spin_unlock_irq(&hf->lock);
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_read);
-
-/**
- * hwtd_kunit_global_count() - the device's global count of timeouts
- *
- * Context: any.
- * Return: the count.
- */
-long hwtd_kunit_global_count(void)
-{
-	return atomic_long_read(&hwtd_global_count);
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_global_count);
-
-/**
  * hwtd_file_destroy_manual() - free a file of hwtd_file_create_manual()
- * @hf: the file
+ * @file: the file
  *
  * Context: process.
  */
-void hwtd_file_destroy_manual(struct hwtd_file *hf)
+void hwtd_file_destroy_manual(struct hwtd_file *file)
 {
-	struct hwtd_user *u = hf->user;
+	struct hwtd_user *u = file->user;
 
-	hwtd_file_free(hf);
+	hwtd_file_free(file);
 	hwtd_user_put(u);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_file_destroy_manual);

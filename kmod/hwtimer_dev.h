@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * /dev/hwtimer internals shared by its four files:
+ * /dev/hwtimer: the open file and the types its layers share. The device
+ * is written in layers, each in files whose name says what it is, each
+ * calling only those below it (docs/design.md):
  *
- *   hwtimer_dev.c        the ABI: open, ioctl, read, poll, mmap, close;
- *                        batches, caps, clocks and time namespaces
- *   hwtimer_dev_table.c  the slot table: where a file's timeouts live,
- *                        their ids, chunks of memory grown and given back
- *   hwtimer_dev_wheel.c  the file's own hierarchical wheel and the one
- *                        hwtimer per file that drives it
- *   hwtimer_dev_ring.c   where records go: the mmap'd completion ring and
- *                        the kernel queue behind it, and read()
+ *   hwtimer_dev.c          the ABI: open, ioctl, read, poll, mmap, close,
+ *                          the batches and their operations
+ *   hwtimer_dev_pin.c      the batches' user memory, pinned for a hold
+ *   hwtimer_dev_records.c  records: the expiry pass that makes them, the
+ *                          mmap'd completion ring, the kernel queue behind
+ *                          it, read()'s side of it
+ *   hwtimer_dev_wheel.c    the file's wheel (hwtimer_wheel.h), its clock and
+ *                          the one hwtimer per file that drives it
+ *   hwtimer_dev_account.c  the caps: per file, per user, for all files
+ *   hwtimer_dev_table.c    the timeout table: where a file's timeouts live,
+ *                          their ids, chunks of memory grown and given back
  *
  * Nothing here is an API for other modules.
  */
@@ -33,44 +38,42 @@
 
 #include "hwtimer_wheel.h"
 
-/* "No slot": the end of a list, an empty list, no free slot. */
+/* "No timeout": the end of a list, an empty list, no free timeout. */
 #define HWTD_NIL		U32_MAX
 /* A pass that has not read the clock yet (struct hwtd_file, @target). */
 #define HWTD_NO_TARGET		U64_MAX
 
 /*
- * The file's wheel (hwtimer_wheel.h) has 64 buckets at level 0, so 11
- * levels of 64 buckets, level L covering tick bits [6L, 6L + 6). A
- * timeout modified to a later tick may stay in the bucket of its earlier
- * one (hwtd_extend()).
+ * The file's wheel (hwtimer_wheel.h) has 64 slots at level 0, so 11
+ * levels of 64 slots, level L covering tick bits [6L, 6L + 6).
  */
 #define HWTD_LEVELS		11
-#define HWTD_NBUCKETS		(HWTD_LEVELS * HWT_LVL_SIZE)
+#define HWTD_NSLOTS		(HWTD_LEVELS * HWT_LVL_SIZE)
 /*
- * The lists a slot can be on: the buckets, then the todo list of an expiry
- * pass and the kernel queue of records. Each list is circular and doubly
- * linked through its sentinel, whose index is HWTD_SENT | list number, so
- * a slot can be unlinked, and a whole bucket spliced, without knowing
- * which list it is on.
+ * The lists a timeout can be on: the wheel's slots, then the todo list of
+ * an expiry pass and the kernel queue of records. Each list is circular
+ * and doubly linked through its head, whose index is HWTD_HEAD | list
+ * number, so a timeout can be unlinked, and a whole slot spliced, without
+ * knowing which list it is on.
  */
-#define HWTD_LIST_TODO		HWTD_NBUCKETS
-#define HWTD_LIST_QUEUE		(HWTD_NBUCKETS + 1)
-#define HWTD_NLISTS		(HWTD_NBUCKETS + 2)
-#define HWTD_SENT		0x80000000u
+#define HWTD_LIST_TODO		HWTD_NSLOTS
+#define HWTD_LIST_QUEUE		(HWTD_NSLOTS + 1)
+#define HWTD_NLISTS		(HWTD_NSLOTS + 2)
+#define HWTD_HEAD		0x80000000u
 
 /*
  * Entries one hold of the file lock processes at most: batch entries,
  * expired or cascaded timeouts, records moved or read, chunks given back.
  * A constant, so no hold grows with what a user controls.
  */
-#define HWTD_CHUNK		64
+#define HWTD_HOLD_MAX		64
 
 /**
- * enum hwtd_state - what a slot holds
+ * enum hwtd_state - what a timeout of the table holds
  * @HWTD_FREE: nothing; on its chunk's free list
- * @HWTD_PENDING: a timeout waiting for its tick: in a bucket of the wheel,
+ * @HWTD_PENDING: a timeout waiting for its tick: in a slot of the wheel,
  *               or on the todo list of an expiry pass that took it out of
- *               its bucket and has not yet expired or re-placed it
+ *               its slot and has not yet expired or re-placed it
  * @HWTD_QUEUED: a timeout that expired and whose record waits in the
  *              kernel queue
  * @HWTD_RETIRED: nothing, for ever: its generation would wrap
@@ -83,10 +86,10 @@ enum hwtd_state {
 };
 
 /**
- * struct hwtd_link - the links of a slot or a list sentinel
- * @next: the next slot or sentinel; for a free slot, the offset of the
- *        next free slot of its chunk (%HWTD_OFF_NIL ends the free list)
- * @prev: the previous slot or sentinel
+ * struct hwtd_link - the links of a timeout or a list head
+ * @next: the next timeout or head; for a free timeout, the offset of the
+ *        next free one of its chunk (%HWTD_OFF_NIL ends the free list)
+ * @prev: the previous timeout or head
  */
 struct hwtd_link {
 	u32	next;
@@ -94,7 +97,7 @@ struct hwtd_link {
 };
 
 /**
- * struct hwtd_slot - one timeout, 40 bytes
+ * struct hwtd_timeout - one timeout, 40 bytes
  * @cookie: the caller's cookie
  * @deadline: the deadline now, host ns of the file's clock, unclamped (a
  *            deadline at most INT64_MAX in a time namespace behind the host
@@ -103,15 +106,15 @@ struct hwtd_link {
  * @expired: %HWTD_QUEUED: when it expired, host ns of the file's clock
  * @link: its links on a list, or on its chunk's free list
  * @gen: generation, the upper half of the id; bumped at each free
- * @bucket: %HWTD_PENDING: the bucket it was last placed in (it may be on
- *          the todo list since, see hwtd_extend())
+ * @slot: %HWTD_PENDING: the wheel slot it was last placed in (it may be
+ *        on the todo list since, see hwtd_wheel_extend())
  * @state: enum hwtd_state
  * @pad: zero
  *
  * Period and slack live apart, in the chunk's &struct hwtd_extra array,
  * allocated only for chunks that hold a periodic or slacked timeout.
  */
-struct hwtd_slot {
+struct hwtd_timeout {
 	u64	cookie;
 	u64	deadline;
 	union {
@@ -120,7 +123,7 @@ struct hwtd_slot {
 	};
 	struct hwtd_link	link;
 	u32	gen;
-	u16	bucket;
+	u16	slot;
 	u8	state;
 	u8	pad;
 };
@@ -132,29 +135,29 @@ struct hwtd_extra {
 };
 
 /*
- * A chunk: a page of slots, HWTD_CHUNK_SLOTS of them (102 with 4 KiB
- * pages), and nothing else in the page.
+ * A chunk: a page of timeouts, HWTD_CHUNK_TIMEOUTS of them (PAGE_SIZE / 40),
+ * and nothing else in the page.
  */
 #define HWTD_CHUNK_BYTES	PAGE_SIZE
-#define HWTD_CHUNK_SLOTS	(HWTD_CHUNK_BYTES / sizeof(struct hwtd_slot))
-/* "No free slot" in a chunk's free list, an offset. */
+#define HWTD_CHUNK_TIMEOUTS	(HWTD_CHUNK_BYTES / sizeof(struct hwtd_timeout))
+/* "No free timeout" in a chunk's free list, an offset. */
 #define HWTD_OFF_NIL		U16_MAX
 
 /**
- * struct hwtd_chunk - a chunk of slots, as its directory leaf holds it
- * @slots: the chunk's page of slots; NULL while the chunk does not exist
- * @extra: period and slack of each slot, or NULL while none has any
- * @free: offset of the first free slot, %HWTD_OFF_NIL when none
- * @nfree: slots on the free list; the others are live timeouts or retired
- * @gen_hi: the highest generation any slot of the chunk has had
+ * struct hwtd_chunk - a chunk of timeouts, as its directory leaf holds it
+ * @timeouts: the chunk's page; NULL while the chunk does not exist
+ * @extra: period and slack of each timeout, or NULL while none has any
+ * @free: offset of the first free timeout, %HWTD_OFF_NIL when none
+ * @nfree: timeouts on the free list; the others are live or retired
+ * @gen_hi: the highest generation any timeout of the chunk has had
  *
  * The chunk's counts and the head of its free list live here, next to
- * the pointer every lookup of a slot reads, not in the page: freeing or
- * allocating a slot at random touches no line of the page but the slot's
- * own, and the leaves of a file with a million timeouts fit in a cache.
+ * the pointer every lookup reads, not in the page: freeing or allocating
+ * a timeout at random touches no line of the page but the timeout's own,
+ * and the leaves of a file with a million timeouts fit in a cache.
  */
 struct hwtd_chunk {
-	struct hwtd_slot	*slots;
+	struct hwtd_timeout	*timeouts;
 	struct hwtd_extra	*extra;
 	u16			free;
 	u16			nfree;
@@ -162,26 +165,26 @@ struct hwtd_chunk {
 };
 
 /*
- * A slot's index is its chunk's number shifted left by HWTD_IDX_SHIFT,
+ * A timeout's index is its chunk's number shifted left by HWTD_IDX_SHIFT,
  * plus its offset in the chunk: no division to find it. The offsets from
- * HWTD_CHUNK_SLOTS to the next power of two name no slot.
+ * HWTD_CHUNK_TIMEOUTS to the next power of two name no timeout.
  */
-#define HWTD_IDX_SHIFT		order_base_2(HWTD_CHUNK_SLOTS)
+#define HWTD_IDX_SHIFT		order_base_2(HWTD_CHUNK_TIMEOUTS)
 #define HWTD_LEAF_CHUNKS	128
 #define HWTD_DIR_LEAVES		128
 #define HWTD_MAX_CHUNKS		(HWTD_LEAF_CHUNKS * HWTD_DIR_LEAVES)
-/* The most slots a file's table holds: 1671168 with 4 KiB pages. */
-#define HWTD_MAX_SLOTS		(HWTD_MAX_CHUNKS * HWTD_CHUNK_SLOTS)
+/* The most timeouts a file's table holds: 16384 pages of them. */
+#define HWTD_MAX_TIMEOUTS	(HWTD_MAX_CHUNKS * HWTD_CHUNK_TIMEOUTS)
 
 /**
- * struct hwtd_leaf - the second level of a file's slot directory
- * @chunk: the chunks, by number within the leaf; @chunk[k].slots is NULL
- *         above the last one
- * @floor: the generation the slots of a chunk start at when it is
+ * struct hwtd_leaf - the second level of a file's timeout directory
+ * @chunk: the chunks, by number within the leaf; @chunk[k].timeouts is
+ *         NULL above the last one
+ * @floor: the generation the timeouts of a chunk start at when it is
  *         allocated: above every generation that chunk number ever had,
  *         so that an id is never handed out twice, even after its chunk
  *         was given back and allocated again
- * @room: chunks with a free slot
+ * @room: chunks with a free timeout
  *
  * A leaf, once allocated, lives as long as its file (it remembers @floor).
  */
@@ -194,10 +197,10 @@ struct hwtd_leaf {
 /**
  * struct hwtd_user - the timeouts of one user, for the per-user cap
  * @uid: the real uid, in the initial user namespace, of the credentials
- *       that opened the files (file->f_cred->uid)
+ *       that opened the files (filp->f_cred->uid)
  * @refs: open files of this user; the last one to close frees it
  * @count: timeouts all files of this user hold; what the per-user cap
- *         counts (see hwtd_charge())
+ *         counts (hwtimer_dev_account.c)
  */
 struct hwtd_user {
 	kuid_t		uid;
@@ -211,7 +214,7 @@ struct hwtd_file;
 /** struct hwtd_timer - a timer of a file, on one of the device's wheels */
 struct hwtd_timer {
 	struct hwtimer		timer;
-	struct hwtd_file	*hf;
+	struct hwtd_file	*file;
 };
 
 /* The wheels a file may run on, by precision and clock, from the glue. */
@@ -221,102 +224,120 @@ struct hwtd_timer {
 /**
  * struct hwtd_file - one open file of /dev/hwtimer
  * @lock: the file lock. Taken with interrupts disabled (the expiry pass
- *        runs in softirq context). It protects everything below but @wq,
- *        @rwq, @user, @timer's internals and @work, and the slots, chunks
- *        and leaves of the file, and the kernel side of the ring.
- *        Nesting: taken before a wheel base lock (the driving timer is
- *        armed under it); nothing else is taken inside; @wq and @rwq are
- *        woken after it is dropped. No hold of it does more than a
- *        constant amount of work (%HWTD_CHUNK entries, one advance of the
- *        wheel's clock), and nothing that sleeps or faults runs under
+ *        runs in softirq context). It protects every member below but
+ *        @wq, @rwq, @user, @work and the internals of @timers, and the
+ *        timeouts, chunks and leaves of the file, and the kernel side of
+ *        the ring. Nesting: taken before a wheel base lock (the driving
+ *        timer is armed under it); nothing else is taken inside; @wq and
+ *        @rwq are woken after it is dropped. No hold of it does more than
+ *        a constant amount of work (%HWTD_HOLD_MAX entries, one move of
+ *        the wheel's clock), and nothing that sleeps or faults runs under
  *        it: user memory is reached only through pages pinned before it
  *        is taken.
- * @dir: the slot directory's first level
- * @leafroom: leaves with a chunk that has a free slot
+ *
+ * The timeout table (hwtimer_dev_table.c):
+ * @dir: the timeout directory's first level
+ * @leaves_with_room: leaves with a chunk that has a free timeout
  * @nchunks: chunks 0 to @nchunks - 1 exist, no other
- * @low: the lowest chunk with a free slot, or %HWTD_NIL when not known
- *       (then the bitmaps tell)
+ * @low: the lowest chunk with a free timeout, or %HWTD_NIL when not
+ *       known (then the bitmaps tell)
  * @spare_chunk: a chunk's page allocated outside the lock, for the next
  *               growth
  * @spare_extra: an extra array allocated outside the lock
  * @spare_leaf: a leaf allocated outside the lock
- * @sent: the sentinel of each list; buckets first
- * @occupied: a bit per bucket that is not empty
- * @clk: the wheel's clock: every timeout whose tick is at or before @clk
- *       has expired or is on the todo list; the others are in buckets
- * @armed: the tick @timer is armed for, U64_MAX when it is not
- * @time: the ticks of the per-CPU wheel of the file's precision and clock
- *        (its tick and epoch, host ns of the file's clock)
+ * @heads: the head of each list: the wheel's slots, then the todo list
+ *         and the kernel queue
  * @nlive: live timeouts, pending or with their record in the kernel
  *         queue: what the per-file cap counts
- * @nqueued: records in the kernel queue
- * @processing: an expiry pass runs, in @timer's callback or in @work (it
- *              arms @timer when it ends)
- * @target: the tick the running pass expires up to: the one that contained
- *          the clock when it began (%HWTD_NO_TARGET until its first hold
- *          reads the clock); what becomes due later waits for the next pass
- * @closing: release() has begun: nothing may arm @timer or queue @work
- * @manual: KUnit only: no timer, no @work, the clock is @manual_now; tests
- *          run passes themselves
+ *
+ * The caps (hwtimer_dev_account.c):
+ * @user: the user the timeouts are charged to; set at open, put at close
+ *
+ * The wheel and its clock (hwtimer_dev_wheel.c):
+ * @occupied: a bit per slot of the wheel that is not empty
+ * @clk: the wheel's clock: every timeout whose tick is at or before @clk
+ *       has expired or is on the todo list; the others are in slots
+ * @armed: the tick the driving timer is armed for, U64_MAX when it is not
+ * @time: the ticks of the per-CPU wheel of the file's precision and clock
+ *        (its tick and epoch, host ns of the file's clock)
+ * @cascaded: timeouts an expiry pass took from a slot and placed in
+ *            another (the per-CPU wheels' stats count the same)
+ * @timer: the driving timer in use, the one on @wheel, armed for the
+ *         earliest tick that may have work
+ * @timers: a driving timer on each of the device's wheels
+ * @wheel: the per-CPU wheel of the file's precision and clock
+ * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
+ * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
+ * @manual: KUnit only: no driving timer, no @work, the clock is
+ *          @manual_now; tests run passes themselves
  * @manual_now: the clock of a @manual file
+ * @closing: release() has begun: nothing arms the driving timer, and no
+ *           expiry pass begins or goes on
+ *
+ * Records and the expiry pass (hwtimer_dev_records.c):
+ * @nqueued: records in the kernel queue
  * @ring: the completion ring, or NULL; set once, never changed
- * @timer: the file's timer in use, the one on @wheel, armed for the
- *         earliest tick that may have work (see hwtd_file_timer_init())
- * @timers: a timer on each of the device's wheels
+ * @processing: an expiry pass runs, in the driving timer's callback or in
+ *              @work (it arms the driving timer when it ends)
+ * @target: the tick the running pass expires up to: the one that
+ *          contained the clock when it began (%HWTD_NO_TARGET until its
+ *          first hold reads the clock); what becomes due later waits for
+ *          the next pass
  * @work: goes on with an expiry pass that ran out of its softirq budget,
  *        on @hwtd_wq, a slice of at most %HWT_PASS_NS at a time
  * @expiry_ns: CPU time the file's expiry passes took, local_clock() ns
  *             (fdinfo)
- * @cascaded: timeouts an expiry pass took from a bucket and placed in
- *            another (the per-CPU wheels' stats count the same)
- * @wheel: the per-CPU wheel of the file's precision and clock
  * @wq: pollers wait here (see hwtd_hold_end())
  * @rwq: read() waits here for a record in the kernel queue: woken when
  *       the queue goes from empty to not, whatever the ring holds
- * @user: the user the timeouts are charged to; set at open, put at close
- * @nbusy: batch ioctls in progress on the file
- * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
- * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
  *
- * The configuration (@wheel, @time, @precision, @boottime)
- * changes only while @nlive and @nbusy are both zero (HWTIMER_IOC_CONFIG),
- * so a batch or timeout that reads it sees the value that holds as long as
- * it runs or lives.
+ * The ABI (hwtimer_dev.c):
+ * @nbusy: batch ioctls in progress on the file
+ *
+ * The configuration (@wheel, @time, @precision, @boottime) changes only
+ * while @nlive and @nbusy are both zero (HWTIMER_IOC_CONFIG), so a batch
+ * or timeout that reads it sees the value that holds as long as it runs or
+ * lives.
  */
 struct hwtd_file {
 	spinlock_t		lock;	/* the file lock, see above */
+	/* the timeout table */
 	struct hwtd_leaf	*dir[HWTD_DIR_LEAVES];
-	unsigned long		leafroom[BITS_TO_LONGS(HWTD_DIR_LEAVES)];
+	unsigned long		leaves_with_room[BITS_TO_LONGS(HWTD_DIR_LEAVES)];
 	u32			nchunks;
 	u32			low;
-	struct hwtd_slot	*spare_chunk;
+	struct hwtd_timeout	*spare_chunk;
 	struct hwtd_extra	*spare_extra;
 	struct hwtd_leaf	*spare_leaf;
-	struct hwtd_link	sent[HWTD_NLISTS];
-	unsigned long		occupied[BITS_TO_LONGS(HWTD_NBUCKETS)];
+	struct hwtd_link	heads[HWTD_NLISTS];
+	unsigned long		nlive;
+	/* the caps */
+	struct hwtd_user	*user;
+	/* the wheel */
+	unsigned long		occupied[BITS_TO_LONGS(HWTD_NSLOTS)];
 	u64			clk;
 	u64			armed;
 	struct hwt_time		time;
-	unsigned long		nlive;
-	unsigned long		nqueued;
-	bool			processing;
-	bool			closing;
-	u64			target;
-	u64			expiry_ns;
 	u64			cascaded;
-	bool			manual;
-	u64			manual_now;
-	struct hwtd_ring	*ring;
 	struct hwtimer		*timer;
 	struct hwtd_timer	timers[HWTD_PRECISIONS][HWTD_CLOCKS];
-	struct work_struct	work;
 	struct hwtimer_wheel	*wheel;
-	wait_queue_head_t	wq;
-	wait_queue_head_t	rwq;
-	struct hwtd_user	*user;
-	unsigned int		nbusy;
 	u8			precision;
 	bool			boottime;
+	bool			manual;
+	bool			closing;
+	u64			manual_now;
+	/* records */
+	unsigned long		nqueued;
+	struct hwtd_ring	*ring;
+	bool			processing;
+	u64			target;
+	struct work_struct	work;
+	u64			expiry_ns;
+	wait_queue_head_t	wq;
+	wait_queue_head_t	rwq;
+	/* the ABI */
+	unsigned int		nbusy;
 };
 
 /**
@@ -361,314 +382,36 @@ struct hwtd_stats {
 
 extern struct hwtd_stats hwtd_stats;
 
-static inline void hwtd_lockdep_assert(struct hwtd_file *hf)
+static inline void hwtd_lockdep_assert(struct hwtd_file *file)
 {
-	lockdep_assert_held(&hf->lock);
-}
-
-/* Chunk number @n, which exists (its leaf does). */
-static inline struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *hf, u32 n)
-{
-	return &hf->dir[n / HWTD_LEAF_CHUNKS]->chunk[n % HWTD_LEAF_CHUNKS];
-}
-
-/* The slot at index @idx, which names one (from a list, a free list). */
-static inline struct hwtd_slot *hwtd_slot_at(struct hwtd_file *hf, u32 idx)
-{
-	return &hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT)->slots[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
+	lockdep_assert_held(&file->lock);
 }
 
 /**
- * hwtd_slot() - the slot at an index
- * @hf: the file
- * @idx: an index, as found in an id; any value
- *
- * Context: the file lock held.
- * Return: the slot, whatever its state, or NULL when @idx names none.
+ * struct hwtd_wheel_params - the ticks and slots of the device's wheels, by
+ *                            precision (HWTIMER_PRECISION_*), from the module
+ *                            glue's parameters
+ * @tick_ns: the tick of each precision's wheels
+ * @slots: their level-0 slots
  */
-static inline struct hwtd_slot *hwtd_slot(struct hwtd_file *hf, u32 idx)
-{
-	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
+struct hwtd_wheel_params {
+	u64	tick_ns[HWTD_PRECISIONS];
+	u32	slots[HWTD_PRECISIONS];
+};
 
-	if (n >= hf->nchunks || off >= HWTD_CHUNK_SLOTS)
-		return NULL;
-	return &hwtd_chunk_nr(hf, n)->slots[off];
-}
-
-/**
- * hwtd_lookup() - the live timeout an id names
- * @hf: the file
- * @id: an id from user space; any value
- * @idx: set to the slot's index
- *
- * Inline: every cancel, modify and get of an entry begins here.
- *
- * Context: the file lock held.
- * Return: the slot of the timeout (%HWTD_PENDING or %HWTD_QUEUED, same
- * generation), or NULL.
- */
-static inline struct hwtd_slot *hwtd_lookup(struct hwtd_file *hf, u64 id, u32 *idx)
-{
-	struct hwtd_slot *s;
-
-	hwtd_lockdep_assert(hf);
-	*idx = (u32)id;
-	s = hwtd_slot(hf, *idx);
-	if (!s || s->gen != (u32)(id >> 32) ||
-	    (s->state != HWTD_PENDING && s->state != HWTD_QUEUED))
-		return NULL;
-	return s;
-}
-
-/* hwtimer_dev_table.c */
-int hwtd_slot_find(struct hwtd_file *hf);
-void hwtd_chunk_filled(struct hwtd_file *hf, u32 n);
-void hwtd_chunk_freed(struct hwtd_file *hf, u32 n);
-int hwtd_table_prealloc(struct hwtd_file *hf, bool extra);
-void hwtd_table_destroy(struct hwtd_file *hf);
-bool hwtd_trim(struct hwtd_file *hf);
-int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack);
-
-static inline u64 hwtd_id(const struct hwtd_slot *s, u32 idx)
-{
-	return (u64)s->gen << 32 | idx;
-}
-
-/*
- * The slot table's two hot steps are inline, for the entries of a batch;
- * what they rarely need (finding a chunk with room, growing, giving back)
- * is in hwtimer_dev_table.c.
- */
-
-/**
- * hwtd_slot_alloc() - take a free slot
- * @hf: the file
- * @idx: set to its index
- *
- * The slot comes from the lowest chunk with room (hwtd_slot_find()). It is
- * left %HWTD_FREE with its generation set, and its extra (period, slack)
- * zeroed if its chunk has extras: the caller fills it and makes it live.
- *
- * Context: the file lock held.
- * Return: 0; -EAGAIN when the table must grow and a spare chunk or leaf is
- * missing; -ENOSPC when the directory is full.
- */
-static inline int hwtd_slot_alloc(struct hwtd_file *hf, u32 *idx)
-{
-	struct hwtd_chunk *c;
-	struct hwtd_slot *s;
-	int n;
-
-	hwtd_lockdep_assert(hf);
-	if (likely(hf->low != HWTD_NIL)) {
-		n = hf->low;
-	} else {
-		n = hwtd_slot_find(hf);
-		if (n < 0)
-			return n;
-	}
-	c = hwtd_chunk_nr(hf, n);
-	s = &c->slots[c->free];
-	*idx = (u32)n << HWTD_IDX_SHIFT | c->free;
-	c->free = s->link.next;
-	c->nfree--;
-	if (s->gen > c->gen_hi)
-		c->gen_hi = s->gen;
-	if (!c->nfree)
-		hwtd_chunk_filled(hf, n);
-	if (c->extra)
-		memset(&c->extra[*idx & (BIT(HWTD_IDX_SHIFT) - 1)], 0,
-		       sizeof(struct hwtd_extra));
-	return 0;
-}
-
-/**
- * hwtd_slot_free() - free a slot that held a timeout
- * @hf: the file
- * @idx: its index
- *
- * Bumps the generation, so the timeout's id is dead for good, or retires
- * the slot if the generation would wrap; may give back up to two chunks
- * (hwtd_chunk_freed()).
- *
- * Context: the file lock held.
- */
-static inline void hwtd_slot_free(struct hwtd_file *hf, u32 idx)
-{
-	u32 n = idx >> HWTD_IDX_SHIFT, off = idx & (BIT(HWTD_IDX_SHIFT) - 1);
-	struct hwtd_chunk *c = hwtd_chunk_nr(hf, n);
-	struct hwtd_slot *s = &c->slots[off];
-
-	hwtd_lockdep_assert(hf);
-	if (unlikely(s->gen == U32_MAX)) {
-		/* Never on the free list: the chunk is never given back. */
-		s->state = HWTD_RETIRED;
-		return;
-	}
-	s->gen++;
-	s->state = HWTD_FREE;
-	s->link.next = c->free;
-	c->free = off;
-	c->nfree++;
-	if (c->nfree == 1 || c->nfree == HWTD_CHUNK_SLOTS / 2 ||
-	    c->nfree == HWTD_CHUNK_SLOTS)
-		hwtd_chunk_freed(hf, n);
-}
-
-/* hwtimer_dev_wheel.c */
-void hwtd_lists_init(struct hwtd_file *hf);
-u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack);
-bool hwtd_place(struct hwtd_file *hf, u32 idx);
-u64 hwtd_next_event(struct hwtd_file *hf);
-bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, u64 target,
-		 unsigned int *budget);
-void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack, u64 now);
-bool hwtd_extend(struct hwtd_file *hf, u32 idx, u64 slack, u64 now);
-void hwtd_file_timer_init(struct hwtd_file *hf,
-			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS]);
-void hwtd_file_timer_select(struct hwtd_file *hf, unsigned int precision,
-			    unsigned int clock);
-void hwtd_file_timer_stop(struct hwtd_file *hf);
-void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now);
-
-/* hwtimer_dev_ring.c */
-u64 hwtd_hold_now(struct hwtd_file *hf, struct hwtd_hold *hold);
-void hwtd_deliver(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx);
-void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold);
-void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold);
-unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int max);
-unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
-			  struct hwtimer_expiry *recs, unsigned int max, s64 offset);
-bool hwtd_has_records(struct hwtd_file *hf);
-long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *uparams);
-int hwtd_mmap(struct file *file, struct vm_area_struct *vma);
-void hwtd_ring_free(struct hwtd_file *hf);
-u32 hwtd_ring_entries(struct hwtd_file *hf);
-
-/* Inline, for the operations on each entry of a batch. */
-
-/**
- * hwtd_extra() - the period and slack of a slot
- * @hf: the file
- * @idx: the slot's index
- *
- * Context: the file lock held.
- * Return: the slot's &struct hwtd_extra, or NULL when its chunk has none
- * (then both are 0).
- */
-static inline struct hwtd_extra *hwtd_extra(struct hwtd_file *hf, u32 idx)
-{
-	struct hwtd_chunk *c = hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT);
-
-	if (!c->extra)
-		return NULL;
-	return &c->extra[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
-}
-
-/* The links of slot or sentinel @i. */
-static inline struct hwtd_link *hwtd_link(struct hwtd_file *hf, u32 i)
-{
-	if (i & HWTD_SENT)
-		return &hf->sent[i & ~HWTD_SENT];
-	return &hwtd_slot_at(hf, i)->link;
-}
-
-/*
- * The first slot of @list, or %HWTD_NIL when it is empty. Inline: each
- * record the expiry pass, a refill of the ring or read() takes begins here.
- */
-static inline u32 hwtd_list_first(struct hwtd_file *hf, u32 list)
-{
-	u32 i = hf->sent[list].next;
-
-	return (i & HWTD_SENT) ? HWTD_NIL : i;
-}
-
-/* Put slot @idx at the tail of @list. */
-static inline void hwtd_list_add(struct hwtd_file *hf, u32 list, u32 idx)
-{
-	struct hwtd_link *s = &hf->sent[list], *l = hwtd_link(hf, idx);
-	u32 tail = s->prev;
-
-	l->next = HWTD_SENT | list;
-	l->prev = tail;
-	hwtd_link(hf, tail)->next = idx;
-	s->prev = idx;
-}
-
-/*
- * Take slot @idx off whatever list it is on. A bucket it leaves empty has
- * its bit cleared: then both its neighbours are that bucket's sentinel.
- */
-static inline void hwtd_list_del(struct hwtd_file *hf, u32 idx)
-{
-	struct hwtd_link *l = hwtd_link(hf, idx);
-	u32 prev = l->prev, next = l->next, b;
-
-	hwtd_link(hf, prev)->next = next;
-	hwtd_link(hf, next)->prev = prev;
-	if (prev == next && (prev & HWTD_SENT)) {
-		b = prev & ~HWTD_SENT;
-		if (b < HWTD_NBUCKETS)
-			__clear_bit(b, hf->occupied);
-	}
-}
-
-/**
- * hwtd_end() - end a timeout: free its slot, count it out
- * @hf: the file
- * @hold: the hold, which uncharges it from the caps when it ends
- * @idx: the slot, on no list
- *
- * Context: the file lock held.
- */
-static inline void hwtd_end(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
-{
-	hwtd_slot_free(hf, idx);
-	hf->nlive--;
-	hold->freed++;
-}
-
-/* hwtimer_dev.c */
-extern struct workqueue_struct *hwtd_wq;
-void hwtd_uncharge(struct hwtd_file *hf, long n);
-s64 hwtd_timens_offset(bool boottime);
-u64 hwtd_clock_now(const struct hwtd_file *hf);
-
-/**
- * hwtd_time_from_host() - a host time as a namespace shows it
- * @t: host ns
- * @offset: the namespace's offset
- *
- * Inline: each record the ring or read() gives converts two times.
- *
- * Context: any.
- * Return: @t + @offset, within [0, KTIME_MAX]. Exact for a time that was
- * converted from that namespace.
- */
-static inline u64 hwtd_time_from_host(u64 t, s64 offset)
-{
-	u64 r;
-
-	if (offset >= 0) {
-		if (check_add_overflow(t, (u64)offset, &r))
-			return KTIME_MAX;
-	} else {
-		if (t < (u64)-offset)
-			return 0;
-		r = t - (u64)-offset;
-	}
-	return min_t(u64, r, KTIME_MAX);
-}
+/* hwtimer_dev.c: the device, for the module glue. */
+int hwtd_init(const struct hwtd_wheel_params *params);
+void hwtd_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/* The KUnit hooks, each in the file of its layer. */
 struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch);
-void hwtd_file_destroy_manual(struct hwtd_file *hf);
-int hwtd_kunit_op(struct hwtd_file *hf, unsigned int cmd, void *ent, u64 now);
-unsigned int hwtd_kunit_read(struct hwtd_file *hf, struct hwtimer_expiry *recs,
+void hwtd_file_destroy_manual(struct hwtd_file *file);
+int hwtd_kunit_op(struct hwtd_file *file, unsigned int cmd, void *ent, u64 now);
+unsigned int hwtd_kunit_read(struct hwtd_file *file, struct hwtimer_expiry *recs,
 			     unsigned int max);
 long hwtd_kunit_global_count(void);
-void hwtd_kunit_run(struct hwtd_file *hf, u64 now);
+void hwtd_kunit_run(struct hwtd_file *file, u64 now);
 #endif
 
 #endif /* _HWTIMER_DEV_H */

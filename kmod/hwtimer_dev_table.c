@@ -1,34 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/hwtimer: the slot table, where a file keeps its timeouts.
+ * /dev/hwtimer: the timeout table, where a file keeps its timeouts.
  *
- * Each timeout is a 40-byte struct hwtd_slot in memory the file owns: a
- * page-sized chunk of slots (HWTD_CHUNK_SLOTS, 102 with 4 KiB pages),
+ * Each timeout is a 40-byte struct hwtd_timeout in memory the file owns: a
+ * page-sized chunk of them (HWTD_CHUNK_TIMEOUTS, 102 with 4 KiB pages),
  * charged to the memory cgroup of the task whose call grew the table. A
  * fixed two-level directory finds a chunk by number: HWTD_DIR_LEAVES
  * pointers in the file, HWTD_LEAF_CHUNKS chunks per leaf, each with its
  * page's address, its free list's head and counts (struct hwtd_chunk), so
- * that a slot's lookup, allocation and free touch the page only at the
- * slot itself. Nothing
- * is ever reallocated or copied under the file lock: chunks, leaves and
- * extra arrays are allocated with the lock dropped, as spares, and taken
- * under it.
+ * that a timeout's lookup, allocation and free touch the page only at the
+ * timeout itself. Nothing is ever reallocated or copied under the file
+ * lock: chunks, leaves and extra arrays are allocated with the lock
+ * dropped, as spares, and taken under it.
  *
- * Identifiers: a slot's id is its generation (upper 32 bits) and its index
- * (lower 32). Generations start at 1, so no id is 0, and a slot's
+ * Identifiers: a timeout's id is its generation (upper 32 bits) and its
+ * index (lower 32). Generations start at 1, so no id is 0, and an entry's
  * generation goes up by one each time it is freed, so a stale id never
- * names a newer timeout (ABA). A slot whose generation would wrap is
- * retired, never used again: one slot lost per 2^32 reuses of it. A chunk
- * given back and allocated again starts its slots above every generation
- * that chunk number ever had (struct hwtd_leaf::floor).
+ * names a newer timeout (ABA). An entry whose generation would wrap is
+ * retired, never used again: one entry lost per 2^32 reuses of it. A chunk
+ * given back and allocated again starts its entries above every
+ * generation that chunk number ever had (struct hwtd_leaf::floor).
  *
- * Free slots sit on per-chunk free lists; a new timeout takes a slot from
+ * Free entries sit on per-chunk free lists; a new timeout takes one from
  * the lowest chunk that has one (two bitmaps find it), so live timeouts
  * gather in the low chunks and a file that shrinks empties its high ones.
  * The highest chunk is given back once it is empty and the chunk below it
  * is at least half free (the hysteresis keeps a file that hovers at a
  * chunk boundary from allocating and freeing a chunk per timeout); chunk
  * 0 stays until the file is closed.
+ *
+ * The lists the layers above keep their timeouts on (the wheel's slots,
+ * the todo list of an expiry pass, the kernel queue of records) are
+ * linked through the timeouts by index (hwtimer_dev_table.h).
  *
  * Everything here runs under the file lock, but hwtd_table_prealloc() and
  * hwtd_table_destroy(), which run in process context without it.
@@ -39,19 +42,19 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "hwtimer_dev.h"
+#include "hwtimer_dev_table.h"
 
-static_assert(sizeof(struct hwtd_slot) == 40);
+static_assert(sizeof(struct hwtd_timeout) == 40);
 static_assert(sizeof(struct hwtd_chunk) == 24);
-static_assert(HWTD_CHUNK_SLOTS >= 64 && HWTD_CHUNK_SLOTS < HWTD_OFF_NIL);
+static_assert(HWTD_CHUNK_TIMEOUTS >= 64 && HWTD_CHUNK_TIMEOUTS < HWTD_OFF_NIL);
 static_assert(sizeof(struct hwtd_leaf) <= PAGE_SIZE);
 /* Indexes stay below 2^31: %HWTD_NIL is never one. */
-static_assert((u64)HWTD_MAX_CHUNKS << order_base_2(HWTD_CHUNK_SLOTS) < (1ULL << 31));
+static_assert((u64)HWTD_MAX_CHUNKS << order_base_2(HWTD_CHUNK_TIMEOUTS) < (1ULL << 31));
 
 /* Generations of a chunk number that was used up: never allocated again. */
 #define HWTD_FLOOR_DEAD		U32_MAX
 
-#define HWTD_EXTRA_BYTES	(HWTD_CHUNK_SLOTS * sizeof(struct hwtd_extra))
+#define HWTD_EXTRA_BYTES	(HWTD_CHUNK_TIMEOUTS * sizeof(struct hwtd_extra))
 
 /* Free what @p points to, if anything, and count it out of @count. */
 static void hwtd_free_counted(void *p, atomic_long_t *count)
@@ -62,57 +65,57 @@ static void hwtd_free_counted(void *p, atomic_long_t *count)
 	atomic_long_dec(count);
 }
 
-static void hwtd_room_set(struct hwtd_file *hf, u32 n)
+static void hwtd_room_set(struct hwtd_file *file, u32 n)
 {
-	__set_bit(n % HWTD_LEAF_CHUNKS, hf->dir[n / HWTD_LEAF_CHUNKS]->room);
-	__set_bit(n / HWTD_LEAF_CHUNKS, hf->leafroom);
+	__set_bit(n % HWTD_LEAF_CHUNKS, file->dir[n / HWTD_LEAF_CHUNKS]->room);
+	__set_bit(n / HWTD_LEAF_CHUNKS, file->leaves_with_room);
 }
 
-static void hwtd_room_clear(struct hwtd_file *hf, u32 n)
+static void hwtd_room_clear(struct hwtd_file *file, u32 n)
 {
-	struct hwtd_leaf *leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
+	struct hwtd_leaf *leaf = file->dir[n / HWTD_LEAF_CHUNKS];
 
 	__clear_bit(n % HWTD_LEAF_CHUNKS, leaf->room);
 	if (bitmap_empty(leaf->room, HWTD_LEAF_CHUNKS))
-		__clear_bit(n / HWTD_LEAF_CHUNKS, hf->leafroom);
+		__clear_bit(n / HWTD_LEAF_CHUNKS, file->leaves_with_room);
 }
 
 /*
- * Chunk number @n as a fresh chunk, from the spare page. Its slots start
+ * Chunk number @n as a fresh chunk, from the spare page. Its timeouts start
  * at the generation after its floor, all free, or all retired when that
  * chunk number has used up its generations. Return: -EAGAIN when a spare
  * page or leaf is missing (hwtd_table_prealloc() makes them).
  */
-static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
+static int hwtd_chunk_add(struct hwtd_file *file, u32 n)
 {
-	struct hwtd_leaf *leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
-	struct hwtd_slot *slots;
+	struct hwtd_leaf *leaf = file->dir[n / HWTD_LEAF_CHUNKS];
+	struct hwtd_timeout *page;
 	struct hwtd_chunk *c;
 	u32 floor, i;
 
 	if (!leaf) {
-		if (!hf->spare_leaf)
+		if (!file->spare_leaf)
 			return -EAGAIN;
-		leaf = hf->spare_leaf;
-		hf->spare_leaf = NULL;
-		hf->dir[n / HWTD_LEAF_CHUNKS] = leaf;
+		leaf = file->spare_leaf;
+		file->spare_leaf = NULL;
+		file->dir[n / HWTD_LEAF_CHUNKS] = leaf;
 	}
-	if (!hf->spare_chunk)
+	if (!file->spare_chunk)
 		return -EAGAIN;
-	slots = hf->spare_chunk;
-	hf->spare_chunk = NULL;
+	page = file->spare_chunk;
+	file->spare_chunk = NULL;
 	floor = leaf->floor[n % HWTD_LEAF_CHUNKS];
 
-	for (i = 0; i < HWTD_CHUNK_SLOTS; i++) {
-		struct hwtd_slot *s = &slots[i];
+	for (i = 0; i < HWTD_CHUNK_TIMEOUTS; i++) {
+		struct hwtd_timeout *s = &page[i];
 
 		memset(s, 0, sizeof(*s));
 		s->gen = floor + 1;
 		s->state = floor == HWTD_FLOOR_DEAD ? HWTD_RETIRED : HWTD_FREE;
-		s->link.next = i + 1 < HWTD_CHUNK_SLOTS ? i + 1 : HWTD_OFF_NIL;
+		s->link.next = i + 1 < HWTD_CHUNK_TIMEOUTS ? i + 1 : HWTD_OFF_NIL;
 	}
 	c = &leaf->chunk[n % HWTD_LEAF_CHUNKS];
-	c->slots = slots;
+	c->timeouts = page;
 	c->extra = NULL;
 	c->gen_hi = floor;
 	if (floor == HWTD_FLOOR_DEAD) {
@@ -120,48 +123,48 @@ static int hwtd_chunk_add(struct hwtd_file *hf, u32 n)
 		c->nfree = 0;
 	} else {
 		c->free = 0;
-		c->nfree = HWTD_CHUNK_SLOTS;
+		c->nfree = HWTD_CHUNK_TIMEOUTS;
 	}
-	hf->nchunks = n + 1;
+	file->nchunks = n + 1;
 	if (c->nfree) {
-		hwtd_room_set(hf, n);
+		hwtd_room_set(file, n);
 		/* Every lower chunk is full: it grows only then. */
-		hf->low = n;
+		file->low = n;
 	}
 	return 0;
 }
 
 /**
- * hwtd_slot_find() - the lowest chunk with room, for hwtd_slot_alloc()
- * @hf: the file, whose @low is %HWTD_NIL
+ * hwtd_chunk_with_room() - the lowest chunk with room, for hwtd_timeout_alloc()
+ * @file: the file, whose @low is %HWTD_NIL
  *
  * Only when every chunk is full is a chunk added, from the spares.
  *
  * Context: the file lock held.
- * Return: the chunk's number, now @hf->low; -EAGAIN when the table must
+ * Return: the chunk's number, now @file->low; -EAGAIN when the table must
  * grow and a spare chunk or leaf is missing; -ENOSPC when the directory is
  * full.
  */
-int hwtd_slot_find(struct hwtd_file *hf)
+int hwtd_chunk_with_room(struct hwtd_file *file)
 {
 	unsigned long l, k;
 	u32 n;
 	int ret;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	for (;;) {
-		if (hf->low != HWTD_NIL)
-			return hf->low;
-		l = find_first_bit(hf->leafroom, HWTD_DIR_LEAVES);
+		if (file->low != HWTD_NIL)
+			return file->low;
+		l = find_first_bit(file->leaves_with_room, HWTD_DIR_LEAVES);
 		if (l < HWTD_DIR_LEAVES) {
-			k = find_first_bit(hf->dir[l]->room, HWTD_LEAF_CHUNKS);
-			hf->low = l * HWTD_LEAF_CHUNKS + k;
-			return hf->low;
+			k = find_first_bit(file->dir[l]->room, HWTD_LEAF_CHUNKS);
+			file->low = l * HWTD_LEAF_CHUNKS + k;
+			return file->low;
 		}
-		n = hf->nchunks;
+		n = file->nchunks;
 		if (n >= HWTD_MAX_CHUNKS)
 			return -ENOSPC;
-		ret = hwtd_chunk_add(hf, n);
+		ret = hwtd_chunk_add(file, n);
 		if (ret)
 			return ret;
 		/* A chunk whose generations are used up has no room: next. */
@@ -169,74 +172,74 @@ int hwtd_slot_find(struct hwtd_file *hf)
 }
 
 /**
- * hwtd_chunk_filled() - hwtd_slot_alloc() took chunk @n's last free slot
- * @hf: the file
- * @n: the chunk, @hf->low
+ * hwtd_chunk_filled() - hwtd_timeout_alloc() took chunk @n's last free timeout
+ * @file: the file
+ * @n: the chunk, @file->low
  *
  * Context: the file lock held.
  */
-void hwtd_chunk_filled(struct hwtd_file *hf, u32 n)
+void hwtd_chunk_filled(struct hwtd_file *file, u32 n)
 {
-	hwtd_room_clear(hf, n);
-	hf->low = HWTD_NIL;
+	hwtd_room_clear(file, n);
+	file->low = HWTD_NIL;
 }
 
 /* Free a chunk's memory, or keep it as the file's spares. */
-static void hwtd_chunk_release(struct hwtd_file *hf, struct hwtd_chunk *c)
+static void hwtd_chunk_release(struct hwtd_file *file, struct hwtd_chunk *c)
 {
-	if (c->extra && !hf->spare_extra)
-		hf->spare_extra = c->extra;
+	if (c->extra && !file->spare_extra)
+		file->spare_extra = c->extra;
 	else
 		hwtd_free_counted(c->extra, &hwtd_stats.extras);
-	if (!hf->spare_chunk)
-		hf->spare_chunk = c->slots;
+	if (!file->spare_chunk)
+		file->spare_chunk = c->timeouts;
 	else
-		hwtd_free_counted(c->slots, &hwtd_stats.chunks);
-	c->slots = NULL;
+		hwtd_free_counted(c->timeouts, &hwtd_stats.chunks);
+	c->timeouts = NULL;
 	c->extra = NULL;
 }
 
 /*
  * Whether the highest chunk should be given back: it is empty, and the
- * chunk below it has at least half its slots free.
+ * chunk below it has at least half its timeouts free.
  */
-static bool hwtd_trim_due(struct hwtd_file *hf)
+static bool hwtd_trim_due(struct hwtd_file *file)
 {
-	u32 n = hf->nchunks;
+	u32 n = file->nchunks;
 
-	return n >= 2 && hwtd_chunk_nr(hf, n - 1)->nfree == HWTD_CHUNK_SLOTS &&
-	       hwtd_chunk_nr(hf, n - 2)->nfree >= HWTD_CHUNK_SLOTS / 2;
+	return n >= 2 && hwtd_chunk_nr(file, n - 1)->nfree == HWTD_CHUNK_TIMEOUTS &&
+	       hwtd_chunk_nr(file, n - 2)->nfree >= HWTD_CHUNK_TIMEOUTS / 2;
 }
 
 /* Give back at most @max highest chunks that are due; return how many. */
-static unsigned int hwtd_trim_some(struct hwtd_file *hf, unsigned int max)
+static unsigned int hwtd_trim_some(struct hwtd_file *file, unsigned int max)
 {
 	struct hwtd_leaf *leaf;
 	struct hwtd_chunk *c;
 	unsigned int done = 0;
 	u32 n;
 
-	hwtd_lockdep_assert(hf);
-	while (done < max && hwtd_trim_due(hf)) {
-		n = hf->nchunks - 1;
-		leaf = hf->dir[n / HWTD_LEAF_CHUNKS];
+	hwtd_lockdep_assert(file);
+	while (done < max && hwtd_trim_due(file)) {
+		n = file->nchunks - 1;
+		leaf = file->dir[n / HWTD_LEAF_CHUNKS];
 		c = &leaf->chunk[n % HWTD_LEAF_CHUNKS];
 		/* Above every generation it handed out. */
 		leaf->floor[n % HWTD_LEAF_CHUNKS] = c->gen_hi;
-		hwtd_room_clear(hf, n);
-		if (hf->low == n)
-			hf->low = HWTD_NIL;
-		hf->nchunks = n;
-		hwtd_chunk_release(hf, c);
+		hwtd_room_clear(file, n);
+		if (file->low == n)
+			file->low = HWTD_NIL;
+		file->nchunks = n;
+		hwtd_chunk_release(file, c);
 		done++;
 	}
 	return done;
 }
 
 /**
- * hwtd_chunk_freed() - hwtd_slot_free() left chunk @n with one free slot,
+ * hwtd_chunk_freed() - hwtd_timeout_free() left chunk @n with one free timeout,
  * half of them, or all of them
- * @hf: the file
+ * @file: the file
  * @n: the chunk
  *
  * Only these frees can give a full chunk room, or make a give-back due
@@ -244,47 +247,47 @@ static unsigned int hwtd_trim_some(struct hwtd_file *hf, unsigned int max)
  *
  * Context: the file lock held.
  */
-void hwtd_chunk_freed(struct hwtd_file *hf, u32 n)
+void hwtd_chunk_freed(struct hwtd_file *file, u32 n)
 {
-	if (hwtd_chunk_nr(hf, n)->nfree == 1) {
-		hwtd_room_set(hf, n);
-		if (hf->low != HWTD_NIL && n < hf->low)
-			hf->low = n;
+	if (hwtd_chunk_nr(file, n)->nfree == 1) {
+		hwtd_room_set(file, n);
+		if (file->low != HWTD_NIL && n < file->low)
+			file->low = n;
 	} else {
-		hwtd_trim_some(hf, 2);
+		hwtd_trim_some(file, 2);
 	}
 }
 
 /**
  * hwtd_trim() - give back the chunks a shrunk file no longer needs
- * @hf: the file
+ * @file: the file
  *
- * hwtd_slot_free() gives back at most two chunks each time; after a burst
- * of frees, more may be due. This gives them back %HWTD_CHUNK at a time
+ * hwtd_timeout_free() gives back at most two chunks each time; after a burst
+ * of frees, more may be due. This gives them back %HWTD_HOLD_MAX at a time
  * per hold of the file lock.
  *
  * Context: process; takes the file lock.
  * Return: true if it gave back any.
  */
-bool hwtd_trim(struct hwtd_file *hf)
+bool hwtd_trim(struct hwtd_file *file)
 {
 	unsigned int n, total = 0;
 
 	do {
-		spin_lock_irq(&hf->lock);
-		n = hwtd_trim_some(hf, HWTD_CHUNK);
-		spin_unlock_irq(&hf->lock);
+		spin_lock_irq(&file->lock);
+		n = hwtd_trim_some(file, HWTD_HOLD_MAX);
+		spin_unlock_irq(&file->lock);
 		total += n;
 		cond_resched();
-	} while (n == HWTD_CHUNK);
+	} while (n == HWTD_HOLD_MAX);
 	return total;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_trim);
 
 /**
- * hwtd_extra_set() - set the period and slack of a slot
- * @hf: the file
- * @idx: the slot's index
+ * hwtd_extra_set() - set the period and slack of a timeout
+ * @file: the file
+ * @idx: the timeout's index
  * @period: the period, 0 for none
  * @slack: the slack, 0 for none
  *
@@ -292,19 +295,19 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_trim);
  * Return: 0, or -EAGAIN when the chunk needs an extra array and there is
  * no spare (hwtd_table_prealloc() makes one); then nothing changed.
  */
-int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack)
+int hwtd_extra_set(struct hwtd_file *file, u32 idx, u64 period, u64 slack)
 {
-	struct hwtd_chunk *c = hwtd_chunk_nr(hf, idx >> HWTD_IDX_SHIFT);
+	struct hwtd_chunk *c = hwtd_chunk_nr(file, idx >> HWTD_IDX_SHIFT);
 	struct hwtd_extra *x;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	if (!c->extra) {
 		if (!period && !slack)
 			return 0;
-		if (!hf->spare_extra)
+		if (!file->spare_extra)
 			return -EAGAIN;
-		c->extra = hf->spare_extra;
-		hf->spare_extra = NULL;
+		c->extra = file->spare_extra;
+		file->spare_extra = NULL;
 		memset(c->extra, 0, HWTD_EXTRA_BYTES);
 	}
 	x = &c->extra[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
@@ -315,7 +318,7 @@ int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack)
 
 /**
  * hwtd_table_prealloc() - make the spares the table may need
- * @hf: the file
+ * @file: the file
  * @extra: an extra array is needed too
  *
  * Allocates, with %GFP_KERNEL_ACCOUNT and the file lock dropped, a spare
@@ -326,20 +329,20 @@ int hwtd_extra_set(struct hwtd_file *hf, u32 idx, u64 period, u64 slack)
  * Context: process; may sleep; takes the file lock.
  * Return: 0, or -ENOMEM.
  */
-int hwtd_table_prealloc(struct hwtd_file *hf, bool extra)
+int hwtd_table_prealloc(struct hwtd_file *file, bool extra)
 {
-	struct hwtd_slot *c = NULL;
+	struct hwtd_timeout *c = NULL;
 	struct hwtd_extra *x = NULL;
 	struct hwtd_leaf *l = NULL;
 	bool need_c, need_x, need_l;
 	int ret = 0;
 
-	spin_lock_irq(&hf->lock);
-	need_c = !hf->spare_chunk;
-	need_x = extra && !hf->spare_extra;
-	need_l = !hf->spare_leaf && hf->nchunks < HWTD_MAX_CHUNKS &&
-		 !hf->dir[hf->nchunks / HWTD_LEAF_CHUNKS];
-	spin_unlock_irq(&hf->lock);
+	spin_lock_irq(&file->lock);
+	need_c = !file->spare_chunk;
+	need_x = extra && !file->spare_extra;
+	need_l = !file->spare_leaf && file->nchunks < HWTD_MAX_CHUNKS &&
+		 !file->dir[file->nchunks / HWTD_LEAF_CHUNKS];
+	spin_unlock_irq(&file->lock);
 
 	if (need_c) {
 		c = kmalloc(HWTD_CHUNK_BYTES, GFP_KERNEL_ACCOUNT);
@@ -357,23 +360,23 @@ int hwtd_table_prealloc(struct hwtd_file *hf, bool extra)
 			ret = -ENOMEM;
 	}
 
-	spin_lock_irq(&hf->lock);
-	if (c && !hf->spare_chunk) {
-		hf->spare_chunk = c;
+	spin_lock_irq(&file->lock);
+	if (c && !file->spare_chunk) {
+		file->spare_chunk = c;
 		atomic_long_inc(&hwtd_stats.chunks);
 		c = NULL;
 	}
-	if (x && !hf->spare_extra) {
-		hf->spare_extra = x;
+	if (x && !file->spare_extra) {
+		file->spare_extra = x;
 		atomic_long_inc(&hwtd_stats.extras);
 		x = NULL;
 	}
-	if (l && !hf->spare_leaf) {
-		hf->spare_leaf = l;
+	if (l && !file->spare_leaf) {
+		file->spare_leaf = l;
 		atomic_long_inc(&hwtd_stats.leaves);
 		l = NULL;
 	}
-	spin_unlock_irq(&hf->lock);
+	spin_unlock_irq(&file->lock);
 	kfree(c);
 	kfree(x);
 	kfree(l);
@@ -383,37 +386,66 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_table_prealloc);
 
 /**
  * hwtd_table_destroy() - free every chunk, extra array and leaf of a file
- * @hf: the file, which nothing else can reach any more
+ * @file: the file, which nothing else can reach any more
  *
  * Context: process; may sleep (reschedules between leaves).
  */
-void hwtd_table_destroy(struct hwtd_file *hf)
+void hwtd_table_destroy(struct hwtd_file *file)
 {
 	unsigned int l, k;
 
 	for (l = 0; l < HWTD_DIR_LEAVES; l++) {
-		struct hwtd_leaf *leaf = hf->dir[l];
+		struct hwtd_leaf *leaf = file->dir[l];
 
 		if (!leaf)
 			continue;
 		for (k = 0; k < HWTD_LEAF_CHUNKS; k++) {
 			struct hwtd_chunk *c = &leaf->chunk[k];
 
-			if (!c->slots)
+			if (!c->timeouts)
 				continue;
 			hwtd_free_counted(c->extra, &hwtd_stats.extras);
-			hwtd_free_counted(c->slots, &hwtd_stats.chunks);
+			hwtd_free_counted(c->timeouts, &hwtd_stats.chunks);
 		}
 		hwtd_free_counted(leaf, &hwtd_stats.leaves);
-		hf->dir[l] = NULL;
+		file->dir[l] = NULL;
 		cond_resched();
 	}
-	hf->nchunks = 0;
-	hwtd_free_counted(hf->spare_chunk, &hwtd_stats.chunks);
-	hwtd_free_counted(hf->spare_extra, &hwtd_stats.extras);
-	hwtd_free_counted(hf->spare_leaf, &hwtd_stats.leaves);
-	hf->spare_chunk = NULL;
-	hf->spare_extra = NULL;
-	hf->spare_leaf = NULL;
+	file->nchunks = 0;
+	hwtd_free_counted(file->spare_chunk, &hwtd_stats.chunks);
+	hwtd_free_counted(file->spare_extra, &hwtd_stats.extras);
+	hwtd_free_counted(file->spare_leaf, &hwtd_stats.leaves);
+	file->spare_chunk = NULL;
+	file->spare_extra = NULL;
+	file->spare_leaf = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_table_destroy);
+
+/* ---- lists ---------------------------------------------------------------- */
+
+/* Every list empty: each head linked to itself. */
+void hwtd_lists_init(struct hwtd_file *file)
+{
+	u32 i;
+
+	for (i = 0; i < HWTD_NLISTS; i++) {
+		file->heads[i].next = HWTD_HEAD | i;
+		file->heads[i].prev = HWTD_HEAD | i;
+	}
+}
+
+/* Move every timeout of list @src to the tail of @dst, in O(1); @src ends empty. */
+void hwtd_list_splice(struct hwtd_file *file, u32 dst, u32 src)
+{
+	struct hwtd_link *s = &file->heads[src], *d = &file->heads[dst];
+	u32 first = s->next, last = s->prev, tail = d->prev;
+
+	if (first == (HWTD_HEAD | src))
+		return;
+	hwtd_link(file, tail)->next = first;
+	hwtd_link(file, first)->prev = tail;
+	hwtd_link(file, last)->next = HWTD_HEAD | dst;
+	d->prev = last;
+	s->next = HWTD_HEAD | src;
+	s->prev = HWTD_HEAD | src;
+}

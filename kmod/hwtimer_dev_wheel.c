@@ -1,62 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/hwtimer: each file's own hierarchical timing wheel, and the one
+ * /dev/hwtimer: each file's own timing wheel, its clock, and the one
  * hwtimer per file that drives it.
  *
  * The wheel
  * ---------
- * A file's timeouts wait in its own wheel (timeout.c's design): 11 levels
- * of 64 buckets, each bucket a circular list of slots linked by index, each
- * level with a u64 bitmap of its non-empty buckets. The wheel's clock @clk
- * is a tick of the file's precision wheel (the same @tick_ns and @epoch,
- * so a tick boundary of the file is one of the per-CPU wheel too). A
- * timeout expiring at tick t > @clk is in level L, the 6-bit group of the
- * highest bit in which t and @clk differ, bucket (t >> 6L) & 63: its
- * bucket's range of ticks begins after @clk, in @clk's current rotation of
- * that level. So the earliest tick with work is found from the bitmaps in
- * 11 steps (hwtd_next_event()), and when the clock reaches the start of a
- * bucket, the whole bucket is spliced, in O(1), onto the todo list
- * (hwtd_advance()), whose timeouts then expire (t <= @clk) or go one or
- * more levels down: a timeout is touched at most once per level in its
- * life, and a tick touches only what is due or cascades. A modify to a
- * later tick leaves the timeout where it is (hwtd_extend()): its bucket
- * begins at or before the old tick, and the timeout is re-placed from
- * there as a cascade would, once more per bucket it was extended past.
+ * A file's timeouts wait in a wheel of its own (hwtimer_wheel.h, the same
+ * algorithm as the per-CPU bases): 11 levels of 64 slots, each slot a
+ * circular list of timeouts linked by index (hwtimer_dev_table.h), each
+ * level with a bitmap word of its occupied slots. The wheel's clock @clk
+ * is a tick of the per-CPU wheel of the file's precision and clock (the
+ * same tick and epoch, so a tick boundary of the file is one of that
+ * wheel too). When the clock moves to the next event, the slots that
+ * begin at it are spliced whole, in O(1), onto the todo list
+ * (hwtd_advance()), from which an expiry pass takes each timeout: due, or
+ * re-placed in a lower level (hwtd_wheel_take_due()). A modify whose new
+ * tick its slot still serves leaves the timeout there (hwtd_wheel_extend()).
  *
- * Driving it
- * ----------
+ * The driving timer
+ * -----------------
  * One struct hwtimer per file (@timer), on the per-CPU wheel of the
  * file's precision and clock, is armed for the earliest tick that may
  * have work (@armed). Arming a timeout touches the per-CPU wheel only when
  * its tick is earlier than @armed; cancelling never does (an expiry that
- * finds nothing due re-arms for the next tick with work).
+ * finds nothing due re-arms for the next tick with work). Its callback
+ * runs an expiry pass, which the layer of records drives
+ * (hwtimer_dev_records.c): the wheel gives it the due timeouts up to the
+ * pass's target tick, and is re-armed when the pass ends.
  *
- * The callback begins an expiry pass: it runs the file's wheel up to the
- * pass's target, the tick that contained the clock when the pass began,
- * under the file lock, HWTD_CHUNK entries per hold (expired, cascaded, or
- * records moved from the kernel queue to the ring), the lock dropped
- * between holds. In softirq context it stops after the first hold that
- * ends past the budget of the per-CPU wheel's pass running it
- * (hwt_pass_end(): HWT_PASS_NS from that pass's start, the callbacks it
- * ran before this one included) and hands the rest to @work, on the
- * device's unbound workqueue (hwtd_wq), which goes on in slices of
- * HWT_PASS_NS, queueing itself again behind the other work between two
- * slices. When nothing up to the target is left, the pass arms @timer
- * for the next tick with work, which is after the target.
- *
- * So a pass expires each timeout once at most (a periodic timeout whose
- * record leaves during the pass is armed for a period that ends after
- * the hold's clock, so after the target), a file runs one pass at a time,
- * on one CPU at a time, and what comes due during a pass waits for the
- * next one, a tick later at the earliest: however fast a user consumes
- * the records of periodic timeouts, a file costs the kernel one expiry
- * per timeout per period at most, in slices that yield, on no CPU's
- * per-CPU work. @expiry_ns adds up the time its passes take (fdinfo).
- *
- * Records stamped in one hold share its clock reading, and each hold reads
- * the clock again: records leave in non-decreasing order of expired_ns,
- * timeouts of different ticks in tick order (the pass advances @clk to one
- * next tick with work at a time).
+ * Clocks
+ * ------
+ * Every time the device takes or gives is on the file's clock, as the
+ * calling task's time namespace shows it; inside, times are host times
+ * of that clock (hwtd_clock_now()).
  */
 #include <linux/bitops.h>
 #include <linux/kernel.h>
@@ -64,47 +40,70 @@
 #include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
+#include <linux/time_namespace.h>
 
 #include "hwtimer_internal.h"
-#include "hwtimer_dev.h"
+#include "hwtimer_dev_table.h"
+#include "hwtimer_dev_wheel.h"
 
-/* ---- lists ---------------------------------------------------------------- */
-
-/* Every list empty: each sentinel linked to itself. */
-void hwtd_lists_init(struct hwtd_file *hf)
-{
-	u32 i;
-
-	for (i = 0; i < HWTD_NLISTS; i++) {
-		hf->sent[i].next = HWTD_SENT | i;
-		hf->sent[i].prev = HWTD_SENT | i;
-	}
-}
-
-/* Move every slot of @src to the tail of @dst; @src ends empty. */
-static void hwtd_list_splice(struct hwtd_file *hf, u32 dst, u32 src)
-{
-	struct hwtd_link *s = &hf->sent[src], *d = &hf->sent[dst];
-	u32 first = s->next, last = s->prev, tail = d->prev;
-
-	if (first == (HWTD_SENT | src))
-		return;
-	hwtd_link(hf, tail)->next = first;
-	hwtd_link(hf, first)->prev = tail;
-	hwtd_link(hf, last)->next = HWTD_SENT | dst;
-	d->prev = last;
-	s->next = HWTD_SENT | src;
-	s->prev = HWTD_SENT | src;
-}
-
-/* The file's wheel: 64 buckets at level 0 (hwtimer_wheel.h, hwt_geom_init()). */
+/* The file's wheel: 64 slots at level 0 (hwt_geom_init(&g, 64)). */
 static const struct hwt_geom hwtd_geom = {
 	.lvl0_bits = HWT_LVL_BITS,
 	.levels = HWTD_LEVELS,
 	.lvl1_off = HWT_LVL_SIZE,
-	.nslots = HWTD_NBUCKETS,
+	.nslots = HWTD_NSLOTS,
 };
+
+/* ---- clocks ------------------------------------------------------------------ */
+
+/*
+ * Clocks and time namespaces. Every time the device takes or gives is on
+ * the file's clock (CLOCK_MONOTONIC, or CLOCK_BOOTTIME after
+ * HWTIMER_IOC_CONFIG) as the calling task's time namespace shows it, the
+ * clock clock_gettime() shows it; inside, deadlines are host times of that
+ * clock, which the file's wheel runs on, stored unclamped. Each call
+ * converts with the namespace of the task that makes it, as
+ * timerfd_settime() and clock_gettime() do; records written to the ring
+ * by an expiry carry the times of the namespace of the task that made the
+ * ring. Limits (INT64_MAX) are checked in the caller's namespace time.
+ *
+ * timens_ktime_to_host() cannot serve: it calls do_timens_ktime_to_host()
+ * and compares with init_time_ns, neither of which is exported to modules.
+ * timens_add_monotonic() and timens_add_boottime() are inline and only
+ * read the caller's offsets.
+ */
+
+/**
+ * hwtd_timens_offset() - the caller's time namespace offset of a clock
+ * @boottime: of CLOCK_BOOTTIME, else CLOCK_MONOTONIC
+ *
+ * Context: process (the current task's namespace).
+ * Return: namespace time minus host time, ns.
+ */
+s64 hwtd_timens_offset(bool boottime)
+{
+	struct timespec64 ts = { };
+
+	if (boottime)
+		timens_add_boottime(&ts);
+	else
+		timens_add_monotonic(&ts);
+	return timespec64_to_ns(&ts);
+}
+
+/**
+ * hwtd_clock_now() - the file's clock now, host time
+ * @file: the file
+ *
+ * Context: any.
+ * Return: ns of CLOCK_MONOTONIC or CLOCK_BOOTTIME.
+ */
+u64 hwtd_clock_now(const struct hwtd_file *file)
+{
+	if (IS_ENABLED(CONFIG_KUNIT) && file->manual)
+		return READ_ONCE(file->manual_now);
+	return file->boottime ? ktime_get_boottime_ns() : ktime_get_ns();
+}
 
 /* ---- ticks ------------------------------------------------------------------ */
 
@@ -113,396 +112,330 @@ static const struct hwt_geom hwtd_geom = {
  * that begins at or after @deadline, or with slack the tick of its window
  * that the wheel picks (hwt_slack_tick()), as the per-CPU wheels do.
  */
-static __always_inline u64 __hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
+static __always_inline u64 __hwtd_tick(const struct hwtd_file *file, u64 deadline, u64 slack)
 {
-	u64 first = hwt_expiry_tick(&hf->time, deadline);
+	u64 first = hwt_expiry_tick(&file->time, deadline);
 
-	return hwt_slack_tick(&hf->time, deadline, first, slack, hf->clk + 1);
-}
-
-/* The above, out of line, for the re-arm of a periodic timeout. */
-u64 hwtd_tick(const struct hwtd_file *hf, u64 deadline, u64 slack)
-{
-	return __hwtd_tick(hf, deadline, slack);
+	return hwt_slack_tick(&file->time, deadline, first, slack, file->clk + 1);
 }
 
 /* ---- the wheel ---------------------------------------------------------------- */
 
-/* hwtd_place(), inline for hwtd_start() and the expiry pass. */
-static __always_inline bool __hwtd_place(struct hwtd_file *hf, u32 idx)
+/*
+ * Put pending timeout @idx, its tick set, in its slot. Return: false if
+ * it is due (its tick has been processed): then it is on no list.
+ */
+static __always_inline bool hwtd_place(struct hwtd_file *file, u32 idx)
 {
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-	unsigned int b;
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
+	unsigned int slot;
 	u64 start;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	s->state = HWTD_PENDING;
-	if (s->tick <= hf->clk)
+	if (s->tick <= file->clk)
 		return false;
-	b = hwt_slot(&hwtd_geom, s->tick, hf->clk, &start);
-	s->bucket = b;
-	hwtd_list_add(hf, b, idx);
-	__set_bit(b, hf->occupied);
+	slot = hwt_slot(&hwtd_geom, s->tick, file->clk, &start);
+	s->slot = slot;
+	hwtd_list_add(file, slot, idx);
+	__set_bit(slot, file->occupied);
 	return true;
 }
 
 /**
- * hwtd_place() - put a pending timeout in its bucket
- * @hf: the file
- * @idx: the slot, on no list, with its @tick set
- *
- * Context: the file lock held.
- * Return: true if it was placed (its tick is after the wheel's clock),
- * false if it is due: then it is on no list, and the caller expires it.
- */
-bool hwtd_place(struct hwtd_file *hf, u32 idx)
-{
-	return __hwtd_place(hf, idx);
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_place);
-
-/**
  * hwtd_next_event() - the earliest tick at which the wheel may have work
- * @hf: the file
+ * @file: the file
  *
- * hwt_next_event(): the start of the first occupied bucket. The todo list
+ * hwt_next_event(): the start of the first occupied slot. The todo list
  * is not looked at.
  *
  * Context: the file lock held.
  * Return: that tick, after the wheel's clock, or U64_MAX when the wheel is
  * empty.
  */
-u64 hwtd_next_event(struct hwtd_file *hf)
+u64 hwtd_next_event(struct hwtd_file *file)
 {
-	return hwt_next_event(&hwtd_geom, hf->occupied, hf->clk);
+	return hwt_next_event(&hwtd_geom, file->occupied, file->clk);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_next_event);
 
 /*
- * Move the wheel's clock to @ev, its next event: the buckets that begin
- * at it (hwt_event_slot(), one per level at most) go onto the todo list,
- * in O(1) each, where the pass expires their due timeouts and re-places
- * the others.
+ * Move the wheel's clock to @ev, its next event: the slots that begin at
+ * it (hwt_event_slot(), one per level at most) go onto the todo list, in
+ * O(1) each.
  */
-static void hwtd_advance(struct hwtd_file *hf, u64 ev)
+static void hwtd_advance(struct hwtd_file *file, u64 ev)
 {
 	unsigned int lvl = 0;
-	int b;
+	int slot;
 
-	hf->clk = ev;
-	while ((b = hwt_event_slot(&hwtd_geom, hf->occupied, ev, &lvl)) >= 0) {
-		__clear_bit(b, hf->occupied);
-		hwtd_list_splice(hf, HWTD_LIST_TODO, b);
+	file->clk = ev;
+	while ((slot = hwt_event_slot(&hwtd_geom, file->occupied, ev, &lvl)) >= 0) {
+		__clear_bit(slot, file->occupied);
+		hwtd_list_splice(file, HWTD_LIST_TODO, slot);
 		lvl++;
 	}
 }
 
 /*
  * Move an idle wheel's clock up to now (hwt_forward()): not during a pass,
- * and only when the file's timer is armed for a later tick than now's,
+ * and only when the driving timer is armed for a later tick than now's,
  * since it is armed for the earliest tick with work or earlier (@armed).
  */
-static void hwtd_forward(struct hwtd_file *hf, u64 now)
+static void hwtd_forward(struct hwtd_file *file, u64 now)
 {
-	hwtd_lockdep_assert(hf);
-	if (!hf->processing)
-		hwt_forward(&hf->clk, hwt_now_tick(&hf->time, now), hf->armed);
+	hwtd_lockdep_assert(file);
+	if (!file->processing)
+		hwt_forward(&file->clk, hwt_now_tick(&file->time, now), file->armed);
+}
+
+/* Arm the driving timer for @tick; @now is the file's clock, read before. */
+static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
+{
+	int ret;
+
+	hwtd_lockdep_assert(file);
+	file->armed = tick;
+	if (file->manual || file->closing)
+		return;
+	ret = hwt_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
+	/* The device's wheels have no cap, and outlive every file. */
+	WARN_ON_ONCE(ret < 0);
 }
 
 /**
- * hwtd_expire() - run the wheel up to a tick
- * @hf: the file
- * @hold: this hold of the file lock
- * @target: the last tick to process: the tick that contained the clock
- *          when the expiry pass began (struct hwtd_file, @target)
- * @budget: entries this hold may still process; decremented
+ * hwtd_wheel_remove() - take a pending timeout out of the wheel
+ * @file: the file
+ * @idx: the timeout, in a slot or on the todo list
  *
- * Expires what is due and cascades what has reached its bucket, one next
- * tick with work at a time, each advance and each entry taken off the
- * todo list costing one unit of *@budget. A periodic timeout whose record
- * leaves meanwhile is armed for a tick after @target, so a pass expires
- * each timeout at most once.
+ * A slot it leaves empty has its bit cleared.
  *
  * Context: the file lock held.
- * Return: true when nothing up to @target is left to do.
  */
-bool hwtd_expire(struct hwtd_file *hf, struct hwtd_hold *hold, u64 target,
-		 unsigned int *budget)
+void hwtd_wheel_remove(struct hwtd_file *file, u32 idx)
+{
+	u32 emptied = hwtd_list_del(file, idx);
+
+	if (emptied < HWTD_NSLOTS)
+		__clear_bit(emptied, file->occupied);
+}
+
+/**
+ * hwtd_wheel_take_due() - the next timeout due up to the pass's target
+ * @file: the file, in an expiry pass (hwtd_wheel_pass_begin())
+ * @budget: entries this hold of the file lock may still process;
+ *          decremented
+ * @done: set when nothing up to the target is left
+ *
+ * Moves the wheel on, one next tick with work at a time, each move and
+ * each timeout taken off the todo list costing one unit of *@budget:
+ * timeouts of a tick that has come are due, the others go to a lower
+ * level. The first due one is returned, taken out of the wheel: the
+ * caller delivers its record. A periodic timeout whose record leaves
+ * meanwhile is armed for a tick after the target (hwtd_wheel_rearm()),
+ * so a pass takes each timeout once at most.
+ *
+ * Context: the file lock held.
+ * Return: a due timeout, pending and on no list, or %HWTD_NIL: then
+ * *@done says whether the pass is done, else *@budget ran out.
+ */
+u32 hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done)
 {
 	u64 ev;
 	u32 idx;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
+	*done = false;
 	while (*budget) {
-		idx = hwtd_list_first(hf, HWTD_LIST_TODO);
-		if (idx == HWTD_NIL) {
-			ev = hwtd_next_event(hf);
-			if (ev > target) {
-				if (hf->clk < target)
-					hf->clk = target;
-				return true;
-			}
-			hwtd_advance(hf, ev);
-		} else {
-			hwtd_list_del(hf, idx);
-			if (!__hwtd_place(hf, idx))
-				hwtd_deliver(hf, hold, idx);
-			else
-				hf->cascaded++;
-		}
 		(*budget)--;
+		idx = hwtd_list_first(file, HWTD_LIST_TODO);
+		if (idx == HWTD_NIL) {
+			ev = hwtd_next_event(file);
+			if (ev > file->target) {
+				if (file->clk < file->target)
+					file->clk = file->target;
+				(*budget)++;
+				*done = true;
+				return HWTD_NIL;
+			}
+			hwtd_advance(file, ev);
+			continue;
+		}
+		hwtd_list_del(file, idx);
+		if (!hwtd_place(file, idx))
+			return idx;
+		file->cascaded++;
 	}
-	return false;
+	return HWTD_NIL;
 }
-EXPORT_SYMBOL_IF_KUNIT(hwtd_expire);
 
 /**
- * hwtd_start() - put a pending timeout in the wheel, or expire it if due
- * @hf: the file
- * @hold: this hold of the file lock
- * @idx: the timeout's slot, its deadline set
+ * hwtd_wheel_start() - put a pending timeout in the wheel
+ * @file: the file
+ * @idx: the timeout, its deadline set, on no list
  * @slack: its slack, ns
  * @now: host time of the file's clock, read under the lock or before
  *
- * Expires it at once if it is due: at or before @now, or on a tick the
- * wheel has passed. Arms the file's timer when this is the earliest tick
- * it has. Here, next to the wheel steps it uses (forward, tick, bucket),
- * so that they are inlined into it.
+ * Arms the driving timer when this is the earliest tick it has.
+ *
+ * Context: the file lock held.
+ * Return: false when it is placed; true when it is due (at or before @now,
+ * or on a tick the wheel has passed): then it is pending on no list, and
+ * the caller delivers its record.
+ */
+bool hwtd_wheel_start(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
+{
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
+
+	hwtd_lockdep_assert(file);
+	if (s->deadline <= now) {
+		s->state = HWTD_PENDING;
+		return true;
+	}
+	hwtd_forward(file, now);
+	s->tick = __hwtd_tick(file, s->deadline, slack);
+	if (!hwtd_place(file, idx))
+		return true;
+	if (!file->processing && s->tick < file->armed)
+		hwtd_arm_timer(file, s->tick, now);
+	return false;
+}
+
+/**
+ * hwtd_wheel_rearm() - arm a periodic timeout for its next deadline
+ * @file: the file
+ * @idx: the timeout, on no list, its new deadline set, after @now
+ * @slack: its slack, ns
+ * @now: host time of the file's clock, read under the lock
  *
  * Context: the file lock held.
  */
-void hwtd_start(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx, u64 slack, u64 now)
+void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 {
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
 
-	hwtd_lockdep_assert(hf);
-	if (s->deadline <= now) {
-		s->state = HWTD_PENDING;
-		hwtd_deliver(hf, hold, idx);
+	s->tick = __hwtd_tick(file, s->deadline, slack);
+	if (WARN_ON_ONCE(!hwtd_place(file, idx))) {
+		/* Never: the deadline is after @now. Let the next pass expire it. */
+		hwtd_list_add(file, HWTD_LIST_TODO, idx);
 		return;
 	}
-	hwtd_forward(hf, now);
-	s->tick = __hwtd_tick(hf, s->deadline, slack);
-	if (!__hwtd_place(hf, idx))
-		hwtd_deliver(hf, hold, idx);
-	else if (!hf->processing && s->tick < hf->armed)
-		hwtd_arm_timer(hf, s->tick, now);
+	if (!file->processing && s->tick < file->armed)
+		hwtd_arm_timer(file, s->tick, now);
 }
 
 /**
- * hwtd_extend() - give a pending timeout a new tick without moving it
- * @hf: the file
- * @idx: the timeout's slot, its new deadline set
+ * hwtd_wheel_extend() - give a pending timeout a new tick without moving it
+ * @file: the file
+ * @idx: the timeout, its new deadline set
  * @slack: its slack, ns
  * @now: host time of the file's clock, read under the lock or before
  *
- * A modify whose new tick its bucket still serves (hwt_can_stay(): the
- * same bucket, or a later tick in a bucket above level 0) leaves the
- * timeout there, or on the todo list, and only sets its tick: the bucket
+ * A modify whose new tick its slot still serves (hwt_can_stay(): the
+ * same slot, or a later tick in a slot above level 0) leaves the
+ * timeout there, or on the todo list, and only sets its tick: the slot
  * begins at or before the new tick, so the expiry pass takes it out by
- * then and re-places it by its tick (hwtd_expire()), and the file's timer
- * is armed for that bucket's start or earlier already. A timeout extended
- * again and again is re-placed once per bucket it waits in, not once per
- * modify, and such a modify touches no slot but its own. On the todo list
- * its @bucket is the one it came from, which began at the wheel's clock:
- * never the bucket of a tick to come, so only a later tick stays there.
+ * then and re-places it by its tick (hwtd_wheel_take_due()), and the driving timer
+ * is armed for that slot's start or earlier already. A timeout extended
+ * again and again is re-placed once per slot it waits in, not once per
+ * modify, and such a modify touches no other timeout. On the todo list
+ * its @slot is the one it came from, which began at the wheel's clock:
+ * never the slot of a tick to come, so only a later tick stays there.
  *
  * Context: the file lock held.
  * Return: true if it did so; false, having changed nothing, when the
  * timeout is not pending, is due, or must move: then the caller takes it
- * out and hwtd_start()s it.
+ * out and starts it again (hwtd_wheel_start()).
  */
-bool hwtd_extend(struct hwtd_file *hf, u32 idx, u64 slack, u64 now)
+bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 {
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-	unsigned int b;
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
+	unsigned int slot;
 	u64 tick, start;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	if (s->state != HWTD_PENDING || s->deadline <= now)
 		return false;
-	tick = __hwtd_tick(hf, s->deadline, slack);
+	tick = __hwtd_tick(file, s->deadline, slack);
 	/* A pass whose clock is later than @now may have processed it. */
-	if (tick <= hf->clk)
+	if (tick <= file->clk)
 		return false;
-	b = hwt_slot(&hwtd_geom, tick, hf->clk, &start);
-	if (!hwt_can_stay(&hwtd_geom, s->bucket, s->tick, tick, b))
+	slot = hwt_slot(&hwtd_geom, tick, file->clk, &start);
+	if (!hwt_can_stay(&hwtd_geom, s->slot, s->tick, tick, slot))
 		return false;
 	s->tick = tick;
 	return true;
 }
 
-/* ---- the file's timer ---------------------------------------------------------- */
+/* ---- expiry passes -------------------------------------------------------- */
 
 /**
- * hwtd_arm_timer() - arm the file's timer for a tick
- * @hf: the file
- * @tick: the tick
- * @now: host time of the file's clock, read under the lock or before
+ * hwtd_wheel_pass_begin() - an expiry pass begins
+ * @file: the file
  *
- * Context: the file lock held (the wheel's base lock nests inside).
+ * Until it ends, the driving timer is not armed (the pass arms it when it
+ * ends) and the wheel's clock does not move but for the pass.
+ *
+ * Context: the file lock held.
+ * Return: false, with nothing done, if a pass is under way or the file
+ * closes.
  */
-void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
+bool hwtd_wheel_pass_begin(struct hwtd_file *file)
 {
-	int ret;
-
-	hwtd_lockdep_assert(hf);
-	hf->armed = tick;
-	if (hf->manual || hf->closing)
-		return;
-	ret = hwt_modify_at(hf->timer, hwt_tick_start(&hf->time, tick), now);
-	/* The device's wheels have no cap, and outlive every file. */
-	WARN_ON_ONCE(ret < 0);
+	hwtd_lockdep_assert(file);
+	if (file->closing || file->processing)
+		return false;
+	file->processing = true;
+	file->armed = U64_MAX;
+	file->target = HWTD_NO_TARGET;
+	return true;
 }
 
-/*
- * Go on with the file's expiry pass: hold the file lock for one chunk of
- * work at a time (HWTD_CHUNK records moved from the kernel queue to the
- * ring, and HWTD_CHUNK entries expired or cascaded up to @target), until
- * nothing up to @target is left or, after a hold, local_clock() is past
- * @end. Between holds the lock is dropped, the waiters woken and, in
- * process context (@can_sleep), the CPU offered to others. The first hold
- * reads the clock; a pass that has no target yet (%HWTD_NO_TARGET) takes
- * the tick that contains it.
+/**
+ * hwtd_wheel_pass_target() - the pass learns its target
+ * @file: the file, in a pass
+ * @now: the clock of the pass's first hold of the file lock
  *
- * Context: the file lock held, *@hold zeroed; returns with it held and
- * *@hold the last hold, ended but not yet woken.
- * Return: true when the pass is done (or the file is closing).
+ * The target is the tick that contains @now: the pass runs the wheel up
+ * to it and no further. Only the first call of a pass sets it.
+ *
+ * Context: the file lock held.
  */
-static bool hwtd_pass_holds(struct hwtd_file *hf, struct hwtd_hold *hold, u64 end,
-			    bool can_sleep)
+void hwtd_wheel_pass_target(struct hwtd_file *file, u64 now)
 {
-	unsigned int budget;
-	bool done;
-
-	for (;;) {
-		if (hf->target == HWTD_NO_TARGET)
-			hf->target = hwt_now_tick(&hf->time, hwtd_hold_now(hf, hold));
-		budget = HWTD_CHUNK;
-		done = hwtd_refill(hf, hold, budget) < budget;
-		budget = HWTD_CHUNK;
-		done &= hwtd_expire(hf, hold, hf->target, &budget);
-		hwtd_hold_end(hf, hold);
-		if (done || local_clock() > end)
-			return done;
-		spin_unlock_irq(&hf->lock);
-		hwtd_hold_wake(hf, hold);
-		memset(hold, 0, sizeof(*hold));
-		if (can_sleep)
-			cond_resched();
-		spin_lock_irq(&hf->lock);
-		if (hf->closing)
-			return true;
-	}
+	if (file->target == HWTD_NO_TARGET)
+		file->target = hwt_now_tick(&file->time, now);
 }
 
-/*
- * The pass is done: the next one begins when the file's timer fires, at
- * the earliest tick with work, which is after the pass's target; so a
- * file's passes are at least a tick apart, however much is due.
+/**
+ * hwtd_wheel_pass_end() - the pass is done
+ * @file: the file
+ * @now: the file's clock, read under the lock
+ *
+ * The next pass begins when the driving timer fires, at the earliest tick
+ * with work, which is after the pass's target: so a file's passes are at
+ * least a tick apart, however much is due.
+ *
+ * Context: the file lock held.
  */
-static void hwtd_pass_done(struct hwtd_file *hf, struct hwtd_hold *hold)
+void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now)
 {
 	u64 ev;
 
-	hf->processing = false;
-	ev = hwtd_next_event(hf);
+	file->processing = false;
+	ev = hwtd_next_event(file);
 	if (ev != U64_MAX)
-		hwtd_arm_timer(hf, ev, hwtd_hold_now(hf, hold));
+		hwtd_arm_timer(file, ev, now);
 }
 
-/*
- * The file's timer fired: an expiry pass begins (see the top of this
- * file). In softirq context it stops at the end of the budget of the
- * per-CPU wheel's pass that runs it (hwt_pass_end()), after one hold at
- * least; the rest goes to @work.
- */
-static void hwtd_timer_fn(struct hwtimer *timer)
-{
-	struct hwtd_file *hf = container_of(timer, struct hwtd_timer, timer)->hf;
-	struct hwtd_hold hold = { };
-	u64 t0 = local_clock();
-	bool done;
 
-	spin_lock_irq(&hf->lock);
-	if (hf->closing || hf->processing) {
-		spin_unlock_irq(&hf->lock);
-		return;
-	}
-	hf->processing = true;
-	hf->armed = U64_MAX;
-	hf->target = HWTD_NO_TARGET;
-	done = hwtd_pass_holds(hf, &hold, hwt_pass_end(timer), false);
-	if (done)
-		hwtd_pass_done(hf, &hold);
-	hf->expiry_ns += local_clock() - t0;
-	spin_unlock_irq(&hf->lock);
-	hwtd_hold_wake(hf, &hold);
-	if (!done)
-		queue_work(hwtd_wq, &hf->work);
-}
-
-/*
- * One slice of a pass that went on past its softirq budget: at most
- * HWT_PASS_NS (plus one hold), then, if the pass is not done, @work is
- * queued again, behind whatever else waits for the device's workqueue, so
- * no slice and no work item runs without end.
- */
-static void hwtd_work_fn(struct work_struct *work)
-{
-	struct hwtd_file *hf = container_of(work, struct hwtd_file, work);
-	struct hwtd_hold hold = { };
-	u64 t0 = local_clock();
-	bool done;
-
-	spin_lock_irq(&hf->lock);
-	if (hf->closing) {
-		spin_unlock_irq(&hf->lock);
-		return;
-	}
-	done = hwtd_pass_holds(hf, &hold, t0 + HWT_PASS_NS, true);
-	if (done)
-		hwtd_pass_done(hf, &hold);
-	hf->expiry_ns += local_clock() - t0;
-	spin_unlock_irq(&hf->lock);
-	hwtd_hold_wake(hf, &hold);
-	if (!done)
-		queue_work(hwtd_wq, &hf->work);
-	else
-		hwtd_trim(hf);
-}
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/**
- * hwtd_kunit_run() - an expiry pass of a manual file at a given time
- * @hf: the file
- * @now: its clock, host ns
- *
- * The pass the file's timer would run, to the end.
- *
- * Context: process; takes the file lock.
- */
-void hwtd_kunit_run(struct hwtd_file *hf, u64 now)
-{
-	struct hwtd_hold hold = { };
-
-	WRITE_ONCE(hf->manual_now, now);
-	spin_lock_irq(&hf->lock);
-	hf->processing = true;
-	hf->target = HWTD_NO_TARGET;
-	/* No end: it returns when the pass is done. */
-	hwtd_pass_holds(hf, &hold, U64_MAX, true);
-	hwtd_pass_done(hf, &hold);
-	spin_unlock_irq(&hf->lock);
-	hwtd_hold_wake(hf, &hold);
-}
-EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
-#endif
+/* ---- the driving timer ---------------------------------------------------- */
 
 /**
- * hwtd_file_timer_init() - set up the file's timers and work
- * @hf: the file
+ * hwtd_wheel_timers_init() - set up the file's driving timers
+ * @file: the file
  * @wheels: the device's wheels, by precision and clock
+ * @fn: their callback, which runs an expiry pass (hwtimer_dev_records.c)
  *
  * A file has a timer on each of the device's wheels, of which the one of
  * its configuration is in use (@timer): changing the configuration never
@@ -510,63 +443,71 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
  *
  * Context: process, before the file is in use.
  */
-void hwtd_file_timer_init(struct hwtd_file *hf,
-			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS])
+void hwtd_wheel_timers_init(struct hwtd_file *file,
+			    struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS],
+			    hwtimer_fn_t fn)
 {
 	unsigned int p, c;
 
 	for (p = 0; p < HWTD_PRECISIONS; p++) {
 		for (c = 0; c < HWTD_CLOCKS; c++) {
-			hwtimer_setup(&hf->timers[p][c].timer, wheels[p][c], hwtd_timer_fn);
-			hf->timers[p][c].hf = hf;
+			hwtimer_setup(&file->timers[p][c].timer, wheels[p][c], fn);
+			file->timers[p][c].file = file;
 		}
 	}
-	INIT_WORK(&hf->work, hwtd_work_fn);
-	hf->timer = &hf->timers[0][0].timer;
-	hf->armed = U64_MAX;
+	file->timer = &file->timers[0][0].timer;
+	file->armed = U64_MAX;
 }
 
 /**
- * hwtd_file_timer_select() - use the timer of another precision and clock
- * @hf: the file, which holds no timeout
+ * hwtd_wheel_configure() - run the file's wheel at a precision and clock
+ * @file: the file, which holds no timeout
+ * @wheels: the device's wheels, by precision and clock
  * @precision: HWTIMER_PRECISION_*
  * @clock: 0 for CLOCK_MONOTONIC, 1 for CLOCK_BOOTTIME
  *
- * The timer in use is cancelled; a callback of it that runs meanwhile
- * finds nothing to do, as any early expiry does.
+ * The wheel takes the ticks of that precision's and clock's per-CPU wheel
+ * and its driving timer there; its clock starts afresh, and a pass under
+ * way has nothing left to do, in any tick numbering. The driving timer in
+ * use is cancelled; a callback of it that runs meanwhile finds nothing to
+ * do, as any early expiry does.
  *
- * Context: the file lock held.
+ * Context: the file lock held, or the file not yet in use.
  */
-void hwtd_file_timer_select(struct hwtd_file *hf, unsigned int precision,
-			    unsigned int clock)
+void hwtd_wheel_configure(struct hwtd_file *file,
+			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS],
+			  unsigned int precision, unsigned int clock)
 {
-	hwtd_lockdep_assert(hf);
-	if (!hf->manual)
-		hwtimer_cancel(hf->timer);
-	hf->timer = &hf->timers[precision][clock].timer;
-	hf->armed = U64_MAX;
+	if (!file->manual)
+		hwtimer_cancel(file->timer);
+	file->wheel = wheels[precision][clock];
+	file->time = file->wheel->time;
+	file->precision = precision;
+	file->boottime = clock;
+	file->timer = &file->timers[precision][clock].timer;
+	file->armed = U64_MAX;
+	file->clk = 0;
+	file->target = 0;
 }
 
 /**
- * hwtd_file_timer_stop() - stop the file's timers and work for good
- * @hf: the file, being released
+ * hwtd_wheel_stop() - stop the file's driving timers for good
+ * @file: the file, being released
  *
- * After it, no expiry pass runs or will run.
+ * After it, no callback of them runs or will run, and nothing arms them.
  *
  * Context: process; may sleep.
  */
-void hwtd_file_timer_stop(struct hwtd_file *hf)
+void hwtd_wheel_stop(struct hwtd_file *file)
 {
 	unsigned int p, c;
 
-	spin_lock_irq(&hf->lock);
-	hf->closing = true;
-	spin_unlock_irq(&hf->lock);
-	if (hf->manual)
+	spin_lock_irq(&file->lock);
+	file->closing = true;
+	spin_unlock_irq(&file->lock);
+	if (file->manual)
 		return;
-	/* The callbacks queue @work: stop them first. */
 	for (p = 0; p < HWTD_PRECISIONS; p++)
 		for (c = 0; c < HWTD_CLOCKS; c++)
-			hwtimer_shutdown_sync(&hf->timers[p][c].timer);
-	cancel_work_sync(&hf->work);
+			hwtimer_shutdown_sync(&file->timers[p][c].timer);
 }

@@ -98,13 +98,14 @@
  * @processing: the expiry path is running on this base (it programs @hrt
  *              itself when it finishes)
  * @offline: the CPU is dead; nothing is armed here until it returns
- * @attn: what the expiry path must look at after a callback, one test of
- *        a line it holds: %HWT_ATTN_HALT, set with @offline or the
- *        wheel's @stopped (it stops running callbacks), %HWT_ATTN_WAIT
- *        while @sync_waiters is not 0 (it wakes them); written under @lock
+ * @post_callback: what the expiry path must do after a callback, one test
+ *                 of a line it holds: %HWT_POST_HALT, set with @offline or
+ *                 the wheel's @stopped (stop running callbacks),
+ *                 %HWT_POST_WAKE while @sync_waiters is not 0 (wake them);
+ *                 written under @lock
  * @npending: timers queued here (wheel slots and @due)
  * @sync_waiters: tasks in hwtimer_cancel_sync() waiting for @running
- *                (%HWT_ATTN_WAIT in @attn says whether there are any)
+ *                (%HWT_POST_WAKE in @post_callback: whether there are any)
  * @due: timers whose tick has been processed, taken from their slot, not
  *       yet run
  * @vectors: the slots of all levels, level 0 first (struct hwt_geom)
@@ -125,9 +126,9 @@
  *               the callback, as timer_delete_sync() does with timer_list's
  *               expiry_lock. Taken before @lock.
  */
-/* Bits of &struct hwt_base.attn. */
-#define HWT_ATTN_HALT		0x1
-#define HWT_ATTN_WAIT		0x2
+/* Bits of &struct hwt_base.post_callback. */
+#define HWT_POST_HALT		0x1
+#define HWT_POST_WAKE		0x2
 
 struct hwt_base {
 	raw_spinlock_t		lock;		/* see above */
@@ -141,7 +142,7 @@ struct hwt_base {
 	struct task_struct	*running_task;
 	bool			processing;
 	bool			offline;
-	u8			attn;
+	u8			post_callback;
 	unsigned long		npending;
 	unsigned int		sync_waiters;
 	struct hlist_head	due;
@@ -277,21 +278,6 @@ static inline void hwt_debug_activate(struct hwtimer *timer) { }
 static inline void hwt_debug_deactivate(struct hwtimer *timer) { }
 static inline void hwt_debug_assert_init(struct hwtimer *timer) { }
 #endif
-
-/**
- * struct hwtd_wheel_params - how the module glue wants the char device's
- *                            wheels, by precision (HWTIMER_PRECISION_*)
- * @tick_ns: the tick of each precision's wheels
- * @slots: their level-0 slots
- */
-struct hwtd_wheel_params {
-	u64	tick_ns[3];
-	u32	slots[3];
-};
-
-/* The char device, for the module glue. */
-int hwtd_init(const struct hwtd_wheel_params *params);
-void hwtd_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct hwtimer_wheel *hwt_wheel_create_manual(const struct hwtimer_wheel_config *cfg);

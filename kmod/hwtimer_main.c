@@ -14,6 +14,7 @@
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer_internal.h"
+#include "hwtimer_dev.h"
 
 static ulong tick_ns = 1000000;
 module_param(tick_ns, ulong, 0444);

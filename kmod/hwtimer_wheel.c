@@ -551,19 +551,20 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 }
 
 /*
- * After a callback, @base->attn set: wake hwtimer_cancel_sync()'s waiters,
- * if any. Return: true if the expiry path must stop (%HWT_ATTN_HALT).
+ * After a callback, with @base->post_callback set: wake the waiters of
+ * hwtimer_cancel_sync(), if any. Return: true if the expiry path must
+ * stop (%HWT_POST_HALT).
  */
-static bool hwt_attend(struct hwt_base *base)
+static bool hwt_after_callback(struct hwt_base *base)
 	__must_hold(&base->lock)
 {
-	if (base->attn & HWT_ATTN_WAIT) {
+	if (base->post_callback & HWT_POST_WAKE) {
 		/* Never under the raw lock: a wait queue's lock sleeps on RT. */
 		raw_spin_unlock_irq(&base->lock);
 		hwt_sync_wake(base);
 		raw_spin_lock_irq(&base->lock);
 	}
-	return base->attn & HWT_ATTN_HALT;
+	return base->post_callback & HWT_POST_HALT;
 }
 
 /*
@@ -624,7 +625,7 @@ static bool hwt_run(struct hwt_base *base)
 			}
 			hwt_expire_one(base, now, tick_ns);
 			held = 0;
-			if (unlikely(base->attn) && hwt_attend(base))
+			if (unlikely(base->post_callback) && hwt_after_callback(base))
 				break;
 			continue;
 		}
@@ -913,7 +914,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 			/*
 			 * A new tick its slot still serves (hwt_can_stay()):
 			 * update it there, as __mod_timer() keeps a timer in
-			 * its bucket; the slot's event stays. Not for a timer
+			 * its slot; the slot's event stays. Not for a timer
 			 * on @due, whose tick has been processed: it must
 			 * move, not fire now.
 			 */
@@ -1189,14 +1190,14 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 			return -EDEADLK;
 		}
 		base->sync_waiters++;
-		base->attn |= HWT_ATTN_WAIT;
+		base->post_callback |= HWT_POST_WAKE;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 
 		hwt_sync_wait(base, t);
 
 		raw_spin_lock_irqsave(&base->lock, flags);
 		if (!--base->sync_waiters)
-			base->attn &= ~HWT_ATTN_WAIT;
+			base->post_callback &= ~HWT_POST_WAKE;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
 }
@@ -1320,7 +1321,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 {
 	struct hwt_base *base;
 	unsigned long flags;
-	u64 now, orun = 0, add, deadline;
+	u64 now, overrun = 0, add, deadline;
 
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
@@ -1332,14 +1333,14 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	deadline = timer->deadline;
 	if (now < deadline)
 		goto out_unlock;
-	orun = div64_u64(now - deadline, interval_ns) + 1;
-	if (check_mul_overflow(orun, interval_ns, &add) ||
+	overrun = div64_u64(now - deadline, interval_ns) + 1;
+	if (check_mul_overflow(overrun, interval_ns, &add) ||
 	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
 		deadline = KTIME_MAX;
 	WRITE_ONCE(timer->deadline, deadline);
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	return orun;
+	return overrun;
 }
 EXPORT_SYMBOL_GPL(hwtimer_forward);
 
@@ -1684,7 +1685,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 
 		raw_spin_lock_irq(&base->lock);
 		WRITE_ONCE(wheel->stopped, true);
-		base->attn |= HWT_ATTN_HALT;
+		base->post_callback |= HWT_POST_HALT;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	/*
@@ -1722,9 +1723,9 @@ static int hwt_cpu_prepare(unsigned int cpu)
 		raw_spin_lock_irq(&base->lock);
 		base->offline = false;
 		if (READ_ONCE(w->stopped))
-			base->attn |= HWT_ATTN_HALT;
+			base->post_callback |= HWT_POST_HALT;
 		else
-			base->attn &= ~HWT_ATTN_HALT;
+			base->post_callback &= ~HWT_POST_HALT;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	mutex_unlock(&hwt_wheels_mutex);
@@ -1781,7 +1782,7 @@ static void hwt_migrate(struct hwtimer_wheel *w, unsigned int cpu)
 
 	raw_spin_lock_irq(&old->lock);
 	old->offline = true;
-	old->attn |= HWT_ATTN_HALT;
+	old->post_callback |= HWT_POST_HALT;
 	raw_spin_unlock_irq(&old->lock);
 	/*
 	 * The offline flag stops either from re-arming the other. A queued

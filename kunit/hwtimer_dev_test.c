@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of /dev/hwtimer's slot table and per-file wheel, on files
+ * KUnit tests of /dev/hwtimer's timeout table and per-file wheel, on files
  * with a manual clock (hwtd_file_create_manual()): the batch operations'
  * own functions arm, cancel and modify (hwtd_kunit_op()), the expiry pass
  * runs at a time the test sets (hwtd_kunit_run()), and records are read as
@@ -13,7 +13,7 @@
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer_kunit.h"
-#include "hwtimer_dev.h"
+#include "hwtimer_dev_records.h"
 
 #define KD_TICK		1000ULL
 #define KD_EPOCH	5000ULL
@@ -32,14 +32,14 @@ static u64 kd_tick_of(u64 d)
 
 static struct hwtd_file *kd_file(struct kunit *test)
 {
-	struct hwtd_file *hf = hwtd_file_create_manual(KD_TICK, KD_EPOCH);
+	struct hwtd_file *file = hwtd_file_create_manual(KD_TICK, KD_EPOCH);
 
-	KUNIT_ASSERT_NOT_NULL(test, hf);
-	return hf;
+	KUNIT_ASSERT_NOT_NULL(test, file);
+	return file;
 }
 
 /* Arm an absolute deadline at clock @now; returns the id (0 on failure). */
-static u64 kd_arm(struct kunit *test, struct hwtd_file *hf, u64 now, u64 deadline,
+static u64 kd_arm(struct kunit *test, struct hwtd_file *file, u64 now, u64 deadline,
 		  u64 period, u64 slack, u64 cookie)
 {
 	struct hwtimer_arm_entry e = {
@@ -47,28 +47,28 @@ static u64 kd_arm(struct kunit *test, struct hwtd_file *hf, u64 now, u64 deadlin
 		.flags = HWTIMER_TIMEOUT_ABS, .slack_ns = slack,
 	};
 
-	KUNIT_EXPECT_EQ_MSG(test, 0, hwtd_kunit_op(hf, HWTIMER_IOC_ARM, &e, now),
+	KUNIT_EXPECT_EQ_MSG(test, 0, hwtd_kunit_op(file, HWTIMER_IOC_ARM, &e, now),
 			    "arm of deadline %llu at %llu", deadline, now);
 	KUNIT_EXPECT_EQ(test, deadline, e.deadline_ns);
 	return e.id;
 }
 
-static int kd_cancel(struct hwtd_file *hf, u64 id)
+static int kd_cancel(struct hwtd_file *file, u64 id)
 {
 	struct hwtimer_cancel_entry e = { .id = id };
 
-	return hwtd_kunit_op(hf, HWTIMER_IOC_CANCEL, &e, 0);
+	return hwtd_kunit_op(file, HWTIMER_IOC_CANCEL, &e, 0);
 }
 
 /* Modify timeout @id to absolute @deadline at clock @now; returns its status. */
-static u32 kd_modify(struct kunit *test, struct hwtd_file *hf, u64 now, u64 id,
+static u32 kd_modify(struct kunit *test, struct hwtd_file *file, u64 now, u64 id,
 		     u64 deadline)
 {
 	struct hwtimer_modify_entry e = {
 		.id = id, .expires_ns = deadline, .flags = HWTIMER_TIMEOUT_ABS,
 	};
 
-	KUNIT_EXPECT_EQ_MSG(test, 0, hwtd_kunit_op(hf, HWTIMER_IOC_MODIFY, &e, now),
+	KUNIT_EXPECT_EQ_MSG(test, 0, hwtd_kunit_op(file, HWTIMER_IOC_MODIFY, &e, now),
 			    "modify to deadline %llu at %llu", deadline, now);
 	KUNIT_EXPECT_EQ(test, deadline, e.deadline_ns);
 	return e.status;
@@ -88,7 +88,7 @@ static u32 kd_modify(struct kunit *test, struct hwtd_file *hf, u64 now, u64 id,
 static void kd_exact_mod(struct kunit *test, unsigned int n, u64 span, u64 step,
 			 unsigned int nmod)
 {
-	struct hwtd_file *hf = kd_file(test);
+	struct hwtd_file *file = kd_file(test);
 	struct hwtimer_expiry *r;
 	u64 *dl, *id, now = KD_EPOCH, last_tick = 0, end;
 	unsigned int i, k, got, total = 0;
@@ -104,7 +104,7 @@ static void kd_exact_mod(struct kunit *test, unsigned int n, u64 span, u64 step,
 		/* A quarter on tick boundaries exactly. */
 		if (!(i % 4))
 			dl[i] = kd_tick_time(kd_tick_of(dl[i]));
-		id[i] = kd_arm(test, hf, now, dl[i], 0, 0, i);
+		id[i] = kd_arm(test, file, now, dl[i], 0, 0, i);
 	}
 	end = KD_EPOCH + (span + 1) * KD_TICK;
 	while (total < n && now < end) {
@@ -120,14 +120,14 @@ static void kd_exact_mod(struct kunit *test, unsigned int n, u64 span, u64 step,
 			if (!(k % 4))
 				dl[i] = kd_tick_time(kd_tick_of(dl[i]));
 			KUNIT_EXPECT_EQ_MSG(test, HWTIMER_STATUS_PENDING,
-					    kd_modify(test, hf, now, id[i], dl[i]),
+					    kd_modify(test, file, now, id[i], dl[i]),
 					    "modify of timeout %u", i);
 		}
 		now = kd_tick_time(kd_tick_of(now) + t);
 		if (get_random_u32() & 1)
 			now--;		/* just before the boundary */
-		hwtd_kunit_run(hf, now);
-		got = hwtd_kunit_read(hf, r, n);
+		hwtd_kunit_run(file, now);
+		got = hwtd_kunit_read(file, r, n);
 		for (k = 0; k < got; k++) {
 			i = r[k].cookie;
 			KUNIT_ASSERT_LT(test, i, n);
@@ -153,8 +153,8 @@ static void kd_exact_mod(struct kunit *test, unsigned int n, u64 span, u64 step,
 		last_tick = 0;
 	}
 	KUNIT_EXPECT_EQ(test, n, total);
-	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, 0, file->nlive);
+	hwtd_file_destroy_manual(file);
 }
 
 static void kd_exact(struct kunit *test, unsigned int n, u64 span, u64 step)
@@ -184,72 +184,72 @@ static void dev_exact_modify(struct kunit *test)
 	kd_exact_mod(test, 1000, 1ULL << 20, 1ULL << 12, 20);
 }
 
-/* The list slot @id is linked into: the sentinel its chain reaches first. */
-static u32 kd_list_of(struct hwtd_file *hf, u64 id)
+/* The list timeout @id is linked into: the head its chain reaches first. */
+static u32 kd_list_of(struct hwtd_file *file, u64 id)
 {
 	u32 idx, i;
 
-	spin_lock_irq(&hf->lock);
-	if (!hwtd_lookup(hf, id, &idx)) {
-		spin_unlock_irq(&hf->lock);
+	spin_lock_irq(&file->lock);
+	if (!hwtd_lookup(file, id, &idx)) {
+		spin_unlock_irq(&file->lock);
 		return HWTD_NIL;
 	}
-	for (i = hwtd_slot_at(hf, idx)->link.next; !(i & HWTD_SENT);
-	     i = hwtd_slot_at(hf, i)->link.next)
+	for (i = hwtd_timeout_at(file, idx)->link.next; !(i & HWTD_HEAD);
+	     i = hwtd_timeout_at(file, i)->link.next)
 		;
-	spin_unlock_irq(&hf->lock);
-	return i & ~HWTD_SENT;
+	spin_unlock_irq(&file->lock);
+	return i & ~HWTD_HEAD;
 }
 
 /*
- * A modify to a later tick leaves the timeout in its bucket, and the pass
- * that reaches the bucket re-places it, without a record; a modify to an
+ * A modify to a later tick leaves the timeout in its slot, and the pass
+ * that reaches the slot re-places it, without a record; a modify to an
  * earlier tick moves it at once. Either way it expires at its new tick,
  * not before.
  */
 static void dev_modify_in_place(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
+	struct hwtd_file *file = kd_file(test);
 	struct hwtimer_expiry r[2];
 	u64 id, id2, ev;
 	u32 b;
 
-	/* Tick 100 from clock 0: level 1, bucket 1 (ticks 64 to 127). */
-	id = kd_arm(test, hf, KD_EPOCH, kd_tick_time(100), 0, 0, 1);
-	b = kd_list_of(hf, id);
+	/* Tick 100 from clock 0: level 1, slot 1 (ticks 64 to 127). */
+	id = kd_arm(test, file, KD_EPOCH, kd_tick_time(100), 0, 0, 1);
+	b = kd_list_of(file, id);
 	KUNIT_EXPECT_EQ(test, HWT_LVL_SIZE + 1, b);
 	KUNIT_EXPECT_EQ(test, HWTIMER_STATUS_PENDING,
-			kd_modify(test, hf, KD_EPOCH, id, kd_tick_time(200)));
-	KUNIT_EXPECT_EQ_MSG(test, b, kd_list_of(hf, id),
+			kd_modify(test, file, KD_EPOCH, id, kd_tick_time(200)));
+	KUNIT_EXPECT_EQ_MSG(test, b, kd_list_of(file, id),
 			    "a modify to a later tick moved the timeout");
-	spin_lock_irq(&hf->lock);
-	ev = hwtd_next_event(hf);
-	spin_unlock_irq(&hf->lock);
-	KUNIT_EXPECT_EQ_MSG(test, 64, ev, "the old bucket's start is the next event");
-	/* The old bucket begins, then the old tick passes: no record. */
-	hwtd_kunit_run(hf, kd_tick_time(64));
-	hwtd_kunit_run(hf, kd_tick_time(100));
-	hwtd_kunit_run(hf, kd_tick_time(200) - 1);
-	KUNIT_EXPECT_EQ(test, 0, hwtd_kunit_read(hf, r, 2));
-	KUNIT_EXPECT_NE(test, b, kd_list_of(hf, id));
-	hwtd_kunit_run(hf, kd_tick_time(200));
-	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	spin_lock_irq(&file->lock);
+	ev = hwtd_next_event(file);
+	spin_unlock_irq(&file->lock);
+	KUNIT_EXPECT_EQ_MSG(test, 64, ev, "the old slot's start is the next event");
+	/* The old slot begins, then the old tick passes: no record. */
+	hwtd_kunit_run(file, kd_tick_time(64));
+	hwtd_kunit_run(file, kd_tick_time(100));
+	hwtd_kunit_run(file, kd_tick_time(200) - 1);
+	KUNIT_EXPECT_EQ(test, 0, hwtd_kunit_read(file, r, 2));
+	KUNIT_EXPECT_NE(test, b, kd_list_of(file, id));
+	hwtd_kunit_run(file, kd_tick_time(200));
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(file, r, 2));
 	KUNIT_EXPECT_EQ(test, id, r[0].id);
 	KUNIT_EXPECT_EQ(test, kd_tick_time(200), r[0].deadline_ns);
 
-	/* Tick 300 from clock 200: level 1, bucket 4; tick 250: level 0, 58. */
-	id2 = kd_arm(test, hf, kd_tick_time(200), kd_tick_time(300), 0, 0, 2);
-	KUNIT_EXPECT_EQ(test, HWT_LVL_SIZE + 4, kd_list_of(hf, id2));
+	/* Tick 300 from clock 200: level 1, slot 4; tick 250: level 0, 58. */
+	id2 = kd_arm(test, file, kd_tick_time(200), kd_tick_time(300), 0, 0, 2);
+	KUNIT_EXPECT_EQ(test, HWT_LVL_SIZE + 4, kd_list_of(file, id2));
 	KUNIT_EXPECT_EQ(test, HWTIMER_STATUS_PENDING,
-			kd_modify(test, hf, kd_tick_time(200), id2, kd_tick_time(250)));
-	KUNIT_EXPECT_EQ(test, 58, kd_list_of(hf, id2));
-	hwtd_kunit_run(hf, kd_tick_time(250) - 1);
-	KUNIT_EXPECT_EQ(test, 0, hwtd_kunit_read(hf, r, 2));
-	hwtd_kunit_run(hf, kd_tick_time(250));
-	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+			kd_modify(test, file, kd_tick_time(200), id2, kd_tick_time(250)));
+	KUNIT_EXPECT_EQ(test, 58, kd_list_of(file, id2));
+	hwtd_kunit_run(file, kd_tick_time(250) - 1);
+	KUNIT_EXPECT_EQ(test, 0, hwtd_kunit_read(file, r, 2));
+	hwtd_kunit_run(file, kd_tick_time(250));
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(file, r, 2));
 	KUNIT_EXPECT_EQ(test, id2, r[0].id);
-	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, 0, file->nlive);
+	hwtd_file_destroy_manual(file);
 }
 
 /*
@@ -259,7 +259,7 @@ static void dev_modify_in_place(struct kunit *test)
  */
 static void dev_slack(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
+	struct hwtd_file *file = kd_file(test);
 	u64 *dl, slack = 100 * KD_TICK, now, prev = U64_MAX;
 	unsigned int i, k, got, ticks = 0;
 	struct hwtimer_expiry *r;
@@ -269,11 +269,11 @@ static void dev_slack(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, dl && r);
 	for (i = 0; i < 256; i++) {
 		dl[i] = KD_EPOCH + 10 * KD_TICK + get_random_u64() % (1000 * KD_TICK);
-		kd_arm(test, hf, KD_EPOCH, dl[i], 0, slack, i);
+		kd_arm(test, file, KD_EPOCH, dl[i], 0, slack, i);
 	}
 	for (now = KD_EPOCH; now <= KD_EPOCH + 1200 * KD_TICK; now += KD_TICK) {
-		hwtd_kunit_run(hf, now);
-		while ((got = hwtd_kunit_read(hf, r, 64))) {
+		hwtd_kunit_run(file, now);
+		while ((got = hwtd_kunit_read(file, r, 64))) {
 			for (k = 0; k < got; k++) {
 				i = r[k].cookie;
 				KUNIT_EXPECT_LE(test, kd_tick_time(kd_tick_of(dl[i])), now);
@@ -286,49 +286,49 @@ static void dev_slack(struct kunit *test)
 			prev = now;
 		}
 	}
-	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+	KUNIT_EXPECT_EQ(test, 0, file->nlive);
 	/* 256 deadlines over 1000 ticks, 100-tick windows: far fewer ticks. */
 	KUNIT_EXPECT_LT_MSG(test, ticks, 64U, "%u ticks with expiries", ticks);
-	hwtd_file_destroy_manual(hf);
+	hwtd_file_destroy_manual(file);
 }
 
 /*
- * Ids: never 0, never given twice; a slot whose generation would wrap is
+ * Ids: never 0, never given twice; an entry whose generation would wrap is
  * retired and never used again.
  */
 static void dev_ids(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
-	struct hwtd_slot *s;
+	struct hwtd_file *file = kd_file(test);
+	struct hwtd_timeout *s;
 	u64 id, id2, far = KD_EPOCH + 1000000 * KD_TICK;
 	u32 idx;
 
-	id = kd_arm(test, hf, KD_EPOCH, far, 0, 0, 1);
+	id = kd_arm(test, file, KD_EPOCH, far, 0, 0, 1);
 	KUNIT_EXPECT_NE(test, 0, id);
 	KUNIT_EXPECT_EQ(test, 1, id >> 32);
-	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id));
-	KUNIT_EXPECT_EQ(test, -ENOENT, kd_cancel(hf, id));
-	/* The same slot, the next generation. */
-	id2 = kd_arm(test, hf, KD_EPOCH, far, 0, 0, 2);
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, id));
+	KUNIT_EXPECT_EQ(test, -ENOENT, kd_cancel(file, id));
+	/* The same entry, the next generation. */
+	id2 = kd_arm(test, file, KD_EPOCH, far, 0, 0, 2);
 	KUNIT_EXPECT_EQ(test, (u32)id, (u32)id2);
 	KUNIT_EXPECT_EQ(test, 2, id2 >> 32);
-	KUNIT_EXPECT_EQ(test, -ENOENT, kd_cancel(hf, id));
+	KUNIT_EXPECT_EQ(test, -ENOENT, kd_cancel(file, id));
 
 	/* Its generation at the top: used once more, then retired. */
-	spin_lock_irq(&hf->lock);
-	s = hwtd_lookup(hf, id2, &idx);
+	spin_lock_irq(&file->lock);
+	s = hwtd_lookup(file, id2, &idx);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->gen = U32_MAX;
-	spin_unlock_irq(&hf->lock);
+	spin_unlock_irq(&file->lock);
 	id2 = (u64)U32_MAX << 32 | idx;
-	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id2));
-	spin_lock_irq(&hf->lock);
-	KUNIT_EXPECT_EQ(test, HWTD_RETIRED, hwtd_slot(hf, idx)->state);
-	spin_unlock_irq(&hf->lock);
-	id = kd_arm(test, hf, KD_EPOCH, far, 0, 0, 3);
-	KUNIT_EXPECT_NE_MSG(test, idx, (u32)id, "a retired slot was used again");
-	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id));
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, id2));
+	spin_lock_irq(&file->lock);
+	KUNIT_EXPECT_EQ(test, HWTD_RETIRED, hwtd_timeout_find(file, idx)->state);
+	spin_unlock_irq(&file->lock);
+	id = kd_arm(test, file, KD_EPOCH, far, 0, 0, 3);
+	KUNIT_EXPECT_NE_MSG(test, idx, (u32)id, "a retired entry was used again");
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, id));
+	hwtd_file_destroy_manual(file);
 }
 
 /*
@@ -337,59 +337,59 @@ static void dev_ids(struct kunit *test)
  */
 static void dev_chunks(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
-	unsigned int n = 20 * HWTD_CHUNK_SLOTS, i, j;
+	struct hwtd_file *file = kd_file(test);
+	unsigned int n = 20 * HWTD_CHUNK_TIMEOUTS, i, j;
 	u64 far = KD_EPOCH + 1000000 * KD_TICK, *ids;
 	long g0 = hwtd_kunit_global_count();
 
 	ids = kunit_kcalloc(test, 2 * n, sizeof(*ids), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ids);
 	for (i = 0; i < n; i++)
-		ids[i] = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
-	KUNIT_EXPECT_EQ(test, 20, hf->nchunks);
+		ids[i] = kd_arm(test, file, KD_EPOCH, far, 0, 0, i);
+	KUNIT_EXPECT_EQ(test, 20, file->nchunks);
 	KUNIT_EXPECT_EQ(test, g0 + n, hwtd_kunit_global_count());
 	/* Cancelled in a scattered order. */
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, ids[(i * 7919) % n]));
-	hwtd_trim(hf);
-	KUNIT_EXPECT_EQ(test, 1, hf->nchunks);
-	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
+		KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, ids[(i * 7919) % n]));
+	hwtd_trim(file);
+	KUNIT_EXPECT_EQ(test, 1, file->nchunks);
+	KUNIT_EXPECT_EQ(test, 0, file->nlive);
 	KUNIT_EXPECT_EQ(test, g0, hwtd_kunit_global_count());
 	for (i = 0; i < n; i++)
-		ids[n + i] = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
-	KUNIT_EXPECT_EQ(test, 20, hf->nchunks);
+		ids[n + i] = kd_arm(test, file, KD_EPOCH, far, 0, 0, i);
+	KUNIT_EXPECT_EQ(test, 20, file->nchunks);
 	for (i = n; i < 2 * n; i++)
 		for (j = 0; j < n; j++)
 			if (ids[i] == ids[j])
 				KUNIT_FAIL(test, "id %llx handed out twice", ids[i]);
-	hwtd_file_destroy_manual(hf);
+	hwtd_file_destroy_manual(file);
 	KUNIT_EXPECT_EQ(test, g0, hwtd_kunit_global_count());
 }
 
 /*
- * Each chunk's count and free list, kept in its leaf, as its slots say:
- * the count is the free slots, the free list holds each once, and the
- * chunk is marked as having room exactly when it has a free slot.
+ * Each chunk's count and free list, kept in its leaf, as its timeouts say:
+ * the count is the free ones, the free list holds each once, and the
+ * chunk is marked as having room exactly when it has a free one.
  */
-static void kd_check_chunks(struct kunit *test, struct hwtd_file *hf)
+static void kd_check_chunks(struct kunit *test, struct hwtd_file *file)
 {
 	unsigned int k, i, nfree, nlist;
 	struct hwtd_chunk *c;
 	bool room;
 	u32 off;
 
-	spin_lock_irq(&hf->lock);
-	for (k = 0; k < hf->nchunks; k++) {
-		c = hwtd_chunk_nr(hf, k);
+	spin_lock_irq(&file->lock);
+	for (k = 0; k < file->nchunks; k++) {
+		c = hwtd_chunk_nr(file, k);
 		nfree = 0;
-		for (i = 0; i < HWTD_CHUNK_SLOTS; i++)
-			nfree += c->slots[i].state == HWTD_FREE;
+		for (i = 0; i < HWTD_CHUNK_TIMEOUTS; i++)
+			nfree += c->timeouts[i].state == HWTD_FREE;
 		nlist = 0;
-		for (off = c->free; off != HWTD_OFF_NIL && nlist <= HWTD_CHUNK_SLOTS;
-		     off = c->slots[off].link.next) {
-			if (off >= HWTD_CHUNK_SLOTS ||
-			    c->slots[off].state != HWTD_FREE) {
-				KUNIT_FAIL(test, "chunk %u: free list holds %u, not a free slot",
+		for (off = c->free; off != HWTD_OFF_NIL && nlist <= HWTD_CHUNK_TIMEOUTS;
+		     off = c->timeouts[off].link.next) {
+			if (off >= HWTD_CHUNK_TIMEOUTS ||
+			    c->timeouts[off].state != HWTD_FREE) {
+				KUNIT_FAIL(test, "chunk %u: free list holds %u, not a free timeout",
 					   k, off);
 				break;
 			}
@@ -397,10 +397,10 @@ static void kd_check_chunks(struct kunit *test, struct hwtd_file *hf)
 		}
 		KUNIT_EXPECT_EQ_MSG(test, nfree, c->nfree, "chunk %u: free count", k);
 		KUNIT_EXPECT_EQ_MSG(test, nfree, nlist, "chunk %u: free list length", k);
-		room = test_bit(k % HWTD_LEAF_CHUNKS, hf->dir[k / HWTD_LEAF_CHUNKS]->room);
+		room = test_bit(k % HWTD_LEAF_CHUNKS, file->dir[k / HWTD_LEAF_CHUNKS]->room);
 		KUNIT_EXPECT_EQ_MSG(test, nfree != 0, room, "chunk %u: room bit", k);
 	}
-	spin_unlock_irq(&hf->lock);
+	spin_unlock_irq(&file->lock);
 }
 
 /*
@@ -410,50 +410,50 @@ static void kd_check_chunks(struct kunit *test, struct hwtd_file *hf)
  */
 static void dev_leaves(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
-	unsigned int per = HWTD_CHUNK_SLOTS, nch = HWTD_LEAF_CHUNKS + 2;
+	struct hwtd_file *file = kd_file(test);
+	unsigned int per = HWTD_CHUNK_TIMEOUTS, nch = HWTD_LEAF_CHUNKS + 2;
 	unsigned int n = nch * per, i;
 	u64 far = KD_EPOCH + 1000000 * KD_TICK, id, *ids;
 
 	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ids);
 	for (i = 0; i < n; i++)
-		ids[i] = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
-	KUNIT_ASSERT_EQ(test, nch, hf->nchunks);
-	KUNIT_EXPECT_NOT_NULL(test, hf->dir[1]);
+		ids[i] = kd_arm(test, file, KD_EPOCH, far, 0, 0, i);
+	KUNIT_ASSERT_EQ(test, nch, file->nchunks);
+	KUNIT_EXPECT_NOT_NULL(test, file->dir[1]);
 	KUNIT_EXPECT_EQ(test, (u64)1 << 32 | (nch - 1) << HWTD_IDX_SHIFT | (per - 1),
 			ids[n - 1]);
-	/* Every other slot of the last chunk. */
+	/* Every other timeout of the last chunk. */
 	for (i = n - per; i < n; i += 2)
-		KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, ids[i]));
-	kd_check_chunks(test, hf);
+		KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, ids[i]));
+	kd_check_chunks(test, file);
 	/* The rest of the last two chunks: the last one is given back. */
 	for (i = n - 2 * per; i < n; i++)
 		if (i < n - per || (i - (n - per)) % 2)
-			KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, ids[i]));
-	hwtd_trim(hf);
-	KUNIT_EXPECT_EQ(test, nch - 1, hf->nchunks);
-	kd_check_chunks(test, hf);
-	/* Chunk nch - 2 first, its slots' second generation; then nch - 1. */
+			KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, ids[i]));
+	hwtd_trim(file);
+	KUNIT_EXPECT_EQ(test, nch - 1, file->nchunks);
+	kd_check_chunks(test, file);
+	/* Chunk nch - 2 first, its timeouts' second generation; then nch - 1. */
 	for (i = 0; i < 2 * per; i++) {
-		id = kd_arm(test, hf, KD_EPOCH, far, 0, 0, i);
+		id = kd_arm(test, file, KD_EPOCH, far, 0, 0, i);
 		KUNIT_EXPECT_EQ_MSG(test, (u64)(nch - 2 + i / per), (u32)id >> HWTD_IDX_SHIFT,
 				    "arm %u went to the wrong chunk", i);
 		KUNIT_EXPECT_EQ_MSG(test, 2, id >> 32, "arm %u: generation", i);
 	}
-	KUNIT_EXPECT_EQ(test, nch, hf->nchunks);
-	kd_check_chunks(test, hf);
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, nch, file->nchunks);
+	kd_check_chunks(test, file);
+	hwtd_file_destroy_manual(file);
 }
 
 /*
  * A burst due at one tick: one hold of the file lock expires at most
- * HWTD_CHUNK of them; the whole pass expires them all, in order.
+ * HWTD_HOLD_MAX of them; the whole pass expires them all, in order.
  */
 static void dev_chunked(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
-	unsigned int n = 10 * HWTD_CHUNK, i, budget = HWTD_CHUNK, got;
+	struct hwtd_file *file = kd_file(test);
+	unsigned int n = 10 * HWTD_HOLD_MAX, i, budget = HWTD_HOLD_MAX, got;
 	u64 dl = KD_EPOCH + 10 * KD_TICK;
 	struct hwtd_hold hold = { };
 	struct hwtimer_expiry *r;
@@ -462,20 +462,21 @@ static void dev_chunked(struct kunit *test)
 	r = kunit_kcalloc(test, n, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	for (i = 0; i < n; i++)
-		kd_arm(test, hf, KD_EPOCH, dl, 0, 0, i);
-	WRITE_ONCE(hf->manual_now, dl);
-	spin_lock_irq(&hf->lock);
-	done = hwtd_expire(hf, &hold, kd_tick_of(dl), &budget);
-	hwtd_hold_end(hf, &hold);
-	spin_unlock_irq(&hf->lock);
+		kd_arm(test, file, KD_EPOCH, dl, 0, 0, i);
+	WRITE_ONCE(file->manual_now, dl);
+	spin_lock_irq(&file->lock);
+	file->target = kd_tick_of(dl);
+	done = hwtd_expire(file, &hold, &budget);
+	hwtd_hold_end(file, &hold);
+	spin_unlock_irq(&file->lock);
 	KUNIT_EXPECT_FALSE(test, done);
 	KUNIT_EXPECT_EQ(test, 0, budget);
-	KUNIT_EXPECT_LE(test, hf->nqueued, (unsigned long)HWTD_CHUNK);
-	hwtd_kunit_run(hf, dl);
-	got = hwtd_kunit_read(hf, r, n);
+	KUNIT_EXPECT_LE(test, file->nqueued, (unsigned long)HWTD_HOLD_MAX);
+	hwtd_kunit_run(file, dl);
+	got = hwtd_kunit_read(file, r, n);
 	KUNIT_EXPECT_EQ(test, n, got);
-	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, 0, file->nlive);
+	hwtd_file_destroy_manual(file);
 }
 
 /*
@@ -485,31 +486,32 @@ static void dev_chunked(struct kunit *test)
  */
 static void dev_expire_stops_at_target(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
-	unsigned int budget = HWTD_CHUNK;
+	struct hwtd_file *file = kd_file(test);
+	unsigned int budget = HWTD_HOLD_MAX;
 	struct hwtd_hold hold = { };
 	struct hwtimer_expiry r[2];
 	u64 early, late;
 	bool done;
 
-	early = kd_arm(test, hf, KD_EPOCH, kd_tick_time(5), 0, 0, 1);
-	late = kd_arm(test, hf, KD_EPOCH, kd_tick_time(20), 0, 0, 2);
-	WRITE_ONCE(hf->manual_now, kd_tick_time(30));
-	spin_lock_irq(&hf->lock);
-	done = hwtd_expire(hf, &hold, 10, &budget);
-	hwtd_hold_end(hf, &hold);
+	early = kd_arm(test, file, KD_EPOCH, kd_tick_time(5), 0, 0, 1);
+	late = kd_arm(test, file, KD_EPOCH, kd_tick_time(20), 0, 0, 2);
+	WRITE_ONCE(file->manual_now, kd_tick_time(30));
+	spin_lock_irq(&file->lock);
+	file->target = 10;
+	done = hwtd_expire(file, &hold, &budget);
+	hwtd_hold_end(file, &hold);
 	KUNIT_EXPECT_TRUE_MSG(test, done, "a pass to tick 10 was not done with it");
-	KUNIT_EXPECT_EQ_MSG(test, 10, hf->clk, "the wheel's clock did not stop at the target");
-	KUNIT_EXPECT_EQ_MSG(test, 1, hf->nqueued, "records of a pass to tick 10");
-	spin_unlock_irq(&hf->lock);
-	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	KUNIT_EXPECT_EQ_MSG(test, 10, file->clk, "the wheel's clock did not stop at the target");
+	KUNIT_EXPECT_EQ_MSG(test, 1, file->nqueued, "records of a pass to tick 10");
+	spin_unlock_irq(&file->lock);
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(file, r, 2));
 	KUNIT_EXPECT_EQ_MSG(test, early, r[0].id, "the timeout of tick 5 did not expire first");
 	/* The next pass, begun at tick 30, takes the one of tick 20. */
-	hwtd_kunit_run(hf, kd_tick_time(30));
-	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 2));
+	hwtd_kunit_run(file, kd_tick_time(30));
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(file, r, 2));
 	KUNIT_EXPECT_EQ_MSG(test, late, r[0].id, "the timeout of tick 20 did not expire next");
-	KUNIT_EXPECT_EQ(test, 0, hf->nlive);
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, 0, file->nlive);
+	hwtd_file_destroy_manual(file);
 }
 
 /*
@@ -518,29 +520,29 @@ static void dev_expire_stops_at_target(struct kunit *test)
  */
 static void dev_periodic(struct kunit *test)
 {
-	struct hwtd_file *hf = kd_file(test);
+	struct hwtd_file *file = kd_file(test);
 	u64 period = 10 * KD_TICK, dl = KD_EPOCH + period, id;
 	struct hwtimer_expiry r[4];
 
-	id = kd_arm(test, hf, KD_EPOCH, dl, period, 0, 9);
-	hwtd_kunit_run(hf, dl + 35 * KD_TICK);
-	hwtd_kunit_run(hf, dl + 55 * KD_TICK);
-	KUNIT_EXPECT_EQ(test, 1, hf->nqueued);
-	WRITE_ONCE(hf->manual_now, dl + 55 * KD_TICK);
-	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 4));
+	id = kd_arm(test, file, KD_EPOCH, dl, period, 0, 9);
+	hwtd_kunit_run(file, dl + 35 * KD_TICK);
+	hwtd_kunit_run(file, dl + 55 * KD_TICK);
+	KUNIT_EXPECT_EQ(test, 1, file->nqueued);
+	WRITE_ONCE(file->manual_now, dl + 55 * KD_TICK);
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(file, r, 4));
 	KUNIT_EXPECT_EQ(test, id, r[0].id);
 	KUNIT_EXPECT_EQ(test, dl, r[0].deadline_ns);
 	KUNIT_EXPECT_EQ(test, dl + 35 * KD_TICK, r[0].expired_ns);
 	KUNIT_EXPECT_EQ(test, 5, r[0].overrun);
 	KUNIT_EXPECT_EQ(test, HWTIMER_EXPIRY_REARMED, r[0].flags);
 	/* Next: the first period after the read, dl + 6 periods. */
-	hwtd_kunit_run(hf, dl + 6 * period - 1);
-	KUNIT_EXPECT_EQ(test, 0, hf->nqueued);
-	hwtd_kunit_run(hf, dl + 6 * period);
-	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(hf, r, 4));
+	hwtd_kunit_run(file, dl + 6 * period - 1);
+	KUNIT_EXPECT_EQ(test, 0, file->nqueued);
+	hwtd_kunit_run(file, dl + 6 * period);
+	KUNIT_ASSERT_EQ(test, 1, hwtd_kunit_read(file, r, 4));
 	KUNIT_EXPECT_EQ(test, dl + 6 * period, r[0].deadline_ns);
-	KUNIT_EXPECT_EQ(test, 0, kd_cancel(hf, id));
-	hwtd_file_destroy_manual(hf);
+	KUNIT_EXPECT_EQ(test, 0, kd_cancel(file, id));
+	hwtd_file_destroy_manual(file);
 }
 
 static struct kunit_case dev_cases[] = {

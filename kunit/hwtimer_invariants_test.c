@@ -19,7 +19,7 @@
 #include <linux/sort.h>
 
 #include "hwtimer_compat.h"
-#include "hwtimer_dev.h"
+#include "hwtimer_dev_records.h"
 #include "hwtimer_kunit.h"
 
 #define KI_TICK		1000ULL
@@ -36,7 +36,7 @@ struct ki_ctx {
 	struct hwtimer_wheel	*w;
 	struct kt_timer		*kt;
 	/* The device's file */
-	struct hwtd_file	*hf;
+	struct hwtd_file	*file;
 	u64			*ids;
 	u64			now;
 };
@@ -132,8 +132,8 @@ static void ki_cpu_destroy(struct ki_ctx *c)
 
 static void ki_file_create(struct kunit *test, struct ki_ctx *c)
 {
-	c->hf = hwtd_file_create_manual(KI_TICK, 0);
-	KUNIT_ASSERT_NOT_NULL(test, c->hf);
+	c->file = hwtd_file_create_manual(KI_TICK, 0);
+	KUNIT_ASSERT_NOT_NULL(test, c->file);
 	c->ids = kt_kvzalloc(test, c->n * sizeof(*c->ids));
 	KUNIT_ASSERT_NOT_NULL(test, c->ids);
 }
@@ -144,7 +144,7 @@ static void ki_file_arm(struct kunit *test, struct ki_ctx *c, unsigned int i, u6
 		.cookie = i, .expires_ns = deadline, .flags = HWTIMER_TIMEOUT_ABS,
 	};
 
-	KUNIT_ASSERT_EQ_MSG(test, hwtd_kunit_op(c->hf, HWTIMER_IOC_ARM, &e, c->now), 0,
+	KUNIT_ASSERT_EQ_MSG(test, hwtd_kunit_op(c->file, HWTIMER_IOC_ARM, &e, c->now), 0,
 			    "arm of timeout %u for %llu", i, deadline);
 	c->ids[i] = e.id;
 }
@@ -153,7 +153,7 @@ static bool ki_file_cancel(struct ki_ctx *c, unsigned int i)
 {
 	struct hwtimer_cancel_entry e = { .id = c->ids[i] };
 
-	return !hwtd_kunit_op(c->hf, HWTIMER_IOC_CANCEL, &e, c->now);
+	return !hwtd_kunit_op(c->file, HWTIMER_IOC_CANCEL, &e, c->now);
 }
 
 static bool ki_file_modify(struct kunit *test, struct ki_ctx *c, unsigned int i, u64 deadline)
@@ -162,7 +162,7 @@ static bool ki_file_modify(struct kunit *test, struct ki_ctx *c, unsigned int i,
 		.id = c->ids[i], .expires_ns = deadline, .flags = HWTIMER_TIMEOUT_ABS,
 	};
 
-	KUNIT_EXPECT_EQ_MSG(test, hwtd_kunit_op(c->hf, HWTIMER_IOC_MODIFY, &e, c->now), 0,
+	KUNIT_EXPECT_EQ_MSG(test, hwtd_kunit_op(c->file, HWTIMER_IOC_MODIFY, &e, c->now), 0,
 			    "modify of timeout %u for %llu", i, deadline);
 	return e.status == HWTIMER_STATUS_PENDING;
 }
@@ -172,8 +172,8 @@ static void ki_file_run(struct ki_ctx *c, u64 now)
 	struct hwtimer_expiry r[16];
 	unsigned int n, k;
 
-	hwtd_kunit_run(c->hf, now);
-	while ((n = hwtd_kunit_read(c->hf, r, ARRAY_SIZE(r)))) {
+	hwtd_kunit_run(c->file, now);
+	while ((n = hwtd_kunit_read(c->file, r, ARRAY_SIZE(r)))) {
 		for (k = 0; k < n; k++) {
 			c->fires[r[k].cookie]++;
 			c->fired_at[r[k].cookie] = r[k].expired_ns;
@@ -183,7 +183,7 @@ static void ki_file_run(struct ki_ctx *c, u64 now)
 
 static u64 ki_file_cascaded(struct ki_ctx *c)
 {
-	return READ_ONCE(c->hf->cascaded);
+	return READ_ONCE(c->file->cascaded);
 }
 
 static unsigned int ki_file_levels(struct ki_ctx *c)
@@ -193,7 +193,7 @@ static unsigned int ki_file_levels(struct ki_ctx *c)
 
 static void ki_file_destroy(struct ki_ctx *c)
 {
-	hwtd_file_destroy_manual(c->hf);
+	hwtd_file_destroy_manual(c->file);
 }
 
 static const struct ki_user ki_users[] = {

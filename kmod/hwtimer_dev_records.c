@@ -1,11 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/hwtimer: where records go. A timeout that expires leaves its
- * wheel as a record: into the file's completion ring when it has one with
- * room and nothing waits before it, else into the kernel queue, a FIFO
- * linked through the slots, which read() empties and which moves to the
- * ring as room appears (at each expiry pass and at each call that looks
- * at the file: poll, ioctl).
+ * /dev/hwtimer: records, and the expiry pass that makes them.
+ *
+ * The expiry pass
+ * ---------------
+ * The file's driving timer (hwtimer_dev_wheel.c) begins a pass: it runs
+ * the file's wheel up to the pass's target, the tick that contained the
+ * clock when the pass began, under the file lock, HWTD_HOLD_MAX entries
+ * per hold (expired, cascaded, or records moved from the kernel queue to
+ * the ring), the lock dropped between holds. In softirq context it stops
+ * after the first hold that ends past the budget of the per-CPU wheel's
+ * pass running it (hwt_pass_end(): HWT_PASS_NS from that pass's start,
+ * the callbacks it ran before this one included) and hands the rest to
+ * @work, on the device's unbound workqueue (hwtd_wq), which goes on in
+ * slices of HWT_PASS_NS, queueing itself again behind the other work
+ * between two slices. When nothing up to the target is left, the pass
+ * arms the driving timer for the next tick with work, after the target.
+ *
+ * So a pass expires each timeout once at most (a periodic timeout whose
+ * record leaves during the pass is armed for a period that ends after
+ * the hold's clock, so after the target), a file runs one pass at a time,
+ * on one CPU at a time, and what comes due during a pass waits for the
+ * next one, a tick later at the earliest: however fast a user consumes
+ * the records of periodic timeouts, a file costs the kernel one expiry
+ * per timeout per period at most, in slices that yield, on no CPU's
+ * per-CPU work. @expiry_ns adds up the time its passes take (fdinfo).
+ *
+ * Records stamped in one hold share its clock reading, and each hold reads
+ * the clock again: records leave in non-decreasing order of expired_ns,
+ * timeouts of different ticks in tick order (the wheel moves to one next
+ * tick with work at a time).
+ *
+ * Where records go
+ * ----------------
+ * A timeout that expires leaves its wheel as a record: into the file's
+ * completion ring when it has one with room and nothing waits before it,
+ * else into the kernel queue, a FIFO linked through the timeouts, which
+ * read() empties and which moves to the ring as room appears (at each
+ * expiry pass and at each call that looks at the file: poll, ioctl).
  *
  * The ring is io_uring's completion queue for struct hwtimer_expiry
  * records: pages of the file (charged to the memory cgroup of the task
@@ -22,7 +54,7 @@
  * what it reads.
  *
  * A record that leaves the kernel (to the ring, or by read()) consumes the
- * timeout: a one-shot one ends, its slot is freed and its id dies; a
+ * timeout: a one-shot one ends, its entry is freed and its id dies; a
  * periodic one is armed again for the first period that ends after that
  * moment, the periods skipped counted as its overrun (fs/timerfd.c's
  * rule), so a timeout has at most one record in the kernel.
@@ -33,12 +65,17 @@
 #include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "hwtimer_compat.h"
-#include "hwtimer_dev.h"
+#include "hwtimer_internal.h"
+#include "hwtimer_dev_account.h"
+#include "hwtimer_dev_records.h"
+#include "hwtimer_dev_table.h"
+#include "hwtimer_dev_wheel.h"
 
 /* The layout of the ring's mapping: head, tail, flags, then the records. */
 #define HWTD_RING_HEAD_OFF	0
@@ -80,17 +117,17 @@ struct hwtd_ring {
 
 /**
  * hwtd_hold_now() - the file's clock for this hold of the file lock
- * @hf: the file
+ * @file: the file
  * @hold: the hold
  *
  * Context: the file lock held.
  * Return: host ns of the file's clock, read at the first call in @hold.
  */
-u64 hwtd_hold_now(struct hwtd_file *hf, struct hwtd_hold *hold)
+u64 hwtd_hold_now(struct hwtd_file *file, struct hwtd_hold *hold)
 {
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	if (!hold->have_now) {
-		hold->now = hwtd_clock_now(hf);
+		hold->now = hwtd_clock_now(file);
 		hold->have_now = true;
 	}
 	return hold->now;
@@ -100,9 +137,9 @@ u64 hwtd_hold_now(struct hwtd_file *hf, struct hwtd_hold *hold)
  * Records the ring can take in this hold: the head is read once per hold;
  * a hostile one (more used than the ring holds) leaves no room.
  */
-static u32 hwtd_ring_room(struct hwtd_file *hf, struct hwtd_hold *hold)
+static u32 hwtd_ring_room(struct hwtd_file *file, struct hwtd_hold *hold)
 {
-	struct hwtd_ring *ring = hf->ring;
+	struct hwtd_ring *ring = file->ring;
 	u32 used;
 
 	if (!hold->have_room) {
@@ -127,14 +164,14 @@ static_assert(sizeof(struct hwtimer_expiry) == 48 &&
  * that ends after the hold's clock, the periods skipped counted in the
  * record's overrun. Out of line: the rare case of hwtd_leave().
  */
-static noinline void hwtd_leave_rearm(struct hwtd_file *hf, struct hwtd_hold *hold,
+static noinline void hwtd_leave_rearm(struct hwtd_file *file, struct hwtd_hold *hold,
 				      u32 idx, struct hwtd_extra *x,
 				      struct hwtimer_expiry *rec)
 {
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
 	u64 now, missed = 0, delta, next;
 
-	now = hwtd_hold_now(hf, hold);
+	now = hwtd_hold_now(file, hold);
 	if (now > s->deadline)
 		missed = div64_u64(now - s->deadline, x->period);
 	if (check_mul_overflow(missed + 1, x->period, &delta) ||
@@ -143,21 +180,14 @@ static noinline void hwtd_leave_rearm(struct hwtd_file *hf, struct hwtd_hold *ho
 	rec->overrun = missed;
 	rec->flags = HWTIMER_EXPIRY_REARMED;
 	s->deadline = next;
-	s->tick = hwtd_tick(hf, next, x->slack);
-	if (WARN_ON_ONCE(!hwtd_place(hf, idx))) {
-		/* Never: @next is after @now. Let the next pass expire it. */
-		hwtd_list_add(hf, HWTD_LIST_TODO, idx);
-		return;
-	}
-	if (!hf->processing && s->tick < hf->armed)
-		hwtd_arm_timer(hf, s->tick, now);
+	hwtd_wheel_rearm(file, idx, x->slack, now);
 }
 
 /**
  * hwtd_leave() - the record of an expired timeout leaves the kernel
- * @hf: the file
+ * @file: the file
  * @hold: the hold
- * @idx: the slot, expired (its @expired set) and on no list
+ * @idx: the timeout, expired (its @expired set) and on no list
  * @rec: set to the record
  * @offset: the time namespace offset its times are shown in
  *
@@ -167,11 +197,11 @@ static noinline void hwtd_leave_rearm(struct hwtd_file *hf, struct hwtd_hold *ho
  *
  * Context: the file lock held.
  */
-static __always_inline void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *hold,
+static __always_inline void hwtd_leave(struct hwtd_file *file, struct hwtd_hold *hold,
 				       u32 idx, struct hwtimer_expiry *rec, s64 offset)
 {
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
-	struct hwtd_extra *x = hwtd_extra(hf, idx);
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
+	struct hwtd_extra *x = hwtd_extra(file, idx);
 
 	/*
 	 * Every field, one store each (no padding: 48 bytes): a memset()
@@ -186,61 +216,61 @@ static __always_inline void hwtd_leave(struct hwtd_file *hf, struct hwtd_hold *h
 	rec->flags = 0;
 	rec->error = 0;
 	if (likely(!x || !x->period))
-		hwtd_end(hf, hold, idx);
+		hwtd_end(file, hold, idx);
 	else
-		hwtd_leave_rearm(hf, hold, idx, x, rec);
+		hwtd_leave_rearm(file, hold, idx, x, rec);
 }
 
 /*
- * Write the record of expired slot @idx into the ring, which has room:
+ * Write the record of expired timeout @idx into the ring, which has room:
  * straight into its entry, which the tail published at the hold's end
  * covers. Only the kernel's copy of a record's fields is ever read.
  */
-static __always_inline void hwtd_ring_put(struct hwtd_file *hf, struct hwtd_hold *hold,
+static __always_inline void hwtd_ring_put(struct hwtd_file *file, struct hwtd_hold *hold,
 					  u32 idx)
 {
-	struct hwtd_ring *ring = hf->ring;
+	struct hwtd_ring *ring = file->ring;
 
-	hwtd_leave(hf, hold, idx, &ring->recs[ring->tail & (ring->entries - 1)],
-		   ring->offset[hf->boottime]);
+	hwtd_leave(file, hold, idx, &ring->recs[ring->tail & (ring->entries - 1)],
+		   ring->offset[file->boottime]);
 	ring->tail++;
 	hold->room--;
 }
 
 /**
  * hwtd_deliver() - a due timeout expires: its record goes out
- * @hf: the file
+ * @file: the file
  * @hold: the hold, whose clock stamps the record
- * @idx: the slot, pending and on no list
+ * @idx: the timeout, pending and on no list
  *
  * To the ring if the file has one with room and the kernel queue is
  * empty (records keep their order), else to the tail of the kernel queue.
  *
  * Context: the file lock held.
  */
-void hwtd_deliver(struct hwtd_file *hf, struct hwtd_hold *hold, u32 idx)
+void hwtd_deliver(struct hwtd_file *file, struct hwtd_hold *hold, u32 idx)
 {
-	struct hwtd_slot *s = hwtd_slot_at(hf, idx);
+	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
 
-	s->expired = hwtd_hold_now(hf, hold);
+	s->expired = hwtd_hold_now(file, hold);
 	if (!hold->delivered) {
 		hold->delivered = true;
-		hold->empty0 = !hf->nqueued;
-		hold->tail0 = hf->ring ? hf->ring->tail : 0;
+		hold->empty0 = !file->nqueued;
+		hold->tail0 = file->ring ? file->ring->tail : 0;
 	}
-	if (hf->ring && !hf->nqueued && hwtd_ring_room(hf, hold)) {
-		hwtd_ring_put(hf, hold, idx);
+	if (file->ring && !file->nqueued && hwtd_ring_room(file, hold)) {
+		hwtd_ring_put(file, hold, idx);
 		return;
 	}
 	s->state = HWTD_QUEUED;
-	hwtd_list_add(hf, HWTD_LIST_QUEUE, idx);
-	hf->nqueued++;
+	hwtd_list_add(file, HWTD_LIST_QUEUE, idx);
+	file->nqueued++;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_deliver);
 
 /**
  * hwtd_refill() - move records from the kernel queue to the ring
- * @hf: the file
+ * @file: the file
  * @hold: the hold
  * @max: the most records to move
  *
@@ -248,19 +278,19 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_deliver);
  * Return: the records moved; fewer than @max when the queue is empty, the
  * ring full, or there is no ring.
  */
-unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned int max)
+unsigned int hwtd_refill(struct hwtd_file *file, struct hwtd_hold *hold, unsigned int max)
 {
 	unsigned int n = 0;
 	u32 idx;
 
-	hwtd_lockdep_assert(hf);
-	if (!hf->ring)
+	hwtd_lockdep_assert(file);
+	if (!file->ring)
 		return 0;
-	while (n < max && hf->nqueued && hwtd_ring_room(hf, hold)) {
-		idx = hwtd_list_first(hf, HWTD_LIST_QUEUE);
-		hwtd_list_del(hf, idx);
-		hf->nqueued--;
-		hwtd_ring_put(hf, hold, idx);
+	while (n < max && file->nqueued && hwtd_ring_room(file, hold)) {
+		idx = hwtd_list_first(file, HWTD_LIST_QUEUE);
+		hwtd_list_del(file, idx);
+		file->nqueued--;
+		hwtd_ring_put(file, hold, idx);
 		n++;
 	}
 	return n;
@@ -268,7 +298,7 @@ unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned 
 
 /**
  * hwtd_dequeue() - take records off the kernel queue, for read()
- * @hf: the file
+ * @file: the file
  * @hold: the hold
  * @recs: where the records go
  * @max: the most to take
@@ -277,20 +307,20 @@ unsigned int hwtd_refill(struct hwtd_file *hf, struct hwtd_hold *hold, unsigned 
  * Context: the file lock held.
  * Return: how many were taken.
  */
-unsigned int hwtd_dequeue(struct hwtd_file *hf, struct hwtd_hold *hold,
+unsigned int hwtd_dequeue(struct hwtd_file *file, struct hwtd_hold *hold,
 			  struct hwtimer_expiry *recs, unsigned int max, s64 offset)
 {
 	unsigned int n = 0;
 	u32 idx;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	while (n < max) {
-		idx = hwtd_list_first(hf, HWTD_LIST_QUEUE);
+		idx = hwtd_list_first(file, HWTD_LIST_QUEUE);
 		if (idx == HWTD_NIL)
 			break;
-		hwtd_list_del(hf, idx);
-		hf->nqueued--;
-		hwtd_leave(hf, hold, idx, &recs[n++], offset);
+		hwtd_list_del(file, idx);
+		file->nqueued--;
+		hwtd_leave(file, hold, idx, &recs[n++], offset);
 	}
 	return n;
 }
@@ -333,7 +363,7 @@ static void hwtd_ring_publish(struct hwtd_ring *ring, u32 flags)
 
 /**
  * hwtd_hold_end() - finish a hold of the file lock
- * @hf: the file
+ * @file: the file
  * @hold: the hold
  *
  * Publishes the ring's tail and flags (hwtd_ring_publish()), uncharges the
@@ -350,16 +380,16 @@ static void hwtd_ring_publish(struct hwtd_ring *ring, u32 flags)
  *
  * Context: the file lock held.
  */
-void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold)
+void hwtd_hold_end(struct hwtd_file *file, struct hwtd_hold *hold)
 {
-	struct hwtd_ring *ring = hf->ring;
+	struct hwtd_ring *ring = file->ring;
 	u32 used0;
 
-	hwtd_lockdep_assert(hf);
+	hwtd_lockdep_assert(file);
 	if (ring)
-		hwtd_ring_publish(ring, hf->nqueued ? HWTIMER_RING_OVERFLOW : 0);
+		hwtd_ring_publish(ring, file->nqueued ? HWTIMER_RING_OVERFLOW : 0);
 	if (hold->freed) {
-		hwtd_uncharge(hf, hold->freed);
+		hwtd_uncharge(file, hold->freed);
 		hold->freed = 0;
 	}
 	if (!hold->delivered || !hold->empty0)
@@ -369,7 +399,7 @@ void hwtd_hold_end(struct hwtd_file *hf, struct hwtd_hold *hold)
 	 * queue fills, also when the ring still holds records (then the
 	 * file had records, and its pollers are not woken).
 	 */
-	if (hf->nqueued)
+	if (file->nqueued)
 		hold->rwake = true;
 	if (!ring) {
 		hold->wake = true;
@@ -389,34 +419,34 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_hold_end);
 
 /**
  * hwtd_hold_wake() - wake the file's waiters if the hold said so
- * @hf: the file
+ * @file: the file
  * @hold: the hold, ended
  *
  * Context: any; the file lock not held.
  */
-void hwtd_hold_wake(struct hwtd_file *hf, struct hwtd_hold *hold)
+void hwtd_hold_wake(struct hwtd_file *file, struct hwtd_hold *hold)
 {
-	if (hold->wake && wq_has_sleeper(&hf->wq))
-		wake_up_poll(&hf->wq, EPOLLIN | EPOLLRDNORM);
-	if (hold->rwake && wq_has_sleeper(&hf->rwq))
-		wake_up(&hf->rwq);
+	if (hold->wake && wq_has_sleeper(&file->wq))
+		wake_up_poll(&file->wq, EPOLLIN | EPOLLRDNORM);
+	if (hold->rwake && wq_has_sleeper(&file->rwq))
+		wake_up(&file->rwq);
 	hold->wake = false;
 	hold->rwake = false;
 }
 
 /**
  * hwtd_has_records() - whether the file has a record to consume
- * @hf: the file
+ * @file: the file
  *
  * Moves queued records to the ring first, as far as it has room:
- * %HWTD_CHUNK records per hold of the file lock, and at most the ring's
+ * %HWTD_HOLD_MAX records per hold of the file lock, and at most the ring's
  * size in all, however fast another thread consumes them.
  *
  * Context: process, may sleep (between holds); takes the file lock.
  * Return: true when the ring or the kernel queue holds a record (or the
  * ring's head is hostile).
  */
-bool hwtd_has_records(struct hwtd_file *hf)
+bool hwtd_has_records(struct hwtd_file *file)
 {
 	struct hwtd_hold hold;
 	unsigned int moved, total = 0;
@@ -424,29 +454,266 @@ bool hwtd_has_records(struct hwtd_file *hf)
 
 	for (;;) {
 		memset(&hold, 0, sizeof(hold));
-		spin_lock_irq(&hf->lock);
-		moved = hwtd_refill(hf, &hold, HWTD_CHUNK);
-		hwtd_hold_end(hf, &hold);
-		ret = hf->nqueued || (hf->ring && hf->ring->tail != READ_ONCE(*hf->ring->head));
-		spin_unlock_irq(&hf->lock);
+		spin_lock_irq(&file->lock);
+		moved = hwtd_refill(file, &hold, HWTD_HOLD_MAX);
+		hwtd_hold_end(file, &hold);
+		ret = file->nqueued || (file->ring && file->ring->tail != READ_ONCE(*file->ring->head));
+		spin_unlock_irq(&file->lock);
 		total += moved;
-		if (moved < HWTD_CHUNK || total >= hwtd_ring_entries(hf))
+		if (moved < HWTD_HOLD_MAX || total >= hwtd_ring_entries(file))
 			return ret;
 		cond_resched();
 	}
 }
 
+/* ---- the device's workqueue ---------------------------------------------- */
+
+/*
+ * Where files' expiry passes go on once they have spent their softirq
+ * budget, a slice of at most HWT_PASS_NS per work
+ * item run. Unbound: its work items are not concurrency-managed, on any
+ * kernel, so a slice never holds up another file's work nor any of the
+ * per-CPU work of the CPU that queued it (on 6.1, a busy item of a per-CPU
+ * workqueue keeps every later item of that CPU's pool waiting), and the
+ * scheduler runs each where there is room, at normal priority, as fairly
+ * as any task.
+ */
+struct workqueue_struct *hwtd_wq;
+
+
+/**
+ * hwtd_expiry_wq_init() - make the device's workqueue
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int hwtd_expiry_wq_init(void)
+{
+	hwtd_wq = alloc_workqueue("hwtimer-dev", WQ_UNBOUND, 0);
+	return hwtd_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * hwtd_expiry_wq_exit() - free the device's workqueue
+ *
+ * Context: module exit: each file cancelled its work when it closed.
+ */
+void hwtd_expiry_wq_exit(void)
+{
+	destroy_workqueue(hwtd_wq);
+}
+
+/* ---- the expiry pass ------------------------------------------------------ */
+
+/**
+ * hwtd_expire() - expire what is due, up to the pass's target
+ * @file: the file, in a pass
+ * @hold: this hold of the file lock, whose clock stamps the records
+ * @budget: entries this hold may still process; decremented
+ *
+ * Context: the file lock held.
+ * Return: true when nothing up to the target is left to do.
+ */
+bool hwtd_expire(struct hwtd_file *file, struct hwtd_hold *hold, unsigned int *budget)
+{
+	bool done;
+	u32 idx;
+
+	while ((idx = hwtd_wheel_take_due(file, budget, &done)) != HWTD_NIL)
+		hwtd_deliver(file, hold, idx);
+	return done;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_expire);
+
+/*
+ * Go on with the file's expiry pass: hold the file lock for one chunk of
+ * work at a time (HWTD_HOLD_MAX records moved from the kernel queue to the
+ * ring, and HWTD_HOLD_MAX entries expired or cascaded up to the target),
+ * until nothing up to the target is left or, after a hold, local_clock()
+ * is past @end. Between holds the lock is dropped, the waiters woken and,
+ * in process context (@can_sleep), the CPU offered to others. The first
+ * hold's clock gives the pass its target (hwtd_wheel_pass_target()).
+ *
+ * Context: the file lock held, *@hold zeroed; returns with it held and
+ * *@hold the last hold, ended but not yet woken.
+ * Return: true when the pass is done (or the file is closing).
+ */
+static bool hwtd_pass_holds(struct hwtd_file *file, struct hwtd_hold *hold, u64 end,
+			    bool can_sleep)
+	__must_hold(&file->lock)
+{
+	unsigned int budget;
+	bool done;
+
+	for (;;) {
+		hwtd_wheel_pass_target(file, hwtd_hold_now(file, hold));
+		budget = HWTD_HOLD_MAX;
+		done = hwtd_refill(file, hold, budget) < budget;
+		budget = HWTD_HOLD_MAX;
+		done &= hwtd_expire(file, hold, &budget);
+		hwtd_hold_end(file, hold);
+		if (done || local_clock() > end)
+			return done;
+		spin_unlock_irq(&file->lock);
+		hwtd_hold_wake(file, hold);
+		memset(hold, 0, sizeof(*hold));
+		if (can_sleep)
+			cond_resched();
+		spin_lock_irq(&file->lock);
+		if (file->closing)
+			return true;
+	}
+}
+
+/*
+ * A slice of the file's expiry pass, until @end (see the top of this
+ * file): its beginning, from the driving timer's callback (@begin), or its
+ * continuation, from @work. Return: true when the pass is done, or none
+ * could begin.
+ */
+static bool hwtd_pass_slice(struct hwtd_file *file, bool begin, u64 end, bool can_sleep)
+{
+	struct hwtd_hold hold = { };
+	u64 t0 = local_clock();
+	bool done;
+
+	spin_lock_irq(&file->lock);
+	if (begin ? !hwtd_wheel_pass_begin(file) : file->closing) {
+		spin_unlock_irq(&file->lock);
+		return true;
+	}
+	done = hwtd_pass_holds(file, &hold, end, can_sleep);
+	if (done)
+		hwtd_wheel_pass_end(file, hwtd_hold_now(file, &hold));
+	file->expiry_ns += local_clock() - t0;
+	spin_unlock_irq(&file->lock);
+	hwtd_hold_wake(file, &hold);
+	return done;
+}
+
+/*
+ * The driving timer fired: a pass begins, in softirq context, until the
+ * end of the budget of the per-CPU wheel's pass that runs the callback
+ * (hwt_pass_end()), after one hold at least; the rest goes to @work.
+ */
+static void hwtd_timer_fn(struct hwtimer *timer)
+{
+	struct hwtd_file *file = container_of(timer, struct hwtd_timer, timer)->file;
+
+	if (!hwtd_pass_slice(file, true, hwt_pass_end(timer), false))
+		queue_work(hwtd_wq, &file->work);
+}
+
+/*
+ * One slice of a pass that went on past its softirq budget: at most
+ * HWT_PASS_NS (plus one hold), then, if the pass is not done, @work is
+ * queued again, behind whatever else waits for the device's workqueue, so
+ * no slice and no work item runs without end.
+ */
+static void hwtd_work_fn(struct work_struct *work)
+{
+	struct hwtd_file *file = container_of(work, struct hwtd_file, work);
+
+	if (!hwtd_pass_slice(file, false, local_clock() + HWT_PASS_NS, true))
+		queue_work(hwtd_wq, &file->work);
+	else
+		hwtd_trim(file);
+}
+
+/**
+ * hwtd_expiry_init() - set up a file's expiry passes
+ * @file: the file
+ * @wheels: the device's wheels, by precision and clock, one driving timer
+ *          on each
+ *
+ * Context: process, before the file is in use.
+ */
+void hwtd_expiry_init(struct hwtd_file *file,
+		      struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS])
+{
+	hwtd_wheel_timers_init(file, wheels, hwtd_timer_fn);
+	INIT_WORK(&file->work, hwtd_work_fn);
+}
+
+/**
+ * hwtd_expiry_stop() - stop a file's expiry passes for good
+ * @file: the file, being released
+ *
+ * After it, no pass runs or will run.
+ *
+ * Context: process; may sleep.
+ */
+void hwtd_expiry_stop(struct hwtd_file *file)
+{
+	/* The timers' callbacks queue @work: stop them first. */
+	hwtd_wheel_stop(file);
+	if (!file->manual)
+		cancel_work_sync(&file->work);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * hwtd_kunit_run() - an expiry pass of a manual file at a given time
+ * @file: the file
+ * @now: its clock, host ns
+ *
+ * The pass the driving timer would run, to the end.
+ *
+ * Context: process; takes the file lock.
+ */
+void hwtd_kunit_run(struct hwtd_file *file, u64 now)
+{
+	struct hwtd_hold hold = { };
+
+	WRITE_ONCE(file->manual_now, now);
+	spin_lock_irq(&file->lock);
+	if (hwtd_wheel_pass_begin(file)) {
+		/* No end: it returns when the pass is done. */
+		hwtd_pass_holds(file, &hold, U64_MAX, true);
+		hwtd_wheel_pass_end(file, hwtd_hold_now(file, &hold));
+	}
+	spin_unlock_irq(&file->lock);
+	hwtd_hold_wake(file, &hold);
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
+
+/**
+ * hwtd_kunit_read() - take records off the kernel queue, as read() does
+ * @file: a manual file
+ * @recs: where they go, times in host ns (deadlines at most KTIME_MAX)
+ * @max: the most to take
+ *
+ * Context: process; takes the file lock.
+ * Return: how many were taken.
+ */
+unsigned int hwtd_kunit_read(struct hwtd_file *file, struct hwtimer_expiry *recs,
+			     unsigned int max)
+{
+	struct hwtd_hold hold = { };
+	unsigned int n;
+
+	spin_lock_irq(&file->lock);
+	n = hwtd_dequeue(file, &hold, recs, max, 0);
+	hwtd_hold_end(file, &hold);
+	spin_unlock_irq(&file->lock);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_read);
+#endif
+
+/* ---- the ring ------------------------------------------------------------- */
+
 /**
  * hwtd_ring_entries() - the size of the file's ring
- * @hf: the file
+ * @file: the file
  *
  * Context: any.
  * Return: the records it holds, 0 without a ring.
  */
-u32 hwtd_ring_entries(struct hwtd_file *hf)
+u32 hwtd_ring_entries(struct hwtd_file *file)
 {
 	/* Pairs with the release in hwtd_ring_setup(). */
-	struct hwtd_ring *ring = smp_load_acquire(&hf->ring);
+	struct hwtd_ring *ring = smp_load_acquire(&file->ring);
 
 	return ring ? ring->entries : 0;
 }
@@ -470,16 +737,16 @@ static void hwtd_ring_destroy(struct hwtd_ring *ring)
 
 /**
  * hwtd_ring_free() - free the file's ring
- * @hf: the file, being released: no mapping of the ring is left (each
+ * @file: the file, being released: no mapping of the ring is left (each
  *      holds a reference to the file)
  *
  * Context: process.
  */
-void hwtd_ring_free(struct hwtd_file *hf)
+void hwtd_ring_free(struct hwtd_file *file)
 {
-	if (hf->ring)
-		hwtd_ring_destroy(hf->ring);
-	hf->ring = NULL;
+	if (file->ring)
+		hwtd_ring_destroy(file->ring);
+	file->ring = NULL;
 }
 
 static struct hwtd_ring *hwtd_ring_alloc(u32 entries)
@@ -521,7 +788,7 @@ out_free:
 
 /**
  * hwtd_ring_setup() - HWTIMER_IOC_RING: give the file a completion ring
- * @hf: the file
+ * @file: the file
  * @uparams: struct hwtimer_ring_params
  *
  * The layout is written back before the ring is installed, so a call that
@@ -530,7 +797,7 @@ out_free:
  * Context: process; may sleep.
  * Return: 0, -EINVAL, -EBUSY (the file has a ring), -ENOMEM or -EFAULT.
  */
-long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *uparams)
+long hwtd_ring_setup(struct hwtd_file *file, struct hwtimer_ring_params __user *uparams)
 {
 	struct hwtimer_ring_params p;
 	struct hwtd_ring *ring;
@@ -542,7 +809,7 @@ long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *up
 	if (p.flags || p.reserved[0] || p.reserved[1] || p.reserved[2] ||
 	    p.reserved[3] || !p.entries || p.entries > HWTIMER_RING_MAX)
 		return -EINVAL;
-	if (hwtd_ring_entries(hf))
+	if (hwtd_ring_entries(file))
 		return -EBUSY;
 	ring = hwtd_ring_alloc(roundup_pow_of_two(p.entries));
 	if (!ring)
@@ -561,17 +828,17 @@ long hwtd_ring_setup(struct hwtd_file *hf, struct hwtimer_ring_params __user *up
 		return -EFAULT;
 	}
 
-	spin_lock_irq(&hf->lock);
-	if (hf->ring) {
+	spin_lock_irq(&file->lock);
+	if (file->ring) {
 		ret = -EBUSY;
 	} else {
 		/* Its setup before it, for hwtd_mmap() and the lockless readers. */
-		smp_store_release(&hf->ring, ring);
+		smp_store_release(&file->ring, ring);
 		/* Records already queued go to the ring, in order. */
-		hwtd_refill(hf, &hold, HWTD_CHUNK);
-		hwtd_hold_end(hf, &hold);
+		hwtd_refill(file, &hold, HWTD_HOLD_MAX);
+		hwtd_hold_end(file, &hold);
 	}
-	spin_unlock_irq(&hf->lock);
+	spin_unlock_irq(&file->lock);
 	if (ret)
 		hwtd_ring_destroy(ring);
 	return ret;
@@ -604,7 +871,7 @@ static const struct vm_operations_struct hwtd_ring_vm_ops = {
 
 /**
  * hwtd_mmap() - map the file's ring
- * @file: the file
+ * @filp: the file
  * @vma: the mapping: offset %HWTIMER_RING_OFF, the ring's whole length,
  *       shared, not executable
  *
@@ -625,11 +892,11 @@ static const struct vm_operations_struct hwtd_ring_vm_ops = {
  * Return: 0; -ENODEV (no ring), -EINVAL (offset, length, not shared),
  * -EPERM (executable).
  */
-int hwtd_mmap(struct file *file, struct vm_area_struct *vma)
+int hwtd_mmap(struct file *filp, struct vm_area_struct *vma)
 {
-	struct hwtd_file *hf = file->private_data;
+	struct hwtd_file *file = filp->private_data;
 	/* Pairs with the release in hwtd_ring_setup(). */
-	struct hwtd_ring *ring = smp_load_acquire(&hf->ring);
+	struct hwtd_ring *ring = smp_load_acquire(&file->ring);
 
 	if (!ring)
 		return -ENODEV;

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* /dev/hwtimer: a file's wheel, its clock and its driving timer (hwtimer_dev_wheel.c). */
+#ifndef _HWTIMER_DEV_WHEEL_H
+#define _HWTIMER_DEV_WHEEL_H
+
+#include <linux/overflow.h>
+
+#include "hwtimer_dev.h"
+
+/* Clocks */
+s64 hwtd_timens_offset(bool boottime);
+u64 hwtd_clock_now(const struct hwtd_file *file);
+
+/**
+ * hwtd_time_from_host() - a host time as a namespace shows it
+ * @t: host ns
+ * @offset: the namespace's offset
+ *
+ * Inline: each record the ring or read() gives converts two times.
+ *
+ * Context: any.
+ * Return: @t + @offset, within [0, KTIME_MAX]. Exact for a time that was
+ * converted from that namespace.
+ */
+static inline u64 hwtd_time_from_host(u64 t, s64 offset)
+{
+	u64 r;
+
+	if (offset >= 0) {
+		if (check_add_overflow(t, (u64)offset, &r))
+			return KTIME_MAX;
+	} else {
+		if (t < (u64)-offset)
+			return 0;
+		r = t - (u64)-offset;
+	}
+	return min_t(u64, r, KTIME_MAX);
+}
+
+/* The wheel */
+u64 hwtd_next_event(struct hwtd_file *file);
+bool hwtd_wheel_start(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
+bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
+void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
+void hwtd_wheel_remove(struct hwtd_file *file, u32 idx);
+
+/* Expiry passes (driven by hwtimer_dev_records.c) */
+bool hwtd_wheel_pass_begin(struct hwtd_file *file);
+void hwtd_wheel_pass_target(struct hwtd_file *file, u64 now);
+u32 hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done);
+void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now);
+
+/* The driving timers */
+void hwtd_wheel_timers_init(struct hwtd_file *file,
+			    struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS],
+			    hwtimer_fn_t fn);
+void hwtd_wheel_configure(struct hwtd_file *file,
+			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS],
+			  unsigned int precision, unsigned int clock);
+void hwtd_wheel_stop(struct hwtd_file *file);
+
+#endif /* _HWTIMER_DEV_WHEEL_H */

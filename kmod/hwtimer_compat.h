@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every kernel API difference hwtimer and its test modules meet, in one
- * place, keyed by LINUX_VERSION_CODE. One entry per difference, naming the
- * version and the upstream change. The wrappers are hwtimer's own (hwt_*)
+ * Every kernel API difference hwtimer meets, in one place, keyed by
+ * LINUX_VERSION_CODE; those only the test modules meet are next to them
+ * (kunit/hwtimer_kunit_compat.h, bench/hwtbench.h). One entry per
+ * difference, naming the version and the upstream change. The wrappers are hwtimer's own (hwt_*)
  * rather than upstream names defined here: stable series backport new
  * helpers, and a second definition of an upstream name would then clash.
  *
@@ -24,10 +25,8 @@
  *    assign no strings.
  *  - 7.2 made kmem_cache_alloc_bulk() return bool, true when it allocated
  *    all objects, where it returned their number (commit "mm/slab: improve
- *    kmem_cache_alloc_bulk"): the device of ABI version 2 stored it as a
- *    count and leaked all but one object of each bulk allocation; the
- *    device since keeps its timeouts in per-file slot tables and calls it
- *    no more.
+ *    kmem_cache_alloc_bulk"): nothing here calls it; the device keeps its
+ *    timeouts in per-file tables of pages.
  */
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H
@@ -44,36 +43,6 @@
 #include <linux/workqueue.h>
 
 /*
- * 7.3 no longer includes the per-CPU hrtimer bases (struct hrtimer_cpu_base
- * and hrtimer_clock_base, which the KUnit tests read) from hrtimer.h:
- * commits "hrtimer: Rename hrtimer_defs.h to hrtimer_bases.h" and
- * "hrtimer: Remove inclusion of hrtimer_bases.h remove from hrtimer.h"
- * (sic).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
-#include <linux/hrtimer_bases.h>
-#endif
-
-/*
- * 7.3 runs kernel threads, KUnit's among them, in an empty filesystem of
- * their own (nullfs): a path names nothing there unless the thread borrows
- * init's root with scoped_with_init_fs() (commit "fs: add
- * scoped_with_init_fs()"). hwt_filp_open() opens a path as init sees it.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
-#include <linux/fs_struct.h>
-#endif
-static inline struct file *hwt_filp_open(const char *path, int flags, umode_t mode)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
-	scoped_with_init_fs()
-		return filp_open(path, flags, mode);
-#else
-	return filp_open(path, flags, mode);
-#endif
-}
-
-/*
  * 6.13 added hrtimer_setup(), which sets the callback with the rest
  * (commit "hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()");
  * 6.15 removed hrtimer_init().
@@ -87,63 +56,6 @@ static inline void hwt_hrtimer_setup(struct hrtimer *timer,
 #else
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = fn;
-#endif
-}
-
-/*
- * 6.13 made symbol namespaces strings (commit "module: Convert symbol
- * namespace to string literal"): MODULE_IMPORT_NS("NS") from then on,
- * MODULE_IMPORT_NS(NS) before.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define HWT_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
-#else
-#define HWT_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
-#endif
-
-/*
- * 6.18 passes the test to a KUnit parameter generator, as its first
- * parameter (commit "kunit: Pass parameterized test context to
- * generate_params()"). KUNIT_ARRAY_PARAM() follows by itself; a generator
- * written out starts its parameters with HWT_KUNIT_GEN_TEST:
- * gen(HWT_KUNIT_GEN_TEST const void *prev, char *desc).
- */
-struct kunit;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-#define HWT_KUNIT_GEN_TEST	struct kunit *hwt_gen_test,
-#else
-#define HWT_KUNIT_GEN_TEST
-#endif
-
-/*
- * 7.2 counts x86's per-CPU interrupts in an array (commit "x86/irq: Make
- * irqstats array based"): irq_stat.counts[IRQ_COUNT_APIC_TIMER] was
- * irq_stat.apic_timer_irqs.
- */
-#ifdef CONFIG_X86_LOCAL_APIC
-static inline unsigned int hwt_apic_timer_irqs(unsigned int cpu)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
-	return per_cpu(irq_stat, cpu).counts[IRQ_COUNT_APIC_TIMER];
-#else
-	return per_cpu(irq_stat, cpu).apic_timer_irqs;
-#endif
-}
-#endif
-
-/*
- * 7.3 no longer keeps a module's load parameters in struct module (commit
- * "module: Remove unnecessary module::args"): they are parsed once, after
- * the MODULE_STATE_COMING notifiers, and freed. Nothing needs them there
- * since KUnit runs a module's suites when it goes live (6.12 does, 6.1
- * still from COMING), after the parameters are set.
- */
-static inline const char *hwt_module_args(const struct module *mod)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
-	return NULL;
-#else
-	return mod->args;
 #endif
 }
 

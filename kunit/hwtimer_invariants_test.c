@@ -18,7 +18,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
-#include "hwtimer_compat.h"
+#include "hwtimer_kunit_compat.h"
 #include "hwtimer_dev_records.h"
 #include "hwtimer_kunit.h"
 

@@ -6,7 +6,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "hwtimer_compat.h"
+#include "hwtimer_kunit_compat.h"
 #include "hwtimer_kunit.h"
 
 void kt_fn(struct hwtimer *t)

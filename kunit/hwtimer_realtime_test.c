@@ -26,7 +26,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/sched/types.h>
 
-#include "hwtimer_compat.h"
+#include "hwtimer_kunit_compat.h"
 #include "hwtimer_kunit.h"
 
 #define US	1000ULL

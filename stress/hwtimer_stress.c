@@ -126,7 +126,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 
-#include "hwtimer_compat.h"
+#include "hwtimer_kunit_compat.h"
 
 #define MS			1000000ULL
 #define SEC			1000000000ULL

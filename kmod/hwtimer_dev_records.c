@@ -204,9 +204,8 @@ static __always_inline void hwtd_leave(struct hwtd_file *file, struct hwtd_hold 
 	struct hwtd_extra *x = hwtd_extra(file, idx);
 
 	/*
-	 * Every field, one store each (no padding: 48 bytes): a memset()
-	 * through @rec, whose alignment gcc does not know, was a string store
-	 * per record.
+	 * Every field, one store each (no padding: 48 bytes), and nothing
+	 * else: the record is written once, with no memset() first.
 	 */
 	rec->id = hwtd_id(s, idx);
 	rec->cookie = s->cookie;

@@ -22,7 +22,8 @@
 #include "hwtimer_dev_records.h"
 #include "hwtimer_kunit.h"
 
-#define KI_TICK		1000ULL
+/* The shortest tick a wheel takes is 10 us (HWTIMER_TICK_MIN_NS). */
+#define KI_TICK		100000ULL
 /* Level-0 slots of the per-CPU wheel: as many as a file's wheel has. */
 #define KI_SLOTS	64
 

@@ -527,18 +527,32 @@ static void wheel_modify_same_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[0].fires), 0, "fired at its old tick");
 	hwt_manual_advance(w, 250 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
-	/* And one to another slot moves. */
+	/*
+	 * A later tick, from a slot above level 0: the timer stays there
+	 * (hwt_can_stay()) and its cascade places it by the new tick.
+	 */
 	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[0].t, 100 * MS, HWTIMER_MODE_REL), 0);
 	slot = kt[0].t.slot;
 	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 1000 * MS, HWTIMER_MODE_REL), 1);
-	KUNIT_EXPECT_NE(test, kt[0].t.slot, slot);
+	KUNIT_EXPECT_EQ_MSG(test, kt[0].t.slot, slot,
+			    "a modify to a later tick moved the timer out of its level-1 slot");
+	/* An earlier tick, in another slot: it moves. */
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[1].t, 1000 * MS, HWTIMER_MODE_REL), 0);
+	slot = kt[1].t.slot;
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[1].t, 100 * MS, HWTIMER_MODE_REL), 1);
+	KUNIT_EXPECT_NE(test, kt[1].t.slot, slot);
+	hwt_manual_advance(w, 349 * MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kt[1].fires), 1);
+	hwt_manual_advance(w, 350 * MS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[1].fires), 2, "missed its new, earlier tick");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&kt[0].fires), 1, "fired at its old, earlier tick");
 	hwt_manual_advance(w, 1249 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 1);
 	hwt_manual_advance(w, 1250 * MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kt[0].fires), 2);
 	hwtimer_wheel_stats(w, &s);
-	KUNIT_EXPECT_EQ(test, s.started, 6ULL);
-	KUNIT_EXPECT_EQ(test, s.fired, 3ULL);
+	KUNIT_EXPECT_EQ(test, s.started, 8ULL);
+	KUNIT_EXPECT_EQ(test, s.fired, 4ULL);
 	KUNIT_EXPECT_EQ(test, s.pending, 0ULL);
 }
 

@@ -710,6 +710,7 @@ static struct hwtd_file *hwtd_file_alloc(void)
 	init_waitqueue_head(&file->wq);
 	init_waitqueue_head(&file->rwq);
 	file->armed = U64_MAX;
+	file->next_event = U64_MAX;
 	file->low = HWTD_NIL;
 	atomic_long_inc(&hwtd_stats.files);
 	return file;

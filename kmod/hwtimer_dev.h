@@ -257,6 +257,9 @@ struct hwtd_timer {
  * @occupied: a bit per slot of the wheel that is not empty
  * @clk: the wheel's clock: every timeout whose tick is at or before @clk
  *       has expired or is on the todo list; the others are in slots
+ * @next_event: a tick at or before the start of the earliest occupied
+ *              slot, U64_MAX when none is: lowered as timeouts are placed,
+ *              exact when a pass ends
  * @armed: the tick the driving timer is armed for, U64_MAX when it is not
  * @time: the ticks of the per-CPU wheel of the file's precision and clock
  *        (its tick and epoch, host ns of the file's clock)
@@ -316,6 +319,7 @@ struct hwtd_file {
 	/* the wheel */
 	unsigned long		occupied[BITS_TO_LONGS(HWTD_NSLOTS)];
 	u64			clk;
+	u64			next_event;
 	u64			armed;
 	struct hwt_time		time;
 	u64			cascaded;

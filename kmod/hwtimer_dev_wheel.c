@@ -139,6 +139,8 @@ static __always_inline bool hwtd_place(struct hwtd_file *file, u32 idx)
 	s->slot = slot;
 	hwtd_list_add(file, slot, idx);
 	__set_bit(slot, file->occupied);
+	if (start < file->next_event)
+		file->next_event = start;
 	return true;
 }
 
@@ -179,14 +181,15 @@ static void hwtd_advance(struct hwtd_file *file, u64 ev)
 
 /*
  * Move an idle wheel's clock up to now (hwt_forward()): not during a pass,
- * and only when the driving timer is armed for a later tick than now's,
- * since it is armed for the earliest tick with work or earlier (@armed).
+ * and only past ticks before the start of the earliest occupied slot
+ * (@next_event). Not the tick the driving timer is armed for: that is the
+ * tick of a timeout, which may wait in a slot that begins before it.
  */
 static void hwtd_forward(struct hwtd_file *file, u64 now)
 {
 	hwtd_lockdep_assert(file);
 	if (!file->processing)
-		hwt_forward(&file->clk, hwt_now_tick(&file->time, now), file->armed);
+		hwt_forward(&file->clk, hwt_now_tick(&file->time, now), file->next_event);
 }
 
 /* Arm the driving timer for @tick; @now is the file's clock, read before. */
@@ -424,6 +427,7 @@ void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now)
 
 	file->processing = false;
 	ev = hwtd_next_event(file);
+	file->next_event = ev;
 	if (ev != U64_MAX)
 		hwtd_arm_timer(file, ev, now);
 }
@@ -486,6 +490,7 @@ void hwtd_wheel_configure(struct hwtd_file *file,
 	file->boottime = clock;
 	file->timer = &file->timers[precision][clock].timer;
 	file->armed = U64_MAX;
+	file->next_event = U64_MAX;
 	file->clk = 0;
 	file->target = 0;
 }

@@ -54,6 +54,8 @@ struct ki_user {
 				  u64 deadline);
 	/* Set the clock to @now and run what is due, recording fires. */
 	void		(*run)(struct ki_ctx *c, u64 now);
+	/* Set the clock to @now for the calls that follow, running nothing. */
+	void		(*set_clock)(struct ki_ctx *c, u64 now);
 	/* Timers moved from one slot to another by the expiry path so far. */
 	u64		(*cascaded)(struct ki_ctx *c);
 	unsigned int	(*levels)(struct ki_ctx *c);
@@ -102,6 +104,11 @@ static void ki_cpu_run(struct ki_ctx *c, u64 now)
 		c->fires[i] = atomic_read(&c->kt[i].fires);
 		c->fired_at[i] = c->fires[i] ? c->kt[i].fired_at : 0;
 	}
+}
+
+static void ki_cpu_set_clock(struct ki_ctx *c, u64 now)
+{
+	WRITE_ONCE(c->w->manual_now, now);
 }
 
 static u64 ki_cpu_cascaded(struct ki_ctx *c)
@@ -182,6 +189,11 @@ static void ki_file_run(struct ki_ctx *c, u64 now)
 	}
 }
 
+static void ki_file_set_clock(struct ki_ctx *c, u64 now)
+{
+	c->now = now;
+}
+
 static u64 ki_file_cascaded(struct ki_ctx *c)
 {
 	return READ_ONCE(c->file->cascaded);
@@ -202,14 +214,16 @@ static const struct ki_user ki_users[] = {
 		.name = "per-CPU wheel",
 		.create = ki_cpu_create, .arm = ki_cpu_arm, .cancel = ki_cpu_cancel,
 		.modify = ki_cpu_modify,
-		.run = ki_cpu_run, .cascaded = ki_cpu_cascaded, .levels = ki_cpu_levels,
+		.run = ki_cpu_run, .set_clock = ki_cpu_set_clock,
+		.cascaded = ki_cpu_cascaded, .levels = ki_cpu_levels,
 		.destroy = ki_cpu_destroy,
 	},
 	{
 		.name = "device file",
 		.create = ki_file_create, .arm = ki_file_arm, .cancel = ki_file_cancel,
 		.modify = ki_file_modify,
-		.run = ki_file_run, .cascaded = ki_file_cascaded, .levels = ki_file_levels,
+		.run = ki_file_run, .set_clock = ki_file_set_clock,
+		.cascaded = ki_file_cascaded, .levels = ki_file_levels,
 		.destroy = ki_file_destroy,
 	},
 };
@@ -382,10 +396,46 @@ static void invariants_pushed_out_moves_per_slot(struct kunit *test)
 	u->destroy(c);
 }
 
+/*
+ * Timers armed while the clock moves on and nothing runs the wheel in
+ * between (a device file's batches, starts between two ticks): an idle
+ * wheel's clock moves up to now only past ticks before its first occupied
+ * slot, which may begin well before the tick of the timer in it. Each of
+ * them still fires exactly at its tick.
+ */
+static void invariants_arm_as_clock_moves(struct kunit *test)
+{
+	const unsigned int n = 400;
+	struct ki_ctx *c = ki_ctx(test, n);
+	const struct ki_user *u = c->user;
+	u64 *dl = kt_kvzalloc(test, n * sizeof(u64)), now = 0, tk;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, dl);
+	for (i = 0; i < n; i++) {
+		/* Far enough to sit in a slot of level 1 or 2 at first. */
+		dl[i] = now + (64 + get_random_u32() % (64 * 64 * 4)) * KI_TICK;
+		u->arm(test, c, i, dl[i]);
+		now += get_random_u32() % (32 * KI_TICK);
+		u->set_clock(c, now);
+	}
+	for (tk = 1; tk * KI_TICK <= now + 64 * 64 * 5 * KI_TICK; tk += 1 + get_random_u32() % 64)
+		ki_set_now(c, max(now, tk * KI_TICK));
+	ki_set_now(c, now + 64 * 64 * 5 * KI_TICK);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 1u, "%s: timer %u (deadline %llu) fired %u times",
+				    u->name, i, dl[i], c->fires[i]);
+		KUNIT_EXPECT_GE_MSG(test, c->fired_at[i], dl[i], "%s: timer %u fired early",
+				    u->name, i);
+	}
+	u->destroy(c);
+}
+
 static struct kunit_case invariants_cases[] = {
 	KUNIT_CASE_PARAM(invariants_exact_and_bounded, ki_users_gen_params),
 	KUNIT_CASE_PARAM(invariants_far_future_free, ki_users_gen_params),
 	KUNIT_CASE_PARAM(invariants_pushed_out_moves_per_slot, ki_users_gen_params),
+	KUNIT_CASE_PARAM(invariants_arm_as_clock_moves, ki_users_gen_params),
 	{}
 };
 

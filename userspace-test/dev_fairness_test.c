@@ -139,6 +139,8 @@ TEST_F_TIMEOUT(hwt, periodic_flood_leaves_others_alone, 180)
 
 	/* Per-CPU work still runs on every CPU. */
 	have_refresh = root && access("/proc/sys/vm/stat_refresh", W_OK) == 0;
+	if (!have_refresh)
+		TH_LOG("no write to /proc/sys/vm/stat_refresh (not root, or no such file)");
 	if (have_refresh)
 		ASSERT_EQ(0, pthread_create(&refresher, NULL, refresh_fn, &r));
 
@@ -177,8 +179,8 @@ TEST_F_TIMEOUT(hwt, periodic_flood_leaves_others_alone, 180)
 	t1 = now_ns();
 	taken = __atomic_load_n(&d.taken, __ATOMIC_RELAXED) - taken0;
 	wall = t1 - t0;
-	ASSERT_LE(0, e0) TH_LOG("no expiry_ns in fdinfo");
-	cpu = e1 - e0;
+	EXPECT_LE(0, e0) TH_LOG("no expiry_ns in fdinfo");
+	cpu = e0 < 0 ? 0 : e1 - e0;
 	TH_LOG("the flooded file: %llu ms of expiry work in %llu ms, %llu records",
 	       (unsigned long long)cpu / MS, (unsigned long long)wall / MS,
 	       (unsigned long long)taken);

@@ -446,11 +446,38 @@ static void invariants_arm_as_clock_moves(struct kunit *test)
 	u->destroy(c);
 }
 
+/*
+ * The case the random one above can miss: a timer of tick 3000 waits in
+ * a slot of level 1 that begins at tick 2944. Another is armed at 2950,
+ * with nothing run since the first: the wheel's clock may move up to
+ * 2950 only if no slot begins before it, and this one does. The first
+ * timer still fires at 3000.
+ */
+static void invariants_forward_stops_at_slot_start(struct kunit *test)
+{
+	struct ki_ctx *c = ki_ctx(test, 2);
+	const struct ki_user *u = c->user;
+
+	u->arm(test, c, 0, 3000 * KI_TICK);
+	u->set_clock(c, 2950 * KI_TICK);
+	u->arm(test, c, 1, 3100 * KI_TICK);
+	ki_set_now(c, 3000 * KI_TICK - 1);
+	KUNIT_EXPECT_EQ_MSG(test, c->fires[0], 0u, "%s: fired before its tick", u->name);
+	ki_set_now(c, 3000 * KI_TICK);
+	KUNIT_EXPECT_EQ_MSG(test, c->fires[0], 1u,
+			    "%s: a timer armed at a later clock lost the first one's slot",
+			    u->name);
+	ki_set_now(c, 3100 * KI_TICK);
+	KUNIT_EXPECT_EQ_MSG(test, c->fires[1], 1u, "%s: the second did not fire", u->name);
+	u->destroy(c);
+}
+
 static struct kunit_case invariants_cases[] = {
 	KUNIT_CASE_PARAM(invariants_exact_and_bounded, ki_users_gen_params),
 	KUNIT_CASE_PARAM(invariants_far_future_free, ki_users_gen_params),
 	KUNIT_CASE_PARAM(invariants_pushed_out_moves_per_slot, ki_users_gen_params),
 	KUNIT_CASE_PARAM(invariants_arm_as_clock_moves, ki_users_gen_params),
+	KUNIT_CASE_PARAM(invariants_forward_stops_at_slot_start, ki_users_gen_params),
 	{}
 };
 

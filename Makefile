@@ -78,15 +78,9 @@ UT_SRC := $(wildcard $(UT_DIR)/*_test.c)
 UT_BIN := $(patsubst $(UT_DIR)/%.c,$(HWT_OUT)/ut/%,$(UT_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(patsubst tools/%.c,$(HWT_OUT)/tools/%,$(TOOL_SRC))
-USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*.h tools/*.h \
+USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h tools/*.h \
 	tools/include/*.h lib/libhwtimer.h)
 
-# Include directories a test takes ahead of include/uapi: UT_INC_<name>.
-# abi_v1_test is built against the frozen ABI version 1 header, never the
-# live one, to prove that version 1 programs still work.
-UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
-# dev_v2_test likewise against the frozen version 2 header.
-UT_INC_dev_v2_test := -I$(CURDIR)/userspace-test/abi-v2
 # Link flags of one test: lib_mock_test plays the kernel for libhwtimer.
 UT_LDFLAGS_lib_mock_test := $(foreach f,open ioctl read poll mmap munmap,-Wl,--wrap=$(f))
 
@@ -97,12 +91,12 @@ tools: $(TOOL_BIN)
 $(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_M32) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
+	$(USER_CC) $(USER_M32) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
 
 $(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A)
 	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
+	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
 
 $(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A)
 	@mkdir -p $(@D)

@@ -1,29 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# hwtimer top-level Makefile.
+# hwtimer top-level Makefile. `make help` lists the targets.
 #
 # What is compiled into which module is described by the Kbuild files; this
-# file only drives kbuild, builds the user-space programs and calls the test
-# VM scripts.
-#
-#   make                 build kmod/hwtimer.ko (and the sample) against KDIR
-#                        (scripts/kdir.sh: KDIR, else the running kernel's
-#                        build tree, else Debian's linux-headers-amd64)
-#   make check           build everything, run every test in the debug VM,
-#                        on each test kernel of KERNELS (or only KERNEL=)
-#   make run             boot the VM with the module loaded, run the demo
-#   make shell           boot the VM with the module loaded, drop to a shell
-#   make runner-test     prove the runner fails on broken fixtures
-#   make lib             libhwtimer, static and shared (lib/lib.mk);
-#                        make install-lib [PREFIX=/usr/local] [DESTDIR=]
+# file drives kbuild, builds the user-space programs, installs, and calls
+# the test VM scripts (docs/testing.md).
 #
 # The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt,
 # 7.3): `make check` runs every kernel of KERNELS (default: default_kernels
 # in scripts/runner.sh), or only KERNEL when one is given (make check
 # KERNEL=7.3); every other VM target (run, shell, runner-test, stress,
 # bench...) boots KERNEL, 6.1 by default.
-#   make deps            install the Debian packages the above need
-#   make clean
 
 # The kernel build tree: KDIR if given, else the running kernel's, else
 # Debian's default headers (linux-headers-amd64); scripts/kdir.sh holds the
@@ -45,7 +32,8 @@ endif
 # self-test fixtures).
 HWT_OUT ?= $(CURDIR)/build
 
-.PHONY: all modules clean deps check runner-test run shell user ut tools
+.PHONY: all modules clean deps check runner-test run shell user ut tools \
+	install uninstall install-kernel-api uninstall-kernel-api
 
 all: modules
 
@@ -101,6 +89,26 @@ $(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A)
 $(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A)
+
+# ---------------------------------------------------------------------------
+# Installing (README.md, "Installing"): the library and the device's ABI
+# (install-lib, lib/lib.mk), and for module authors the kernel API and
+# hwtimer's Module.symvers for the kernel of KDIR (install-kernel-api), under
+# DESTDIR/PREFIX.
+KAPI_DIR = $(PREFIX)/src/hwtimer-headers-$(HWTIMER_VERSION)
+
+install: install-lib install-kernel-api
+
+uninstall: uninstall-lib uninstall-kernel-api
+
+install-kernel-api:
+	HWT_OUT="$(HWT_OUT)" scripts/install-kernel-api.sh "$(DESTDIR)$(KAPI_DIR)"
+	@echo "A module that calls hwtimer builds with these lines in its Kbuild:"
+	@echo "  ccflags-y += -I$(KAPI_DIR)/include"
+	@echo "  KBUILD_EXTRA_SYMBOLS += $(KAPI_DIR)/\$$(KERNELRELEASE)/Module.symvers"
+
+uninstall-kernel-api:
+	rm -rf $(DESTDIR)$(KAPI_DIR)
 
 # ---------------------------------------------------------------------------
 # The test VM (see README.md, "How the test VM works").

@@ -22,18 +22,20 @@ export KERNEL
 # KERNEL set by this file (origin "file") means nobody named one.
 CHECK_KERNELS := $(if $(filter file,$(origin KERNEL)),$(KERNELS),$(KERNEL))
 
-# Kernel source tree holding tools/testing/selftests/kselftest_harness.h.
-# The VM runner passes 6.1's (scripts/kernel.sh source 6.1).
-ifndef KSRC
-KSRC := $(shell ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/hwtimer/src/linux-source-6.1-* 2>/dev/null | sort -V | tail -n 1)
-endif
-
 # Where user-space programs go (the runner points this elsewhere for the
 # self-test fixtures).
 HWT_OUT ?= $(CURDIR)/build
 
-.PHONY: all modules clean deps check runner-test run shell user ut tools \
-	install uninstall install-kernel-api uninstall-kernel-api
+# The kselftest headers every user-space program includes (the tests are
+# written against 6.1's harness), copied into build/: from KSRC when it is
+# a kernel source tree, else from 6.1's source, which scripts/kernel.sh
+# unpacks into the cache the first time (about a minute; make deps
+# installs linux-source-6.1).
+KSELFTEST := $(HWT_OUT)/kselftest
+KSELFTEST_H := $(KSELFTEST)/kselftest_harness.h
+
+.PHONY: all modules clean deps check runner-test run shell user ut tools help \
+	install uninstall install-kernel-api uninstall-kernel-api doc-check
 
 all: modules
 
@@ -57,8 +59,7 @@ modules:
 # holds libhwtimer.h.
 USER_CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -pthread \
-	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(CURDIR)/lib \
-	-I$(KSRC)/tools/testing/selftests
+	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(CURDIR)/lib -I$(KSELFTEST)
 USER_LDFLAGS := -static
 
 UT_DIR ?= userspace-test
@@ -76,17 +77,25 @@ user: ut tools
 ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
 tools: $(TOOL_BIN)
 
-$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A)
-	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
+$(KSELFTEST_H):
+	@mkdir -p $(@D)
+	@ksrc='$(KSRC)'; \
+	if [ ! -f "$$ksrc/tools/testing/selftests/kselftest_harness.h" ]; then \
+		ksrc=$$(scripts/kernel.sh source 6.1) || \
+		{ echo "hwtimer: the user-space programs need 6.1's kselftest_harness.h: run 'make deps' (linux-source-6.1), or give KSRC=<kernel source>" >&2; exit 1; }; \
+	fi; \
+	cp "$$ksrc/tools/testing/selftests/kselftest_harness.h" \
+	   "$$ksrc/tools/testing/selftests/kselftest.h" $(@D)/
+
+$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_M32) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
 
-$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A)
-	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
+$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
 
-$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A)
+$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A)
 

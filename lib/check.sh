@@ -27,8 +27,7 @@ make -s -C "$top" install-lib DESTDIR="$tmp/root" PREFIX=/usr HWT_OUT="$out" >/d
 pc="$tmp/root/usr/lib/pkgconfig"
 grep -qx 'prefix=/usr' "$pc/libhwtimer.pc" || fail "libhwtimer.pc does not say prefix=/usr"
 
-sed -n '/^\.SH EXAMPLES/,/^\.SH/{/^\.EX/,/^\.EE/p}' "$top/docs/man3/libhwtimer.3" |
-	sed '/^\.EX/d;/^\.EE/d;s/\\e/\\/g;s/\\-/-/g' >"$tmp/example.c"
+"$top/scripts/man-example.sh" "$tmp/root/usr/share/man/man3/libhwtimer.3" >"$tmp/example.c"
 [ -s "$tmp/example.c" ] || fail "no example in libhwtimer(3)"
 flags=$(PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$tmp/root" pkg-config --cflags --libs libhwtimer)
 gcc -Wall -Wextra -Werror -o "$tmp/example" "$tmp/example.c" $flags -Wl,-rpath,"$tmp/root/usr/lib" ||

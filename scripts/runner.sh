@@ -95,6 +95,47 @@ build_user() {
 	say "user-space programs built"
 }
 
+# `make install` into $vm/install (PREFIX /usr/local) for the test kernel;
+# then, from the installed files only, as a module author and a library
+# user would build them: the sample module, copied out of the tree, with
+# samples/out-of-tree/Kbuild (the installed header and Module.symvers), and
+# the example of the installed libhwtimer(3), compiled with `pkg-config
+# --cflags --libs libhwtimer` and linked static (the VM has no shared
+# libraries; make lib-check links it shared too, on the host). The guest
+# loads the one and runs the other (installed_tests in guest-init.sh).
+# Whatever the install lacks fails a build here.
+install_stage() {
+	local root=$1 d=$vm/install oot=$vm/oot pc flags
+	rm -rf "$d" "$oot" "$root/hwt/installed"
+	mkdir -p "$oot" "$root/hwt/installed"
+	if ! KDIR=$kdir make -s install DESTDIR="$d" >"$vm/install.log" 2>&1; then
+		cat "$vm/install.log" >&2
+		fail "make install DESTDIR=$d KDIR=$kdir failed (above)"
+		return 0
+	fi
+	pass
+	cp samples/hwtimer_sample.c "$oot/"
+	sed "s|/usr/local/|$d/usr/local/|g" samples/out-of-tree/Kbuild >"$oot/Kbuild"
+	if make -C "$kdir" M="$oot" modules >"$oot.log" 2>&1 &&
+	   ! grep -v '^make' "$oot.log" | grep -E 'warning:|WARNING:|error:' >&2; then
+		cp "$oot/hwtimer_sample.ko" "$root/hwt/installed/"
+		pass
+	else
+		cat "$oot.log" >&2
+		fail "the sample module, built out of the tree from the installed files: build failed (above)"
+	fi
+	pc=$d/usr/local/lib/pkgconfig
+	scripts/man-example.sh "$d/usr/local/share/man/man3/libhwtimer.3" >"$oot/libhwtimer-example.c"
+	if flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$d pkg-config --cflags --libs libhwtimer) &&
+	   gcc -Wall -Wextra -Werror -static -o "$root/hwt/installed/libhwtimer-example" \
+		"$oot/libhwtimer-example.c" $flags; then
+		pass
+	else
+		fail "libhwtimer(3)'s example, built with pkg-config against the install: build failed (above)"
+	fi
+	say "built from the install: the sample module, libhwtimer(3)'s example"
+}
+
 # The modules against the test kernel (C=2: sparse checks every file each
 # time), and the fixtures with a hwtimer.ko of their own (which the
 # debugobjects fixture loads: runner-test needs nothing of the product),
@@ -132,6 +173,7 @@ build_stage() {
 			cp "$out/runner-test/ut/$(basename "$f" .c)" "$root/hwt/runner-test/ut/"
 		done
 	fi
+	[ "$mode" = check ] && install_stage "$root"
 	[ $stress = 1 ] && stress_stage "$root" smoke
 	[ $bench = 1 ] && bench_stage "$root" smoke
 	return 0

@@ -136,6 +136,17 @@ install_stage() {
 	say "built from the install: the sample module, libhwtimer(3)'s example"
 }
 
+# The documentation against the code (scripts/doc-check.sh): its programs
+# and modules compile, its structures and versions agree. Once per run.
+doc_check() {
+	local res last
+	res=$(HWT_OUT=$out scripts/doc-check.sh 2>&1) || true
+	last=$(tail -n 1 <<<"$res")
+	sed '$d' <<<"$res" | grep -v '^doc-check: ' || true
+	add_counts "$last" || fail "scripts/doc-check.sh did not finish: $last"
+	say "documentation checked ($last)"
+}
+
 # The modules against the test kernel (C=2: sparse checks every file each
 # time), and the fixtures with a hwtimer.ko of their own (which the
 # debugobjects fixture loads: runner-test needs nothing of the product),
@@ -388,6 +399,7 @@ kernels=${KERNELS:-$default_kernels}
 say "test kernels: $kernels"
 [ "$mode" = check ] && build_stock
 build_user
+[ "$mode" = check ] && doc_check
 parser_fixtures
 # Once for all kernels' parts, with the first one's kernel.
 kdir=$(scripts/kernel.sh debug "${kernels%% *}") || abort "no ${kernels%% *} debug kernel"

@@ -119,8 +119,36 @@ install-kernel-api:
 uninstall-kernel-api:
 	rm -rf $(DESTDIR)$(KAPI_DIR)
 
+# The documentation's programs compile, its structures and versions agree
+# with the code (scripts/doc-check.sh; make check runs it too).
+doc-check:
+	scripts/doc-check.sh
+
+help:
+	@echo 'hwtimer $(HWTIMER_VERSION). Targets (README.md; the VM: docs/testing.md):'
+	@echo '  make                 build kmod/hwtimer.ko and the samples against KDIR'
+	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3'
+	@echo '                       (KERNEL=7.3 for one; ~25 min cached, +4-14 min a kernel)'
+	@echo '  make run             boot the 6.1 VM with the module loaded, run the demo'
+	@echo '  make shell           the same VM with a shell'
+	@echo '  make deps            install the Debian packages all of this uses'
+	@echo '  make install         install-lib and install-kernel-api [PREFIX= DESTDIR=]'
+	@echo '  make install-lib     libhwtimer, its headers, pkg-config file, man pages'
+	@echo '  make install-kernel-api  <linux/hwtimer.h> and Module.symvers for KDIR'
+	@echo '  make uninstall       (and uninstall-lib, uninstall-kernel-api)'
+	@echo '  make lib             build/lib: libhwtimer.a and .so (and a -m32 .a)'
+	@echo '  make lib-check       the library, its pages and install, on the host'
+	@echo '  make doc-check       README and man page programs compile; docs agree'
+	@echo '  make user            the test programs and tools (build/ut, build/tools)'
+	@echo '  make runner-test     prove the runner fails broken fixtures'
+	@echo '  make stress          stress, faults, fuzzing, hotplug (stress-smoke, soak,'
+	@echo '                       check-kcsan)'
+	@echo '  make bench           benchmarks on a -O2 kernel (bench-plot, bench-smoke,'
+	@echo '                       bench-ab ALT=REV, bench-icount, bench-trace)'
+	@echo '  make clean           remove build/ and kbuild output'
+
 # ---------------------------------------------------------------------------
-# The test VM (see README.md, "How the test VM works").
+# The test VM (docs/testing.md).
 
 deps:
 	scripts/deps.sh

@@ -35,7 +35,7 @@ usage="usage: runner.sh check|runner-test|run|shell|stress MODE|bench MODE"
 # The test kernels `make check` boots when neither KERNELS nor KERNEL is
 # given: the one place to change the list. 6.1 is Debian 12's own kernel,
 # 6.12-rt the RT one, 7.3 mainline; the cold CI run's parts are in
-# README.md ("Cold CI").
+# docs/testing.md ("Cold CI").
 default_kernels="6.1 6.12-rt 7.3"
 mode=${1:?$usage}
 kernel=${KERNEL:-6.1}
@@ -374,6 +374,21 @@ esac
 if [ -n "${one:-}" ]; then
 	on_kernel
 	exit 0
+fi
+
+# Say first which test kernels the run must build before it can boot them.
+announce_builds() {
+	local k todo=()
+	for k in "$@"; do
+		scripts/kernel.sh --cached debug "$k" >/dev/null 2>&1 || todo+=("$k")
+	done
+	[ ${#todo[@]} = 0 ] && return 0
+	say "not built yet: the ${todo[*]} debug kernel$([ ${#todo[@]} = 1 ] || echo s), which this run builds first: 4 to 14 minutes each on two cores (longer when the host is busy), about 300 MB each in ${XDG_CACHE_HOME:-~/.cache}/hwtimer, and 1.5 to 1.8 GB for a source not unpacked yet (docs/testing.md)"
+}
+if [ "$mode" = check ]; then
+	announce_builds ${KERNELS:-$default_kernels}
+else
+	announce_builds "$kernel"
 fi
 
 scripts/deps.sh

@@ -1289,8 +1289,8 @@ static void fail_nth_off(void)
 /*
  * Whatever user copy of a MODIFY, CANCEL or ARM call fails, the call is
  * exact: an entry that done does not count was not acted on, one it
- * counts was. (MODIFY used to move the timeout, then fail to write its
- * outputs back and return EFAULT with done 0.)
+ * counts was: no MODIFY moves the timeout and then fails to write its
+ * outputs back, returning EFAULT with done 0.
  */
 TEST_F(hwt, fault_injected_writeback_exact)
 {

@@ -24,10 +24,10 @@
  *    assign no strings.
  *  - 7.2 made kmem_cache_alloc_bulk() return bool, true when it allocated
  *    all objects, where it returned their number (commit "mm/slab: improve
- *    kmem_cache_alloc_bulk"): the device of ABI version 2 stored it as a
- *    count and leaked all but one object of each bulk allocation; the
- *    device since keeps its timeouts in per-file slot tables and calls it
- *    no more.
+ *    kmem_cache_alloc_bulk"): a caller that takes it for a count keeps one
+ *    object of each bulk allocation and leaks the rest. hwtimer makes no
+ *    bulk allocation: the device keeps its timeouts in per-file slot
+ *    tables.
  */
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H

@@ -128,7 +128,7 @@ help:
 	@echo 'hwtimer $(HWTIMER_VERSION). Targets (README.md; the VM: docs/testing.md):'
 	@echo '  make                 build kmod/hwtimer.ko and the samples against KDIR'
 	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3'
-	@echo '                       (KERNEL=7.3 for one; ~25 min cached, +4-14 min a kernel)'
+	@echo '                       (KERNEL=7.3 for one; ~30 min cached, +4-14 min a kernel)'
 	@echo '  make run             boot the 6.1 VM with the module loaded, run the demo'
 	@echo '  make shell           the same VM with a shell'
 	@echo '  make deps            install the Debian packages all of this uses'

@@ -383,7 +383,7 @@ announce_builds() {
 		scripts/kernel.sh --cached debug "$k" >/dev/null 2>&1 || todo+=("$k")
 	done
 	[ ${#todo[@]} = 0 ] && return 0
-	say "not built yet: the ${todo[*]} debug kernel$([ ${#todo[@]} = 1 ] || echo s), which this run builds first: 4 to 14 minutes each on two cores (longer when the host is busy), about 300 MB each in ${XDG_CACHE_HOME:-~/.cache}/hwtimer, and 1.5 to 1.8 GB for a source not unpacked yet (docs/testing.md)"
+	say "not built yet: the ${todo[*]} debug kernel$([ ${#todo[@]} = 1 ] || echo s), which this run builds first: 4 to 14 minutes each on two cores (longer when the host is busy), 260 to 450 MB each in ${XDG_CACHE_HOME:-~/.cache}/hwtimer, and 1.5 to 1.8 GB for a source not unpacked yet (docs/testing.md)"
 }
 if [ "$mode" = check ]; then
 	announce_builds ${KERNELS:-$default_kernels}

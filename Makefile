@@ -1,29 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# hwtimer top-level Makefile.
+# hwtimer top-level Makefile. `make help` lists the targets.
 #
 # What is compiled into which module is described by the Kbuild files; this
-# file only drives kbuild, builds the user-space programs and calls the test
-# VM scripts.
-#
-#   make                 build kmod/hwtimer.ko (and the sample) against KDIR
-#                        (scripts/kdir.sh: KDIR, else the running kernel's
-#                        build tree, else Debian's linux-headers-amd64)
-#   make check           build everything, run every test in the debug VM,
-#                        on each test kernel of KERNELS (or only KERNEL=)
-#   make run             boot the VM with the module loaded, run the demo
-#   make shell           boot the VM with the module loaded, drop to a shell
-#   make runner-test     prove the runner fails on broken fixtures
-#   make lib             libhwtimer, static and shared (lib/lib.mk);
-#                        make install-lib [PREFIX=/usr/local] [DESTDIR=]
+# file drives kbuild, builds the user-space programs, installs, and calls
+# the test VM scripts (docs/testing.md).
 #
 # The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt,
 # 7.3): `make check` runs every kernel of KERNELS (default: default_kernels
 # in scripts/runner.sh), or only KERNEL when one is given (make check
 # KERNEL=7.3); every other VM target (run, shell, runner-test, stress,
 # bench...) boots KERNEL, 6.1 by default.
-#   make deps            install the Debian packages the above need
-#   make clean
 
 # The kernel build tree: KDIR if given, else the running kernel's, else
 # Debian's default headers (linux-headers-amd64); scripts/kdir.sh holds the
@@ -35,17 +22,20 @@ export KERNEL
 # KERNEL set by this file (origin "file") means nobody named one.
 CHECK_KERNELS := $(if $(filter file,$(origin KERNEL)),$(KERNELS),$(KERNEL))
 
-# Kernel source tree holding tools/testing/selftests/kselftest_harness.h.
-# The VM runner passes 6.1's (scripts/kernel.sh source 6.1).
-ifndef KSRC
-KSRC := $(shell ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/hwtimer/src/linux-source-6.1-* 2>/dev/null | sort -V | tail -n 1)
-endif
-
 # Where user-space programs go (the runner points this elsewhere for the
 # self-test fixtures).
 HWT_OUT ?= $(CURDIR)/build
 
-.PHONY: all modules clean deps check runner-test run shell user ut tools
+# The kselftest headers every user-space program includes (the tests are
+# written against 6.1's harness), copied into build/: from KSRC when it is
+# a kernel source tree, else from 6.1's source, which scripts/kernel.sh
+# unpacks into the cache the first time (about a minute; make deps
+# installs linux-source-6.1).
+KSELFTEST := $(HWT_OUT)/kselftest
+KSELFTEST_H := $(KSELFTEST)/kselftest_harness.h
+
+.PHONY: all modules clean deps check runner-test run shell user ut tools help \
+	install uninstall install-kernel-api uninstall-kernel-api doc-check
 
 all: modules
 
@@ -69,8 +59,7 @@ modules:
 # holds libhwtimer.h.
 USER_CC ?= gcc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -pthread \
-	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(CURDIR)/lib \
-	-I$(KSRC)/tools/testing/selftests
+	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(CURDIR)/lib -I$(KSELFTEST)
 USER_LDFLAGS := -static
 
 UT_DIR ?= userspace-test
@@ -78,15 +67,9 @@ UT_SRC := $(wildcard $(UT_DIR)/*_test.c)
 UT_BIN := $(patsubst $(UT_DIR)/%.c,$(HWT_OUT)/ut/%,$(UT_SRC))
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(patsubst tools/%.c,$(HWT_OUT)/tools/%,$(TOOL_SRC))
-USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h $(UT_DIR)/*/linux/*.h tools/*.h \
+USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h tools/*.h \
 	tools/include/*.h lib/libhwtimer.h)
 
-# Include directories a test takes ahead of include/uapi: UT_INC_<name>.
-# abi_v1_test is built against the frozen ABI version 1 header, never the
-# live one, to prove that version 1 programs still work.
-UT_INC_abi_v1_test := -I$(CURDIR)/userspace-test/abi-v1
-# dev_v2_test likewise against the frozen version 2 header.
-UT_INC_dev_v2_test := -I$(CURDIR)/userspace-test/abi-v2
 # Link flags of one test: lib_mock_test plays the kernel for libhwtimer.
 UT_LDFLAGS_lib_mock_test := $(foreach f,open ioctl read poll mmap munmap,-Wl,--wrap=$(f))
 
@@ -94,22 +77,78 @@ user: ut tools
 ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
 tools: $(TOOL_BIN)
 
-$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A)
-	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
+$(KSELFTEST_H):
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_M32) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
+	@ksrc='$(KSRC)'; \
+	if [ ! -f "$$ksrc/tools/testing/selftests/kselftest_harness.h" ]; then \
+		ksrc=$$(scripts/kernel.sh source 6.1) || \
+		{ echo "hwtimer: the user-space programs need 6.1's kselftest_harness.h: run 'make deps' (linux-source-6.1), or give KSRC=<kernel source>" >&2; exit 1; }; \
+	fi; \
+	cp "$$ksrc/tools/testing/selftests/kselftest_harness.h" \
+	   "$$ksrc/tools/testing/selftests/kselftest.h" $(@D)/
 
-$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A)
-	@test -f "$(KSRC)/tools/testing/selftests/kselftest_harness.h" || { echo "KSRC=$(KSRC) has no kselftest_harness.h" >&2; exit 1; }
+$(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
-	$(USER_CC) $(UT_INC_$*) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
+	$(USER_CC) $(USER_M32) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB32_A)
 
-$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A)
+$(HWT_OUT)/ut/%: $(UT_DIR)/%.c $(USER_DEPS) $(LIB_A) | $(KSELFTEST_H)
+	@mkdir -p $(@D)
+	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) $(UT_LDFLAGS_$*) -o $@ $< $(LIB_A)
+
+$(HWT_OUT)/tools/%: tools/%.c $(USER_DEPS) $(LIB_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A)
 
 # ---------------------------------------------------------------------------
-# The test VM (see README.md, "How the test VM works").
+# Installing (README.md, "Installing"): the library and the device's ABI
+# (install-lib, lib/lib.mk), and for module authors the kernel API and
+# hwtimer's Module.symvers for the kernel of KDIR (install-kernel-api), under
+# DESTDIR/PREFIX.
+KAPI_DIR = $(PREFIX)/src/hwtimer-headers-$(HWTIMER_VERSION)
+
+install: install-lib install-kernel-api
+
+uninstall: uninstall-lib uninstall-kernel-api
+
+install-kernel-api:
+	HWT_OUT="$(HWT_OUT)" scripts/install-kernel-api.sh "$(DESTDIR)$(KAPI_DIR)"
+	@echo "A module that calls hwtimer builds with these lines in its Kbuild:"
+	@echo "  ccflags-y += -I$(KAPI_DIR)/include"
+	@echo "  KBUILD_EXTRA_SYMBOLS += $(KAPI_DIR)/\$$(KERNELRELEASE)/Module.symvers"
+
+uninstall-kernel-api:
+	rm -rf $(DESTDIR)$(KAPI_DIR)
+
+# The documentation's programs compile, its structures and versions agree
+# with the code (scripts/doc-check.sh; make check runs it too).
+doc-check:
+	scripts/doc-check.sh
+
+help:
+	@echo 'hwtimer $(HWTIMER_VERSION). Targets (README.md; the VM: docs/testing.md):'
+	@echo '  make                 build kmod/hwtimer.ko and the samples against KDIR'
+	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3'
+	@echo '                       (KERNEL=7.3 for one; ~30 min cached, +4-14 min a kernel)'
+	@echo '  make run             boot the 6.1 VM with the module loaded, run the demo'
+	@echo '  make shell           the same VM with a shell'
+	@echo '  make deps            install the Debian packages all of this uses'
+	@echo '  make install         install-lib and install-kernel-api [PREFIX= DESTDIR=]'
+	@echo '  make install-lib     libhwtimer, its headers, pkg-config file, man pages'
+	@echo '  make install-kernel-api  <linux/hwtimer.h> and Module.symvers for KDIR'
+	@echo '  make uninstall       (and uninstall-lib, uninstall-kernel-api)'
+	@echo '  make lib             build/lib: libhwtimer.a and .so (and a -m32 .a)'
+	@echo '  make lib-check       the library, its pages and install, on the host'
+	@echo '  make doc-check       README and man page programs compile; docs agree'
+	@echo '  make user            the test programs and tools (build/ut, build/tools)'
+	@echo '  make runner-test     prove the runner fails broken fixtures'
+	@echo '  make stress          stress, faults, fuzzing, hotplug (stress-smoke, soak,'
+	@echo '                       check-kcsan)'
+	@echo '  make bench           benchmarks on a -O2 kernel (bench-plot, bench-smoke,'
+	@echo '                       bench-ab ALT=REV, bench-icount, bench-trace)'
+	@echo '  make clean           remove build/ and kbuild output'
+
+# ---------------------------------------------------------------------------
+# The test VM (docs/testing.md).
 
 deps:
 	scripts/deps.sh

@@ -32,7 +32,7 @@
 #                      (about 3 minutes; TRACE_N timers pending, default
 #                      1000; build/bench/trace/report.txt)
 #
-# KERNEL=6.1 (default), 6.12 or 6.12-rt picks the test kernel.
+# KERNEL=6.1 (default), 6.12, 6.12-rt or 7.3 picks the test kernel.
 #
 # See docs/benchmarks.md and bench/lib.sh.
 
@@ -45,7 +45,7 @@ BENCH_BIN := $(HWT_OUT)/bench/bin
 
 bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt
 
-$(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h)
+$(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A) -luring
 

@@ -2,8 +2,8 @@
 /*
  * hwtbench-rt: how late a waiting thread wakes up for a timeout through
  * /dev/hwtimer and through a timerfd, idle and with CPU-bound threads
- * competing, in one run (issue 25: on PREEMPT_RT both expire in the
- * softirq thread, which the competing threads delay).
+ * competing, in one run (on PREEMPT_RT both expire in the softirq
+ * thread, which the competing threads delay).
  *
  *   hwtbench-rt [-n rounds] [-d max_delay_us] [-p fifo_priority] [-r reps]
  *

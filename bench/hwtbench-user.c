@@ -496,12 +496,12 @@ static struct hwtimer_expiry *recs;
 static __u64 hwt_tick_ns = 1000000;	/* the uwheel's tick with -p */
 static unsigned int ring_entries;
 
-/* Check the module speaks our ABI and takes @need timeouts in one file. */
+/* Check the module's records are ours and it takes @need timeouts in one file. */
 static void hwt_check(const struct hwtimer_info *info, unsigned long need)
 {
-	if (info->abi_version < 2 || info->record_size != sizeof(struct hwtimer_expiry)) {
-		error("ABI version %u record size %u, expected 2 or later and %zu",
-		      info->abi_version, info->record_size, sizeof(struct hwtimer_expiry));
+	if (info->record_size != sizeof(struct hwtimer_expiry)) {
+		error("record size %u, expected %zu", info->record_size,
+		      sizeof(struct hwtimer_expiry));
 		exit(1);
 	}
 	hwt_tick_ns = info->tick_ns;

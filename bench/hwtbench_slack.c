@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtbench "slack": what slack saves in wakeups (issue 13).
+ * hwtbench "slack": what slack saves in wakeups.
  *
  * N idle-connection timeouts with delays spread uniformly over a span
  * (default 100000 over 30 s) are started three times, all in the same

@@ -133,7 +133,7 @@ bench_judge() {
 }
 
 # The instruction-count boot (modes full and icount): the kernel
-# benchmarks that issue 25 compares with timer_list, in a VM whose clock
+# benchmarks that compare with timer_list, in a VM whose clock
 # counts guest instructions (-icount shift=0, 1 ns each; sleep=off lets an
 # idle guest skip ahead). TCG prices a clock read, a lock round and a
 # memory access unlike hardware; an instruction count prices none of them,

@@ -8,7 +8,7 @@
 #   bench/report.pl LOG OUT
 #
 # With ICOUNT_LOG, the log of the instruction-count boot (bench/lib.sh,
-# bench_icount_boot): an instruction table, and the issue 25 targets'
+# bench_icount_boot): an instruction table, and the kernel API targets'
 # figures in instructions on their lines. With ICOUNT_ONLY too, only that
 # table (make bench-icount).
 #
@@ -209,7 +209,7 @@ for my $row (@krows) {
 }
 user_tables(\@table);
 push @table, wake_table(@wrows);
-# Instructions per operation (ICOUNT_LOG): each issue 25 figure next to
+# Instructions per operation (ICOUNT_LOG): each kernel API figure next to
 # timer_list's, the difference, and what a clock read and a division cost
 # in the same units.
 sub icount_table {
@@ -324,8 +324,8 @@ target("start+cancel\@${bn}_pending/timer_list", $sc_tl, '<=', 0.8,
        defined $sc_tl ? num($sc_tl) . icount_shown('startcancel', $big, 'pair')
        . clock_shown('startcancel', $big) : undef);
 {
-	# Issue 25: the pair besides its clock read, against timer_list's pair
-	# with one, in the same boot.
+	# The pair besides its clock read, against timer_list's pair with one,
+	# in the same boot.
 	my $v = div(get('startcancel', 'hwtimer', $big, 'pair'),
 		    get('startcancel', 'timer_list', $big, 'pair_clock'));
 	target("start+cancel\@${bn}_pending/timer_list_with_a_clock_read", $v, '<=', 1.0,
@@ -336,8 +336,8 @@ target("start+cancel\@${bn}_pending/timer_list", $sc_tl, '<=', 0.8,
 				    clock_icount('startcancel', $big)) : undef);
 }
 {
-	# Issue 12: at most timer_list's cost, with hwtimer's p99 lateness
-	# within a tick (timer_list's is tens of ticks).
+	# At most timer_list's cost, with hwtimer's p99 lateness within a tick
+	# (timer_list's is tens of ticks).
 	my ($ln) = map { $res{$_}{n} } grep { /^lateness\|hwtimer\|\d+\|p99_ticks$/ } keys %res;
 	my $p99 = defined $ln ? get('lateness', 'hwtimer', $ln, 'p99_ticks') : undef;
 	my $tlp99 = defined $ln ? get('lateness', 'timer_list', $ln, 'p99_ticks') : undef;
@@ -383,8 +383,8 @@ my ($cn) = map { $res{$_}{n} } grep { /^cycle\|hwtimer\|\d+\|visited_per_tick$/ 
 	       defined $v ? sprintf('%s (cascaded %s per tick)', num($v), num($c)) : undef);
 }
 target('idle_wakeups_nothing_pending', get('idle', 'hwtimer', 0, 'wakeups_nothing_pending'), '==', 0);
-# Issue 25 raised the goal from 1.7x to timer_list's own 1.9x; the
-# clock read's own scaling in the same boot is shown with it.
+# timer_list's own scaling, 1.9x; the clock read's own scaling in the
+# same boot is shown with it.
 {
 	my $sp = get('scaling', 'hwtimer', 2, 'speedup');
 	my $tl = get('scaling', 'timer_list', 2, 'speedup');
@@ -396,8 +396,8 @@ target('idle_wakeups_nothing_pending', get('idle', 'hwtimer', 0, 'wakeups_nothin
 kernel_targets_25($big, $en);
 wake_targets();
 
-# Issue 25: the kernel API at timer_list's cost at every N, modify, and the
-# whole CPU cost of an expiration.
+# The kernel API at timer_list's cost at every N, modify, and the whole
+# CPU cost of an expiration.
 sub kernel_targets_25 {
 	my ($big, $en) = @_;
 	my $bn = human_n($big);
@@ -435,7 +435,7 @@ sub wake_table {
 	return @t;
 }
 
-# Issue 25: where the device's expiry and timerfd's both run in the softirq
+# Where the device's expiry and timerfd's both run in the softirq
 # thread (PREEMPT_RT), a thread waiting on the device wakes at most a tick
 # of its wheel later than one waiting on a timerfd, at the 99th
 # percentile: idle and with CPU-bound threads competing, the worse of the
@@ -481,7 +481,7 @@ my ($kmem) = map { $res{$_} } grep { /^memory\|hwtimer\|\d+\|kmem_per_timer$/ } 
 	$targets[-1]{met} = JSON::PP::false unless $ok;
 	$targets[-1]{alloc_per_timer} = $bytes;
 }
-# The user-space targets (issues 12 and 24). N is the benchmark's -n; the
+# The user-space targets. N is the benchmark's -n; the
 # kernel peers are what a program would use instead of the device: timerfd
 # (one per timeout, or a pool re-armed with timerfd_settime()) and io_uring
 # timeouts. "The best kernel peer" is the cheapest of them in that boot.
@@ -505,7 +505,7 @@ sub user_targets {
 			       $best->[0], num($best->[1])) : undef);
 	};
 
-	# Issue 24: against the best kernel peer, random deadlines and victims.
+	# Against the best kernel peer, random deadlines and victims.
 	$vs_best->("user_arm_${unh}_random_vs_best_kernel_peer", 'user_arm', 'arm', 10,
 		   qw(timerfd timerfd_pool io_uring));
 	$vs_best->("user_cancel_${unh}_random_victims_vs_best_kernel_peer", 'user_cancel_random',
@@ -515,15 +515,15 @@ sub user_targets {
 	$vs_best->("user_delivery_${unh}_system_cpu_per_expiration_vs_best_kernel_peer",
 		   'user_deliver', 'cpu_per_expiry', 10, qw(timerfd_epoll timerfd_epollet io_uring));
 
-	# Issue 12's, kept.
+	# Against the timerfd a program would use.
 	target("user_arm_${unh}_random_speedup_vs_pooled_timerfd_settime",
 		$speedup->('user_arm', 'timerfd_pool', 'arm'), '>=', 10);
 	target("user_delivery_${unh}_speedup_vs_epollET+read",
 		$speedup->('user_deliver', 'timerfd_epollet', 'deliver'), '>=', 10);
 	target("user_lifecycle_${unh}_speedup_vs_timerfd_lifecycle",
 		$speedup->('user_lifecycle', 'timerfd', 'lifecycle'), '>=', 10);
-	# Issue 24 replaces issue 12's 2x, below the physical floor: one
-	# io_uring NOP per timeout already costs 10x the wheel's operation.
+	# 10x: below it is the physical floor, one io_uring NOP per timeout
+	# already costs 10x the wheel's operation.
 	target("user_lifecycle_${unh}_cost/in-process_wheel",
 		div(get('user_lifecycle', 'hwtimer', $un, 'lifecycle'),
 		    get('user_lifecycle', 'uwheel', $un, 'lifecycle')), '<=', 10);
@@ -531,8 +531,8 @@ sub user_targets {
 		$speedup->('user_modify', 'timerfd_pool', 'modify'), '>=', 10);
 
 	# In a non-root memory cgroup, the kernel memory charged to it
-	# (memory.stat "kernel") per pending timeout: issue 12 against
-	# timerfd, issue 24 against io_uring too.
+	# (memory.stat "kernel") per pending timeout, against timerfd and
+	# io_uring.
 	my $h = get('user_mem', 'hwtimer', $un, 'memcg_kernel_per_timeout');
 	for my $peer ([ 'timerfd', 0.125 ], [ 'io_uring', 0.25 ]) {
 		my $p = get('user_mem', $peer->[0], $un, 'memcg_kernel_per_timeout');
@@ -544,7 +544,7 @@ sub user_targets {
 		div(get('user_mem', 'hwtimer', $un, 'mem_per_timeout'),
 		    get('user_mem', 'timerfd', $un, 'mem_per_timeout')), '<=', 0.25);
 
-	# Issue 24: the device's cost per operation stays flat, from the
+	# The device's cost per operation stays flat, from the
 	# smallest number pending to the largest (1k and 1M in make bench).
 	my @sn = sort { $a <=> $b } map { $res{$_}{n} } grep { /^user_scale\|hwtimer\|\d+\|arm$/ } keys %res;
 	my ($lo, $hi) = ($sn[0] // 0, $sn[-1] // 0);
@@ -558,7 +558,7 @@ sub user_targets {
 
 user_targets();
 
-# Slack (issue 13): hwtimer wheel wakeups/s with 10% slack against none and
+# Slack: hwtimer wheel wakeups/s with 10% slack against none and
 # against timer_list's for the same deadlines (hwtbench_slack.c).
 my ($sln) = map { $res{$_}{n} } grep { /^slack\|hwtimer\|\d+\|wakeups_per_s$/ } keys %res;
 $sln //= 0;

@@ -69,6 +69,10 @@ static_assert(sizeof(struct hwtimer_batch) == 40);
 static_assert(sizeof(struct hwtimer_expiry) == 48);
 static_assert(sizeof(struct hwtimer_ring_params) == 64);
 
+/* What this module does, in hwtimer_info.features: all of version 1.0. */
+#define HWTD_FEATURES	(HWTIMER_FEAT_RING | HWTIMER_FEAT_GET | HWTIMER_FEAT_CONFIG | \
+			 HWTIMER_FEAT_SLACK)
+
 struct hwtd_stats hwtd_stats;
 
 /* The device's wheels, by precision and clock: created at load, then read only. */
@@ -145,7 +149,7 @@ static __always_inline int hwtd_arm_op(struct hwtd_file *file, struct hwtd_call 
 	u32 idx;
 	int ret;
 
-	if (e->reserved1 || e->slack_ns > (u64)KTIME_MAX)
+	if (e->reserved || e->slack_ns > (u64)KTIME_MAX)
 		return -EINVAL;
 	ret = hwtd_check_timing(file, e->flags, e->expires_ns, e->period_ns, call,
 				&deadline, &out);
@@ -553,7 +557,7 @@ static long hwtd_info(struct hwtd_file *file, struct hwtimer_info __user *uinfo)
 	struct hwtimer_info info;
 
 	memset(&info, 0, sizeof(info));
-	info.abi_version = HWTIMER_ABI_VERSION;
+	info.features = HWTD_FEATURES;
 	info.batch_max = HWTIMER_BATCH_MAX;
 	info.record_size = sizeof(struct hwtimer_expiry);
 	info.file_cap = hwtd_file_cap();
@@ -566,8 +570,8 @@ static long hwtd_info(struct hwtd_file *file, struct hwtimer_info __user *uinfo)
 	info.queued = file->nqueued;
 	info.tick_ns = file->time.tick_ns;
 	info.slots = hwtimer_wheel_slots(file->wheel);
+	info.clockid = file->boottime ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
 	info.precision = file->precision;
-	info.flags = file->boottime ? HWTIMER_INFO_BOOTTIME : 0;
 	spin_unlock_irq(&file->lock);
 
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;

@@ -157,7 +157,7 @@ static u32 hwtd_ring_room(struct hwtd_file *file, struct hwtd_hold *hold)
  * the record must be stored there too, or read() would show kernel bytes.
  */
 static_assert(sizeof(struct hwtimer_expiry) == 48 &&
-	      offsetofend(struct hwtimer_expiry, error) == 48);
+	      offsetofend(struct hwtimer_expiry, reserved) == 48);
 
 /*
  * A periodic timeout's record leaves: armed again for the first period
@@ -213,7 +213,7 @@ static __always_inline void hwtd_leave(struct hwtd_file *file, struct hwtd_hold 
 	rec->expired_ns = hwtd_time_from_host(s->expired, offset);
 	rec->overrun = 0;
 	rec->flags = 0;
-	rec->error = 0;
+	rec->reserved = 0;
 	if (likely(!x || !x->period))
 		hwtd_end(file, hold, idx);
 	else

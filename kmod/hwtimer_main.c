@@ -156,3 +156,5 @@ module_exit(hwtimer_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Scalable per-CPU hashed timing wheel with /dev/hwtimer");
 MODULE_AUTHOR("hwtimer developers");
+/* The project's one version: dkms.conf, libhwtimer (lib/lib.mk) and the pages too. */
+MODULE_VERSION("1.0.0");

@@ -7,10 +7,11 @@
 #                       libhwtimer.so.1, with the links libhwtimer.so.1 and
 #                       libhwtimer.so); build/lib32/: the -m32 libhwtimer.a
 #                       the 32-bit tests link
-#   make install-lib    install the library, its header, <linux/hwtimer.h>,
-#                       the pkg-config file and the section 3 manual pages
-#                       under DESTDIR/PREFIX (PREFIX /usr/local; LIBDIR,
-#                       INCLUDEDIR, MANDIR, PKGCONFIGDIR change the parts)
+#   make install-lib    install the library, its header, <linux/hwtimer.h>
+#                       (the device's ABI), the pkg-config file, hwtimer(4)
+#                       and the section 3 manual pages under DESTDIR/PREFIX
+#                       (PREFIX /usr/local; LIBDIR, INCLUDEDIR, MANDIR,
+#                       PKGCONFIGDIR change the parts); says to run ldconfig
 #   make uninstall-lib  remove what install-lib installed
 #   make lib-check      on the host, no VM: install into a scratch DESTDIR
 #                       and build the libhwtimer(3) example against it
@@ -26,9 +27,14 @@ LIB_TOP := $(abspath $(LIB_SRCDIR)/..)
 HWT_OUT ?= $(LIB_TOP)/build
 USER_CC ?= gcc
 
+# The project's one version (hwtimer(4), VERSIONS; MODULE_VERSION and
+# dkms.conf say the same): the library's file name, libhwtimer.pc and the
+# install directory of the kernel API (make install-kapi) take it. The
+# soname follows the library's own ABI.
+HWTIMER_VERSION := 1.0.0
 LIB_NAME := libhwtimer
 LIB_SOMAJOR := 1
-LIB_VERSION := 1.0.0
+LIB_VERSION := $(HWTIMER_VERSION)
 LIB_SONAME := $(LIB_NAME).so.$(LIB_SOMAJOR)
 
 # The -m32 builds (the compat ioctl path) use gcc-12-multilib, not the
@@ -49,6 +55,7 @@ LIB_UAPI := $(LIB_TOP)/include/uapi/linux/hwtimer.h
 LIB_MAP := $(LIB_SRCDIR)/libhwtimer.map
 LIB_DEPS := $(LIB_SRC) $(LIB_HDR) $(LIB_UAPI)
 LIB_MAN := $(wildcard $(LIB_TOP)/docs/man3/*.3)
+LIB_MAN4 := $(LIB_TOP)/docs/hwtimer.4
 
 # Warnings are errors here, as for every program of the tree; only the
 # symbols libhwtimer.map lists are exported from the shared library.
@@ -98,7 +105,7 @@ $(LIB_SO): $(LIB_OUT)/libhwtimer.pic.o $(LIB_MAP)
 # that install.
 install-lib: $(LIB_A) $(LIB_SO)
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/linux \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
 	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
@@ -109,18 +116,20 @@ install-lib: $(LIB_A) $(LIB_SO)
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(LIB_VERSION)|g' \
 	    $(LIB_SRCDIR)/libhwtimer.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/$(LIB_NAME).pc
 	$(INSTALL) -m 644 $(LIB_MAN) $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 $(LIB_MAN4) $(DESTDIR)$(MANDIR)/man4/
 	@set -e; for page in $(LIB_MAN); do \
 		base=$$(basename $$page); \
 		for fn in $$(sed -n '/^\.SH NAME/{n;s/ \\-.*//;s/,//g;p;q}' $$page); do \
 			[ "$$fn.3" = "$$base" ] || echo ".so man3/$$base" >$(DESTDIR)$(MANDIR)/man3/$$fn.3; \
 		done; \
 	done
+	@echo "libhwtimer $(LIB_VERSION) installed in $(DESTDIR)$(LIBDIR); run ldconfig$(if $(DESTDIR), on the target,) (as root) so that programs find $(LIB_SONAME)"
 
 uninstall-lib:
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIB_NAME).a $(DESTDIR)$(LIBDIR)/$(LIB_NAME).so \
 		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) \
 		$(DESTDIR)$(INCLUDEDIR)/libhwtimer.h $(DESTDIR)$(INCLUDEDIR)/linux/hwtimer.h \
-		$(DESTDIR)$(PKGCONFIGDIR)/$(LIB_NAME).pc
+		$(DESTDIR)$(PKGCONFIGDIR)/$(LIB_NAME).pc $(DESTDIR)$(MANDIR)/man4/hwtimer.4
 	@set -e; for page in $(LIB_MAN); do \
 		base=$$(basename $$page); rm -f $(DESTDIR)$(MANDIR)/man3/$$base; \
 		for fn in $$(sed -n '/^\.SH NAME/{n;s/ \\-.*//;s/,//g;p;q}' $$page); do \

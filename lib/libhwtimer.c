@@ -48,7 +48,7 @@ enum {
 
 struct hwtimer_file {
 	int fd;
-	unsigned int abi_version;
+	uint32_t features;		/* HWTIMER_FEAT_* of the module */
 	unsigned int batch_max;
 
 	/*
@@ -176,13 +176,15 @@ HWT_EXPORT struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int
 	err = -sys_ioctl(f->fd, HWTIMER_IOC_INFO, &info);
 	if (err)
 		goto fail_close;
-	/* What the library relies on: records of this size, batches. */
-	if (!info.abi_version || info.record_size != sizeof(struct hwtimer_expiry) ||
-	    !info.batch_max) {
+	/*
+	 * What the library relies on: records of this size, batches. The
+	 * calls that need a capability check its bit in @features.
+	 */
+	if (info.record_size != sizeof(struct hwtimer_expiry) || !info.batch_max) {
 		err = EPROTO;
 		goto fail_close;
 	}
-	f->abi_version = info.abi_version;
+	f->features = info.features;
 	f->batch_max = info.batch_max < HWTIMER_BATCH_MAX ? info.batch_max : HWTIMER_BATCH_MAX;
 	errno = saved;
 	return f;
@@ -215,9 +217,9 @@ HWT_EXPORT int hwtimer_file_fd(const struct hwtimer_file *f)
 	return f->fd;
 }
 
-HWT_EXPORT unsigned int hwtimer_file_abi_version(const struct hwtimer_file *f)
+HWT_EXPORT uint32_t hwtimer_file_features(const struct hwtimer_file *f)
 {
-	return f->abi_version;
+	return f->features;
 }
 
 HWT_EXPORT int hwtimer_file_info(struct hwtimer_file *f, struct hwtimer_info *info)
@@ -248,7 +250,7 @@ HWT_EXPORT int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid,
 	struct hwtimer_info info;
 	int ret;
 
-	if (f->abi_version < 2)
+	if (!(f->features & HWTIMER_FEAT_CONFIG))
 		return -EOPNOTSUPP;
 	/*
 	 * The kernel refuses while it holds a timeout, pending or queued;
@@ -289,7 +291,7 @@ HWT_EXPORT int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entr
 		return -EPROTO;
 	if (!entries || entries > HWTIMER_RING_MAX)
 		return -EINVAL;
-	if (f->abi_version < 3)
+	if (!(f->features & HWTIMER_FEAT_RING))
 		return -EOPNOTSUPP;
 	/* Unless the kernel made the ring and only mapping it failed. */
 	if (!p->mmap_size) {
@@ -421,7 +423,7 @@ HWT_EXPORT int hwtimer_file_get_batch(struct hwtimer_file *f, struct hwtimer_get
 				      size_t count, unsigned int flags,
 				      struct hwtimer_batch_result *res)
 {
-	if (f->abi_version < 2) {
+	if (!(f->features & HWTIMER_FEAT_GET)) {
 		if (res)
 			res->done = res->failed = 0;
 		return -EOPNOTSUPP;
@@ -492,7 +494,7 @@ HWT_EXPORT int hwtimer_file_get(struct hwtimer_file *f, uint64_t id,
 
 	memset(entry, 0, sizeof(*entry));
 	entry->id = id;
-	if (f->abi_version < 2) {
+	if (!(f->features & HWTIMER_FEAT_GET)) {
 		entry->result = -EOPNOTSUPP;
 		return -EOPNOTSUPP;
 	}

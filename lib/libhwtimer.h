@@ -5,8 +5,8 @@
  * arm, cancel, modify and query timeouts one at a time or in batches of any
  * size, and reap expiration records from the ring (records waiting in the
  * kernel's queue behind a full ring are polled into it), falling back to
- * read() where the ring cannot serve them (no ring, a module older than
- * ABI version 3, or records a poll left in the kernel's queue).
+ * read() where the ring cannot serve them (a file without a ring, or
+ * records a poll left in the kernel's queue).
  *
  * The structures are the kernel's own (<linux/hwtimer.h>, installed with
  * the library); the full reference is the section 3 manual pages
@@ -16,7 +16,7 @@
  * Conventions (libhwtimer(3), "Return values"): hwtimer_file_open() returns
  * NULL and sets errno when it fails; hwtimer_file_close() and
  * hwtimer_file_advance() return nothing; hwtimer_file_fd(),
- * hwtimer_file_abi_version() and hwtimer_file_ring_entries() cannot fail;
+ * hwtimer_file_features() and hwtimer_file_ring_entries() cannot fail;
  * every other function returns 0 or more on success and a negative errno
  * value on failure. No function changes errno, whether it succeeds or
  * fails, except hwtimer_file_open() when it fails. Thread safety: see
@@ -55,7 +55,7 @@ struct hwtimer_batch_result {
 struct hwtimer_file *hwtimer_file_open(const char *path, unsigned int flags);
 void hwtimer_file_close(struct hwtimer_file *f);
 int hwtimer_file_fd(const struct hwtimer_file *f);
-unsigned int hwtimer_file_abi_version(const struct hwtimer_file *f);
+uint32_t hwtimer_file_features(const struct hwtimer_file *f);
 int hwtimer_file_info(struct hwtimer_file *f, struct hwtimer_info *info);
 int hwtimer_file_configure(struct hwtimer_file *f, clockid_t clockid, unsigned int precision);
 int hwtimer_file_setup_ring(struct hwtimer_file *f, unsigned int entries);

@@ -18,6 +18,7 @@ pkgs=(
 	gnuplot-nox							# benchmark plots
 	gdb python3							# make bench-trace
 	liburing-dev pkgconf						# io_uring bench column, make lib-check
+	man-db groff-base						# make lib-check: the pages render
 )
 
 # "install ok installed" is the only state in which the files are there.

@@ -22,7 +22,8 @@
 # and samples whose names match, and no self-test fixtures).
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/kunit/*.ko, /hwt/samples/*.ko,
-# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/runner-test/{*.ko,ut/*} (with
+# /hwt/ut/* (TAP programs), /hwt/tools/*, /hwt/installed/* (check: built
+# from `make install` alone), /hwt/runner-test/{*.ko,ut/*} (with
 # a hwtimer.ko of their own) and, where staged, /hwt/stress/ and /hwt/bench/
 # (guest.sh, which this script sources, its settings, modules, programs).
 
@@ -214,6 +215,21 @@ tests_memcg() {
 		echo $$ >$TESTS_CG/cgroup.procs
 }
 
+# What the host built from `make install` alone (install_stage in
+# scripts/runner.sh): the sample module, built outside the tree, which
+# starts its timers and waits for them while it loads, and libhwtimer(3)'s
+# example, built with pkg-config. hwtimer.ko is loaded.
+installed_tests() {
+	local d=/hwt/installed
+	if [ ! -d $d ]; then
+		fail installed "$d is not staged"
+		return
+	fi
+	check "insmod installed/hwtimer_sample.ko" insmod $d/hwtimer_sample.ko &&
+		check "rmmod installed/hwtimer_sample.ko" rmmod hwtimer_sample
+	check "installed/libhwtimer-example" $d/libhwtimer-example
+}
+
 main_tests() {
 	local p
 	check "tests in memory cgroup $TESTS_CG" tests_memcg
@@ -222,6 +238,7 @@ main_tests() {
 		[ -x "$p" ] && wanted "$(basename "$p")" && run_ut "$(basename "$p")" "$p"
 	done
 	load_all /hwt/samples
+	installed_tests
 }
 
 R=/hwt/runner-test

@@ -6,6 +6,11 @@
 #   scripts/kernel.sh [FLAVOUR [KERNEL]]    prints the kernel build directory
 #   scripts/kernel.sh source [KERNEL]       prints the extracted source tree
 #                                           only (no kernel is built)
+#   scripts/kernel.sh --cached [FLAVOUR [KERNEL]]
+#                                           prints the build directory if
+#                                           that kernel is built, else fails;
+#                                           fetches, unpacks and builds
+#                                           nothing
 #
 # FLAVOUR: debug (default), bench or kcsan (scripts/FLAVOUR.config). KERNEL
 # (default 6.1): 6.1 (linux-source-6.1, Debian 12's stock series), 6.12
@@ -19,6 +24,11 @@
 # cached by the hash of that merged fragment and the source's version.
 set -euo pipefail
 
+cached=
+if [ "${1:-}" = --cached ]; then
+	cached=1
+	shift
+fi
 flavour=${1:-debug}
 kernel=${2:-${KERNEL:-6.1}}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,14 +42,19 @@ srcv=${kernel%-rt}
 pkg=linux-source-$srcv
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
 mkdir -p "$cache"
-if [ "$srcv" = 7.3 ]; then
+if [ "$srcv" = 7.3 ] && [ -n "$cached" ]; then
+	# The pinned version, without fetching it.
+	srcver=$(sed -n 's/^LINUX_73_VERSION="\(.*\)"$/\1/p' "$top/scripts/fetch.sh")
+	src=$cache/src/$pkg-$srcver
+	tarball=
+elif [ "$srcv" = 7.3 ]; then
 	# Fetched and unpacked once; its directory name holds the version.
 	src=$("$top/scripts/fetch.sh" source 7.3) || exit 1
 	srcver=${src##*/"$pkg"-}
 	tarball=
 else
 	tarball=/usr/src/$pkg.tar.xz
-	[ -f "$tarball" ] || die "$pkg is not installed (run scripts/deps.sh)"
+	[ -f "$tarball" ] || { [ -n "$cached" ] && exit 1; die "$pkg is not installed (run scripts/deps.sh)"; }
 	srcver=$(dpkg-query -W -f='${Version}' "$pkg")
 	src=$cache/src/$pkg-$srcver
 fi
@@ -62,7 +77,11 @@ extract() {
 }
 
 # The user-space tests take kselftest_harness.h from the sources alone.
-if [ "$flavour" = source ]; then
+if [ "$flavour" = source ] && [ -n "$cached" ]; then
+	# 6.1 and 6.12 carry kernel.sh's mark; 7.3 is unpacked by fetch.sh.
+	{ [ -f "$src/.hwtimer-extracted" ] || { [ -z "$tarball" ] && [ -d "$src" ]; }; } && echo "$src"
+	exit $?
+elif [ "$flavour" = source ]; then
 	extract
 	echo "$src"
 	exit 0
@@ -85,6 +104,10 @@ awk '
 ' "${frags[@]}" >"$merged"
 hash=$( (cat "$merged"; echo "$srcver"; echo "$flavour $kernel") | sha256sum | cut -c1-16)
 out=$cache/kernel-$flavour-$kernel-$hash
+if [ -n "$cached" ]; then
+	[ -f "$out/.hwtimer-built" ] && echo "$out"
+	exit $?
+fi
 
 # modpost checks external modules against Module.symvers, which only `make
 # modules` writes; this kernel has no modules, so vmlinux's symbols are the
@@ -129,9 +152,9 @@ if ! make -C "$src" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules >"$out/bui
 	grep -E "error|Error" "$out/build.log" | head -30 >&2
 	exit 1
 fi
-# For the record of what a cold run costs (README): the wall time, which
-# depends on what else runs, and the CPU time of everything this script
-# ran (configuring too), which hardly does.
+# For the record of what a cold run costs (docs/testing.md): the wall
+# time, which depends on what else runs, and the CPU time of everything
+# this script ran (configuring too), which hardly does.
 times >"$out/times"	# not in a pipe: a subshell has no children
 cpu=$(tail -n 1 "$out/times" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } } END { printf "%.0f", s }')
 echo "$((SECONDS - t0)) s on $(nproc) CPUs, $cpu s of CPU time (user and system), load $(cut -d' ' -f1-3 /proc/loadavg) at the end" >"$out/build-time"

@@ -37,7 +37,7 @@ usage="usage: runner.sh check|runner-test|run|shell|stress MODE|bench MODE"
 # The test kernels `make check` boots when neither KERNELS nor KERNEL is
 # given: the one place to change the list. 6.1 is Debian 12's own kernel,
 # 6.12-rt the RT one, 7.3 mainline; the cold CI run's parts are in
-# README.md ("Cold CI").
+# docs/testing.md ("Cold CI").
 default_kernels="6.1 6.12-rt 7.3"
 mode=${1:?$usage}
 kernel=${KERNEL:-6.1}
@@ -101,6 +101,58 @@ build_user() {
 	say "user-space programs built"
 }
 
+# `make install` into $vm/install (PREFIX /usr/local) for the test kernel;
+# then, from the installed files only, as a module author and a library
+# user would build them: the sample module, copied out of the tree, with
+# samples/out-of-tree/Kbuild (the installed header and Module.symvers), and
+# the example of the installed libhwtimer(3), compiled with `pkg-config
+# --cflags --libs libhwtimer` and linked static (the VM has no shared
+# libraries; make lib-check links it shared too, on the host). The guest
+# loads the one and runs the other (installed_tests in guest-init.sh).
+# Whatever the install lacks fails a build here.
+install_stage() {
+	local root=$1 d=$vm/install oot=$vm/oot pc flags
+	rm -rf "$d" "$oot" "$root/hwt/installed"
+	mkdir -p "$oot" "$root/hwt/installed"
+	if ! KDIR=$kdir make -s install DESTDIR="$d" >"$vm/install.log" 2>&1; then
+		cat "$vm/install.log" >&2
+		fail "make install DESTDIR=$d KDIR=$kdir failed (above)"
+		return 0
+	fi
+	pass
+	cp samples/hwtimer_sample.c "$oot/"
+	sed "s|/usr/local/|$d/usr/local/|g" samples/out-of-tree/Kbuild >"$oot/Kbuild"
+	if make -C "$kdir" M="$oot" modules >"$oot.log" 2>&1 &&
+	   ! grep -v '^make' "$oot.log" | grep -E 'warning:|WARNING:|error:' >&2; then
+		cp "$oot/hwtimer_sample.ko" "$root/hwt/installed/"
+		pass
+	else
+		cat "$oot.log" >&2
+		fail "the sample module, built out of the tree from the installed files: build failed (above)"
+	fi
+	pc=$d/usr/local/lib/pkgconfig
+	scripts/man-example.sh "$d/usr/local/share/man/man3/libhwtimer.3" >"$oot/libhwtimer-example.c"
+	if flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$d pkg-config --cflags --libs libhwtimer) &&
+	   gcc -Wall -Wextra -Werror -static -o "$root/hwt/installed/libhwtimer-example" \
+		"$oot/libhwtimer-example.c" $flags; then
+		pass
+	else
+		fail "libhwtimer(3)'s example, built with pkg-config against the install: build failed (above)"
+	fi
+	say "built from the install: the sample module, libhwtimer(3)'s example"
+}
+
+# The documentation against the code (scripts/doc-check.sh): its programs
+# and modules compile, its structures and versions agree. Once per run.
+doc_check() {
+	local res last
+	res=$(HWT_OUT=$out scripts/doc-check.sh 2>&1) || true
+	last=$(tail -n 1 <<<"$res")
+	sed '$d' <<<"$res" | grep -v '^doc-check: ' || true
+	add_counts "$last" || fail "scripts/doc-check.sh did not finish: $last"
+	say "documentation checked ($last)"
+}
+
 # The modules against the test kernel (C=2: sparse checks every file each
 # time), and the fixtures with a hwtimer.ko of their own (which the
 # debugobjects fixture loads: runner-test needs nothing of the product),
@@ -138,6 +190,7 @@ build_stage() {
 			cp "$out/runner-test/ut/$(basename "$f" .c)" "$root/hwt/runner-test/ut/"
 		done
 	fi
+	[ "$mode" = check ] && install_stage "$root"
 	[ $stress = 1 ] && stress_stage "$root" smoke
 	[ $bench = 1 ] && bench_stage "$root" smoke
 	return 0
@@ -334,6 +387,21 @@ if [ -n "${one:-}" ]; then
 	exit 0
 fi
 
+# Say first which test kernels the run must build before it can boot them.
+announce_builds() {
+	local k todo=()
+	for k in "$@"; do
+		scripts/kernel.sh --cached debug "$k" >/dev/null 2>&1 || todo+=("$k")
+	done
+	[ ${#todo[@]} = 0 ] && return 0
+	say "not built yet: the ${todo[*]} debug kernel$([ ${#todo[@]} = 1 ] || echo s), which this run builds first: 4 to 14 minutes each on two cores (longer when the host is busy), 260 to 450 MB each in ${XDG_CACHE_HOME:-~/.cache}/hwtimer, and 1.5 to 1.8 GB for a source not unpacked yet (docs/testing.md)"
+}
+if [ "$mode" = check ]; then
+	announce_builds ${KERNELS:-$default_kernels}
+else
+	announce_builds "$kernel"
+fi
+
 scripts/deps.sh
 # C=2 with a sparse that every kernel's headers accept (scripts/fetch.sh).
 sparse=$(scripts/fetch.sh sparse) || abort "no sparse (scripts/fetch.sh sparse)"
@@ -357,6 +425,7 @@ kernels=${KERNELS:-$default_kernels}
 say "test kernels: $kernels"
 [ "$mode" = check ] && build_stock
 build_user
+[ "$mode" = check ] && doc_check
 parser_fixtures
 # Once for all kernels' parts, with the first one's kernel.
 kdir=$(scripts/kernel.sh debug "${kernels%% *}") || abort "no ${kernels%% *} debug kernel"

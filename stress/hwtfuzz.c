@@ -376,8 +376,13 @@ static void fill_entries(unsigned long cmd, unsigned char *p, uint32_t count, si
 			a.flags = fuzz_flags(HWTIMER_TIMEOUT_ABS);
 			a.result = rnd64();
 			a.id = rnd64();
-			if (chance(5))
-				a.reserved[rnd(2)] = rnd64();
+			if (chance(5)) {
+				/* A slack (valid up to INT64_MAX), or a reserved field. */
+				if (chance(50))
+					a.slack_ns = rnd64();
+				else
+					a.reserved = rnd64();
+			}
 			memcpy(e, &a, sizeof(a));
 		} else if (cmd == HWTIMER_IOC_CANCEL) {
 			struct hwtimer_cancel_entry c = { 0 };
@@ -681,16 +686,15 @@ static void fuzz_ioctl(int *fdp)
 		memset(info, 0xa5, sizeof(*info));
 		ret = ioctl(fd, cmd, info);
 		if (!ret && cmd == HWTIMER_IOC_INFO &&
-		    (info->reserved1 || info->precision > HWTIMER_PRECISION_COARSE ||
-		     (info->flags & ~HWTIMER_INFO_BOOTTIME) ||
-		     info->abi_version != HWTIMER_ABI_VERSION))
-			bad(BAD_CALL, "INFO left junk in its reserved fields (precision %u, flags %#x)",
-			    info->precision, info->flags);
+		    (info->reserved || info->precision > HWTIMER_PRECISION_COARSE ||
+		     (info->clockid != CLOCK_MONOTONIC && info->clockid != CLOCK_BOOTTIME) ||
+		     info->features != HWT_FEATURES))
+			bad(BAD_CALL, "INFO left junk (precision %u, clockid %d, features %#x)",
+			    info->precision, info->clockid, info->features);
 		else if (!ret && cmd == HWTIMER_IOC_INFO && slot >= NSHARED &&
-			 !(info->flags & HWTIMER_INFO_BOOTTIME) != !boottime[slot])
-			bad(BAD_CALL, "INFO says the clock is %s, but CONFIG chose %s",
-			    info->flags & HWTIMER_INFO_BOOTTIME ? "CLOCK_BOOTTIME" : "CLOCK_MONOTONIC",
-			    boottime[slot] ? "CLOCK_BOOTTIME" : "CLOCK_MONOTONIC");
+			 (info->clockid == CLOCK_BOOTTIME) != !!boottime[slot])
+			bad(BAD_CALL, "INFO says the clock is %d, but CONFIG chose %s",
+			    info->clockid, boottime[slot] ? "CLOCK_BOOTTIME" : "CLOCK_MONOTONIC");
 	} else if (cmd == HWTIMER_IOC_CONFIG) {
 		/* Never with random memory: see fuzz_config(). */
 		ret = fuzz_config(fd, slot, cmd);
@@ -831,7 +835,7 @@ static void drain(int fd)
 	int i;
 
 	boot = !ioctl(fd, HWTIMER_IOC_INFO, &info) &&
-	       (info.flags & HWTIMER_INFO_BOOTTIME);
+	       info.clockid == CLOCK_BOOTTIME;
 	for (i = 0; i < 8; i++) {
 		n = read(fd, r, sizeof(r));
 		if (n <= 0)
@@ -927,6 +931,10 @@ static void fuzz_epoll(void)
 		break;
 	}
 }
+
+/* An ARM entry's outputs (result, id, deadline_ns) end here. */
+#define ARM_OUT_END	(offsetof(struct hwtimer_arm_entry, deadline_ns) + \
+			 sizeof(((struct hwtimer_arm_entry *)0)->deadline_ns))
 
 /* This worker's own file's pending + queued timeouts. */
 static long long own_count(void)
@@ -1033,7 +1041,7 @@ static void fuzz_efault(void)
 		hdr->entries = (uintptr_t)ent;
 		hdr->count = count;
 		efault_batch(HWTIMER_IOC_ARM, ent, count,
-			     offsetof(struct hwtimer_arm_entry, reserved), 1, hdr, false);
+			     ARM_OUT_END, 1, hdr, false);
 		break;
 	case 1:
 		/* CANCEL of live timeouts, the array running into it. */
@@ -1076,14 +1084,14 @@ static void fuzz_efault(void)
 		hdr = (void *)(EDGE - offsetof(struct hwtimer_batch, done));
 		memcpy(hdr, &b, offsetof(struct hwtimer_batch, done));
 		efault_batch(HWTIMER_IOC_ARM, arena + pg, count,
-			     offsetof(struct hwtimer_arm_entry, reserved), 1, hdr, true);
+			     ARM_OUT_END, 1, hdr, true);
 		break;
 	default:
 		/* The whole header read-only (it points at page 4). */
 		fill_arm(&a, 0);
 		memcpy(arena + 4 * pg, &a, sizeof(a));
 		efault_batch(HWTIMER_IOC_ARM, arena + 4 * pg, 1,
-			     offsetof(struct hwtimer_arm_entry, reserved), 1,
+			     ARM_OUT_END, 1,
 			     (void *)RO_HDR, true);
 		break;
 	}
@@ -1555,7 +1563,7 @@ static int sanity(void)
 		tap(false, "open: %s", strerror(errno));
 		return 1;
 	}
-	tap(!ht_info(fd, &info) && info.abi_version == HWTIMER_ABI_VERSION &&
+	tap(!ht_info(fd, &info) && info.features == HWT_FEATURES &&
 	    !info.pending && !info.queued, "INFO of a fresh file");
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < 10; i++) {

@@ -633,7 +633,7 @@ static void check_leaks(void)
 		tap(false, "open");
 		return;
 	}
-	if (ht_info(fd, &info) || info.reserved[0] || info.reserved[1] ||
+	if (ht_info(fd, &info) || info.reserved ||
 	    info.record_size != sizeof(r[0]))
 		ok = 0;
 	memset(a, 0, sizeof(a));
@@ -652,7 +652,7 @@ static void check_leaks(void)
 	if (poll(&p, 1, 5000) == 1)
 		n = read(fd, r, sizeof(r));
 	if (n != sizeof(r[0]) || r[0].cookie != 42 || r[0].id != a[0].id || r[0].flags ||
-	    r[0].error || r[0].overrun || r[0].expired_ns < r[0].deadline_ns ||
+	    r[0].reserved || r[0].overrun || r[0].expired_ns < r[0].deadline_ns ||
 	    (r[0].id >> 48) || r[1].cookie != 0x5a5a5a5a5a5a5a5aULL)
 		ok = 0;
 	close(fd);

@@ -408,8 +408,9 @@ static void got_record(const struct hwtimer_expiry *r, uint64_t t_read)
 		       (unsigned long long)r->expired_ns, (unsigned long long)t_read);
 		inc(early);
 	}
-	if (r->flags & ~HWTIMER_EXPIRY_REARMED || (r->overrun && !e->periodic)) {
-		complain("record with odd flags or overrun", idx, e, atomic_load(&e->state));
+	if (r->flags & ~HWTIMER_EXPIRY_REARMED || r->reserved || (r->overrun && !e->periodic)) {
+		complain("record with odd flags, reserved or overrun", idx, e,
+			 atomic_load(&e->state));
 		inc(errors);
 	}
 	if (r->flags & HWTIMER_EXPIRY_REARMED) {
@@ -426,8 +427,8 @@ static void got_record(const struct hwtimer_expiry *r, uint64_t t_read)
 		inc(periodic_reads);
 		return;
 	}
-	if (e->periodic && !r->error) {
-		complain("periodic record neither re-armed nor failed", idx, e,
+	if (e->periodic) {
+		complain("periodic record not re-armed", idx, e,
 			 atomic_load(&e->state));
 		inc(errors);
 	}
@@ -491,9 +492,8 @@ static void do_info(struct hfd *h)
 {
 	struct hwtimer_info info;
 
-	if (ht_info(h->fd, &info) || info.abi_version != HWTIMER_ABI_VERSION ||
-	    info.pending + info.queued > info.file_cap || info.reserved[0] ||
-	    info.reserved[1]) {
+	if (ht_info(h->fd, &info) || info.features != HWT_FEATURES ||
+	    info.pending + info.queued > info.file_cap || info.reserved) {
 		printf("# info: inconsistent\n");
 		inc(errors);
 	}

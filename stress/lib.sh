@@ -46,7 +46,7 @@ stress_conf() {
 			'SEC_ARGS="-m"'
 		;;
 	soak)
-		# Until the totals of the issue-11 soak: 10M ledger operations
+		# Until the soak's totals: 10M ledger operations
 		# in the kernel and in user space each, 1M fuzzer calls, 50
 		# hotplug cycles under load (hotplug first: its two ledgers
 		# count towards the 10M).

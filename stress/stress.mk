@@ -22,8 +22,8 @@
 #                       with KCSAN instead of KASAN (scripts/kcsan.config)
 #
 # STRESS_STEPS="kacct faults ..." runs only some steps; STRESS_PATCHES=file
-# tries a proposed fix on a copy of the sources; KERNEL=6.1 (default), 6.12
-# or 6.12-rt picks the test kernel.
+# tries a proposed fix on a copy of the sources; KERNEL=6.1 (default), 6.12,
+# 6.12-rt or 7.3 picks the test kernel.
 
 .PHONY: stress soak stress-smoke check-kcsan stress-user
 
@@ -39,11 +39,11 @@ STRESS_DEPS := $(wildcard include/uapi/linux/*.h tools/include/*.h)
 stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(addsuffix -32,$(STRESS_PROGS32))) \
 	$(HWT_OUT)/ut/dev_smoke_test $(HWT_OUT)/ut/dev_ioctl_test
 
-$(STRESS_BIN)/%-32: stress/%.c $(STRESS_DEPS)
+$(STRESS_BIN)/%-32: stress/%.c $(STRESS_DEPS) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_M32) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 
-$(STRESS_BIN)/%: stress/%.c $(STRESS_DEPS)
+$(STRESS_BIN)/%: stress/%.c $(STRESS_DEPS) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 

@@ -273,8 +273,8 @@ int main(int argc, char **argv)
 	if (err)
 		die("hwtimer_file_info", -err);
 	d.tick = info.tick_ns;
-	printf("hwtimer ABI %u: tick %" PRIu64 " ns, %u slots (precision %u), file cap %" PRIu64
-	       ", user cap %" PRIu64 ", global cap %" PRIu64 "\n", info.abi_version,
+	printf("hwtimer capabilities %#x: tick %" PRIu64 " ns, %u slots (precision %u), file cap %" PRIu64
+	       ", user cap %" PRIu64 ", global cap %" PRIu64 "\n", info.features,
 	       d.tick, info.slots, info.precision, (uint64_t)info.file_cap,
 	       (uint64_t)info.user_cap, (uint64_t)info.global_cap);
 	/* A ring, where the module has rings; else records come by read(). */

@@ -12,41 +12,147 @@
 #include "hwtimer_test.h"
 
 
-/* The layout is part of the ABI: the same for 32-bit and 64-bit callers. */
+/*
+ * The layout is the ABI of hwtimer 1.0, pinned field by field: the same
+ * for 32-bit and 64-bit callers (this test runs in both builds), and the
+ * ioctl numbers, which encode the sizes.
+ */
+#define HT_AT(type, field, off, size)					\
+	do {								\
+		ASSERT_EQ(off, offsetof(struct type, field))		\
+			TH_LOG(#type "." #field);			\
+		ASSERT_EQ(size, sizeof(((struct type *)0)->field))	\
+			TH_LOG(#type "." #field);			\
+	} while (0)
+
 TEST(struct_layout)
 {
 	ASSERT_EQ(96, sizeof(struct hwtimer_info));
-	ASSERT_EQ(8, offsetof(struct hwtimer_info, tick_ns));
-	ASSERT_EQ(64, offsetof(struct hwtimer_info, user_cap));
-	ASSERT_EQ(72, offsetof(struct hwtimer_info, user_count));
-	ASSERT_EQ(80, offsetof(struct hwtimer_info, reserved));
+	HT_AT(hwtimer_info, features, 0, 4);
+	HT_AT(hwtimer_info, batch_max, 4, 4);
+	HT_AT(hwtimer_info, tick_ns, 8, 8);
+	HT_AT(hwtimer_info, slots, 16, 4);
+	HT_AT(hwtimer_info, record_size, 20, 4);
+	HT_AT(hwtimer_info, file_cap, 24, 8);
+	HT_AT(hwtimer_info, global_cap, 32, 8);
+	HT_AT(hwtimer_info, global_count, 40, 8);
+	HT_AT(hwtimer_info, pending, 48, 8);
+	HT_AT(hwtimer_info, queued, 56, 8);
+	HT_AT(hwtimer_info, user_cap, 64, 8);
+	HT_AT(hwtimer_info, user_count, 72, 8);
+	HT_AT(hwtimer_info, clockid, 80, 4);
+	HT_AT(hwtimer_info, precision, 84, 4);
+	HT_AT(hwtimer_info, reserved, 88, 8);
+
+	ASSERT_EQ(32, sizeof(struct hwtimer_config));
+	HT_AT(hwtimer_config, clockid, 0, 4);
+	HT_AT(hwtimer_config, precision, 4, 4);
+	HT_AT(hwtimer_config, reserved, 8, 24);
+
 	ASSERT_EQ(64, sizeof(struct hwtimer_arm_entry));
-	ASSERT_EQ(24, offsetof(struct hwtimer_arm_entry, flags));
-	ASSERT_EQ(28, offsetof(struct hwtimer_arm_entry, result));
-	ASSERT_EQ(32, offsetof(struct hwtimer_arm_entry, id));
-	ASSERT_EQ(48, offsetof(struct hwtimer_arm_entry, reserved));
+	HT_AT(hwtimer_arm_entry, cookie, 0, 8);
+	HT_AT(hwtimer_arm_entry, expires_ns, 8, 8);
+	HT_AT(hwtimer_arm_entry, period_ns, 16, 8);
+	HT_AT(hwtimer_arm_entry, flags, 24, 4);
+	HT_AT(hwtimer_arm_entry, result, 28, 4);
+	HT_AT(hwtimer_arm_entry, id, 32, 8);
+	HT_AT(hwtimer_arm_entry, deadline_ns, 40, 8);
+	HT_AT(hwtimer_arm_entry, slack_ns, 48, 8);
+	HT_AT(hwtimer_arm_entry, reserved, 56, 8);
+
 	ASSERT_EQ(24, sizeof(struct hwtimer_cancel_entry));
-	ASSERT_EQ(12, offsetof(struct hwtimer_cancel_entry, result));
+	HT_AT(hwtimer_cancel_entry, id, 0, 8);
+	HT_AT(hwtimer_cancel_entry, flags, 8, 4);
+	HT_AT(hwtimer_cancel_entry, result, 12, 4);
+	HT_AT(hwtimer_cancel_entry, status, 16, 4);
+	HT_AT(hwtimer_cancel_entry, reserved, 20, 4);
+
 	ASSERT_EQ(48, sizeof(struct hwtimer_modify_entry));
-	ASSERT_EQ(40, offsetof(struct hwtimer_modify_entry, status));
+	HT_AT(hwtimer_modify_entry, id, 0, 8);
+	HT_AT(hwtimer_modify_entry, expires_ns, 8, 8);
+	HT_AT(hwtimer_modify_entry, period_ns, 16, 8);
+	HT_AT(hwtimer_modify_entry, flags, 24, 4);
+	HT_AT(hwtimer_modify_entry, result, 28, 4);
+	HT_AT(hwtimer_modify_entry, deadline_ns, 32, 8);
+	HT_AT(hwtimer_modify_entry, status, 40, 4);
+	HT_AT(hwtimer_modify_entry, reserved, 44, 4);
+
+	ASSERT_EQ(80, sizeof(struct hwtimer_get_entry));
+	HT_AT(hwtimer_get_entry, id, 0, 8);
+	HT_AT(hwtimer_get_entry, flags, 8, 4);
+	HT_AT(hwtimer_get_entry, result, 12, 4);
+	HT_AT(hwtimer_get_entry, status, 16, 4);
+	HT_AT(hwtimer_get_entry, reserved, 20, 4);
+	HT_AT(hwtimer_get_entry, cookie, 24, 8);
+	HT_AT(hwtimer_get_entry, deadline_ns, 32, 8);
+	HT_AT(hwtimer_get_entry, period_ns, 40, 8);
+	HT_AT(hwtimer_get_entry, remaining_ns, 48, 8);
+	HT_AT(hwtimer_get_entry, overrun, 56, 8);
+	HT_AT(hwtimer_get_entry, slack_ns, 64, 8);
+	HT_AT(hwtimer_get_entry, reserved2, 72, 8);
+
 	ASSERT_EQ(40, sizeof(struct hwtimer_batch));
-	ASSERT_EQ(16, offsetof(struct hwtimer_batch, done));
+	HT_AT(hwtimer_batch, entries, 0, 8);
+	HT_AT(hwtimer_batch, count, 8, 4);
+	HT_AT(hwtimer_batch, flags, 12, 4);
+	HT_AT(hwtimer_batch, done, 16, 4);
+	HT_AT(hwtimer_batch, failed, 20, 4);
+	HT_AT(hwtimer_batch, reserved, 24, 16);
+
 	ASSERT_EQ(48, sizeof(struct hwtimer_expiry));
-	ASSERT_EQ(40, offsetof(struct hwtimer_expiry, flags));
-	ASSERT_EQ(44, offsetof(struct hwtimer_expiry, error));
-	/* The size is encoded in the command, so it differs if they did. */
-	ASSERT_EQ(sizeof(struct hwtimer_batch), _IOC_SIZE(HWTIMER_IOC_ARM));
-	ASSERT_EQ(sizeof(struct hwtimer_info), _IOC_SIZE(HWTIMER_IOC_INFO));
+	HT_AT(hwtimer_expiry, id, 0, 8);
+	HT_AT(hwtimer_expiry, cookie, 8, 8);
+	HT_AT(hwtimer_expiry, deadline_ns, 16, 8);
+	HT_AT(hwtimer_expiry, expired_ns, 24, 8);
+	HT_AT(hwtimer_expiry, overrun, 32, 8);
+	HT_AT(hwtimer_expiry, flags, 40, 4);
+	HT_AT(hwtimer_expiry, reserved, 44, 4);
+
+	ASSERT_EQ(64, sizeof(struct hwtimer_ring_params));
+	HT_AT(hwtimer_ring_params, entries, 0, 4);
+	HT_AT(hwtimer_ring_params, flags, 4, 4);
+	HT_AT(hwtimer_ring_params, head_off, 8, 4);
+	HT_AT(hwtimer_ring_params, tail_off, 12, 4);
+	HT_AT(hwtimer_ring_params, flags_off, 16, 4);
+	HT_AT(hwtimer_ring_params, records_off, 20, 4);
+	HT_AT(hwtimer_ring_params, mmap_size, 24, 8);
+	HT_AT(hwtimer_ring_params, reserved, 32, 32);
+
+	ASSERT_EQ(0x80604a00UL, (unsigned long)HWTIMER_IOC_INFO);
+	ASSERT_EQ(0xc0284a01UL, (unsigned long)HWTIMER_IOC_ARM);
+	ASSERT_EQ(0xc0284a02UL, (unsigned long)HWTIMER_IOC_CANCEL);
+	ASSERT_EQ(0xc0284a03UL, (unsigned long)HWTIMER_IOC_MODIFY);
+	ASSERT_EQ(0xc0284a04UL, (unsigned long)HWTIMER_IOC_GET);
+	ASSERT_EQ(0x40204a05UL, (unsigned long)HWTIMER_IOC_CONFIG);
+	ASSERT_EQ(0xc0404a06UL, (unsigned long)HWTIMER_IOC_RING);
+
+	/* The values of the constants a program compiles in. */
+	ASSERT_EQ(1, HWTIMER_FEAT_RING);
+	ASSERT_EQ(2, HWTIMER_FEAT_GET);
+	ASSERT_EQ(4, HWTIMER_FEAT_CONFIG);
+	ASSERT_EQ(8, HWTIMER_FEAT_SLACK);
+	ASSERT_EQ(4096, HWTIMER_BATCH_MAX);
+	ASSERT_EQ(65536, HWTIMER_RING_MAX);
+	ASSERT_EQ(0, HWTIMER_RING_OFF);
+	ASSERT_EQ(0, HWTIMER_PRECISION_DEFAULT);
+	ASSERT_EQ(1, HWTIMER_PRECISION_FINE);
+	ASSERT_EQ(2, HWTIMER_PRECISION_COARSE);
+	ASSERT_EQ(1, HWTIMER_TIMEOUT_ABS);
+	ASSERT_EQ(1, HWTIMER_BATCH_CONTINUE);
+	ASSERT_EQ(1, HWTIMER_EXPIRY_REARMED);
+	ASSERT_EQ(1, HWTIMER_RING_OVERFLOW);
+	ASSERT_EQ(1, HWTIMER_STATUS_PENDING);
+	ASSERT_EQ(2, HWTIMER_STATUS_EXPIRED);
 }
 
 TEST_F(hwt, info)
 {
 	struct hwtimer_info *i = &self->info;
 	long long param;
-	unsigned int k;
 
 	HWT_NEED_DEV();
-	ASSERT_EQ(HWTIMER_ABI_VERSION, i->abi_version);
+	/* Every capability of 1.0, and no bit this program cannot know. */
+	ASSERT_EQ(HWT_FEATURES, i->features);
 	ASSERT_EQ(HWTIMER_BATCH_MAX, i->batch_max);
 	ASSERT_EQ(sizeof(struct hwtimer_expiry), i->record_size);
 	ASSERT_LT(0, i->tick_ns);
@@ -63,8 +169,10 @@ TEST_F(hwt, info)
 		ASSERT_EQ((unsigned long long)param, i->user_cap);
 	ASSERT_LE(i->user_count, i->user_cap);
 	ASSERT_LE(i->user_count, i->global_count);
-	for (k = 0; k < ARRAY_SIZE(i->reserved); k++)
-		ASSERT_EQ(0, i->reserved[k]) TH_LOG("reserved[%u]", k);
+	/* A new file's configuration. */
+	ASSERT_EQ(CLOCK_MONOTONIC, i->clockid);
+	ASSERT_EQ(HWTIMER_PRECISION_DEFAULT, i->precision);
+	ASSERT_EQ(0, i->reserved);
 	TH_LOG("tick %llu ns, %u slots, caps %llu/%llu/%llu (file/user/global), %llu/%llu in use (user/all)",
 	       (unsigned long long)i->tick_ns, i->slots,
 	       (unsigned long long)i->file_cap,
@@ -153,7 +261,7 @@ TEST_F(hwt, arm_one)
 	ASSERT_LE(r.deadline_ns, r.expired_ns);
 	ASSERT_EQ(0, r.overrun);
 	ASSERT_EQ(0, r.flags);
-	ASSERT_EQ(0, r.error);
+	ASSERT_EQ(0, r.reserved);
 }
 
 TEST_F(hwt, arm_batch)
@@ -268,7 +376,7 @@ TEST_F(hwt, arm_reserved_nonzero)
 
 	HWT_NEED_DEV();
 	ht_arm_entry(&e, 0, MS, 0, 0);
-	e.reserved[1] = 1;
+	e.reserved = 1;
 	ASSERT_EQ(-EINVAL, ht_batch(self->fd, HWTIMER_IOC_ARM, &e, 1, 0, &done, &failed));
 	ASSERT_EQ(-EINVAL, e.result);
 	ASSERT_EQ(1, done);
@@ -674,7 +782,7 @@ TEST_F(hwt, batch_partial_continue)
 	for (k = 0; k < 6; k++)
 		ht_arm_entry(&e[k], k, HWT_FAR_NS, 0, 0);
 	e[1].period_ns = 1;
-	e[4].reserved[1] = 9;
+	e[4].reserved = 9;
 	ASSERT_EQ(0, ht_batch(self->fd, HWTIMER_IOC_ARM, e, 6, HWTIMER_BATCH_CONTINUE,
 			       &done, &failed));
 	ASSERT_EQ(6, done);
@@ -1197,8 +1305,8 @@ static void fail_nth_off(void)
 /*
  * Whatever user copy of a MODIFY, CANCEL or ARM call fails, the call is
  * exact: an entry that done does not count was not acted on, one it
- * counts was. (MODIFY used to move the timeout, then fail to write its
- * outputs back and return EFAULT with done 0.)
+ * counts was: no MODIFY moves the timeout and then fails to write its
+ * outputs back, returning EFAULT with done 0.
  */
 TEST_F(hwt, fault_injected_writeback_exact)
 {

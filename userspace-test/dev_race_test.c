@@ -401,9 +401,9 @@ TEST_F(cap, global_cap)
 /*
  * Near global_cap, an arm that fails part way never holds the cap for
  * more than it armed, not even for a moment: another process's arms that
- * fit under the cap never fail with EDQUOT. (An ARM run used to charge
- * all its entries first and give back those after an entry that could
- * not be written: a failing batch of 16 briefly took 16 places.)
+ * fit under the cap never fail with EDQUOT (a batch that charged all its
+ * entries first and gave back those after an entry that could not be
+ * written would briefly take 16 places for a failing batch of 16).
  */
 TEST_F_TIMEOUT(cap, global_cap_no_transient_charge, 120)
 {

@@ -691,7 +691,7 @@ TEST_F(hwt, periodic)
 		ASSERT_EQ(id, r.id);
 		ASSERT_EQ(77, r.cookie);
 		ASSERT_EQ(HWTIMER_EXPIRY_REARMED, r.flags);
-		ASSERT_EQ(0, r.error);
+		ASSERT_EQ(0, r.reserved);
 		ASSERT_LE(r.deadline_ns, r.expired_ns);
 		if (k)
 			ASSERT_EQ(prev_dl + (prev_ov + 1) * period, r.deadline_ns);

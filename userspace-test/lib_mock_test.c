@@ -5,8 +5,8 @@
  * are linked to the mock below (ld --wrap, UT_LDFLAGS_lib_mock_test in the
  * Makefile); every other file goes to the real calls. So the library's
  * side of the protocol is tested where the real device cannot be made to
- * misbehave: a module of ABI version 2 (no ring) or one without
- * HWTIMER_IOC_RING, ring parameters that do not fit the mapping, a tail
+ * misbehave: a module without the capability bits of rings, GET or CONFIG,
+ * one whose HWTIMER_IOC_RING is unknown, ring parameters that do not fit the mapping, a tail
  * that runs ahead of the ring, records in the kernel's queue behind a
  * full ring, a read() that returns part of a record, batches sliced to
  * the batch_max the kernel reports. Needs no device: it runs anywhere,
@@ -29,6 +29,12 @@
 
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
+/* The capabilities the mock module reports: all of 1.0, or some missing. */
+#define ALL		(HWTIMER_FEAT_RING | HWTIMER_FEAT_GET | HWTIMER_FEAT_CONFIG | \
+			 HWTIMER_FEAT_SLACK)
+#define NO_RING		(ALL & ~HWTIMER_FEAT_RING)
+#define NO_GET_CONFIG	(ALL & ~(HWTIMER_FEAT_RING | HWTIMER_FEAT_GET | HWTIMER_FEAT_CONFIG))
+
 #define MOCK_PATH	"/mock/hwtimer"
 #define QMAX		4096
 
@@ -42,7 +48,8 @@ int __real_munmap(void *addr, size_t len);
 /* The kernel this program plays, reset by each test. */
 static struct mock {
 	int fd;				/* a /dev/null descriptor stands for the file */
-	unsigned int abi, batch_max;
+	uint32_t features;		/* HWTIMER_FEAT_* that INFO reports */
+	unsigned int batch_max;
 	bool ring_enotty;		/* HWTIMER_IOC_RING unknown (ENOTTY) */
 	int corrupt;			/* which lie RING tells (see mock_ring()) */
 	unsigned int partial_read;	/* bytes read() cuts off its result */
@@ -82,12 +89,12 @@ static uint32_t *word(uint32_t off)
 	return (uint32_t *)(m.mem + off);
 }
 
-static void mock_reset(unsigned int abi, unsigned int batch_max)
+static void mock_reset(uint32_t features, unsigned int batch_max)
 {
 	free(m.mem);
 	memset(&m, 0, sizeof(m));
 	m.fd = -1;
-	m.abi = abi;
+	m.features = features;
 	m.batch_max = batch_max;
 	m.next_id = 1000;
 }
@@ -196,7 +203,7 @@ static int mock_batch(unsigned long req, struct hwtimer_batch *b)
 	unsigned int i;
 	int err = 0;
 
-	if (req == HWTIMER_IOC_GET && m.abi < 2) {
+	if (req == HWTIMER_IOC_GET && !(m.features & HWTIMER_FEAT_GET)) {
 		errno = ENOTTY;
 		return -1;
 	}
@@ -280,7 +287,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			return -1;
 		}
 		memset(info, 0, sizeof(*info));
-		info->abi_version = m.abi;
+		info->features = m.features;
 		info->pending = m.pending;
 		info->queued = m.qt - m.qh;
 		info->batch_max = m.batch_max;
@@ -289,11 +296,11 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		return 0;
 	}
 	case HWTIMER_IOC_RING:
-		if (m.abi >= 3)
+		if (m.features & HWTIMER_FEAT_RING)
 			return mock_ring(arg);
 		break;
 	case HWTIMER_IOC_CONFIG:
-		if (m.abi < 2)
+		if (!(m.features & HWTIMER_FEAT_CONFIG))
 			break;
 		if (m.config_fail) {
 			errno = m.config_fail;
@@ -402,9 +409,9 @@ int __wrap_munmap(void *addr, size_t len)
 	return 0;
 }
 
-static struct hwtimer_file *mock_open(unsigned int abi, unsigned int batch_max)
+static struct hwtimer_file *mock_open(uint32_t features, unsigned int batch_max)
 {
-	mock_reset(abi, batch_max);
+	mock_reset(features, batch_max);
 	return hwtimer_file_open(MOCK_PATH, 0);
 }
 
@@ -437,17 +444,17 @@ static size_t drain(struct __test_metadata *_metadata, struct hwtimer_file *f,
 	}
 }
 
-TEST(abi2_without_ring)
+TEST(no_ring_capability)
 {
-	struct hwtimer_file *f = mock_open(2, 4096);
+	struct hwtimer_file *f = mock_open(NO_RING, 4096);
 	const struct hwtimer_expiry *p;
 	struct hwtimer_expiry recs[8];
 	uint64_t next = 0;
 
 	ASSERT_TRUE(f != NULL);
-	EXPECT_EQ(2, hwtimer_file_abi_version(f));
+	EXPECT_EQ(NO_RING, hwtimer_file_features(f));
 	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
-	EXPECT_EQ(0, m.ring_ioctls) TH_LOG("RING asked of a version 2 module");
+	EXPECT_EQ(0, m.ring_ioctls) TH_LOG("RING asked of a module without HWTIMER_FEAT_RING");
 	EXPECT_EQ(0, hwtimer_file_ring_entries(f));
 	EXPECT_EQ(0, hwtimer_file_reap(f, recs, 8));
 	mock_expire(20);
@@ -467,9 +474,9 @@ TEST(abi2_without_ring)
 	hwtimer_file_close(f);
 }
 
-TEST(abi1_no_get_no_config)
+TEST(no_get_no_config_capability)
 {
-	struct hwtimer_file *f = mock_open(1, 4096);
+	struct hwtimer_file *f = mock_open(NO_GET_CONFIG, 4096);
 	struct hwtimer_get_entry g;
 	struct hwtimer_batch_result r = { 5, 5 };
 
@@ -484,7 +491,7 @@ TEST(abi1_no_get_no_config)
 
 TEST(ring_enotty)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	uint64_t next = 0;
 
 	ASSERT_TRUE(f != NULL);
@@ -501,7 +508,7 @@ TEST(ring_params_checked)
 	int lie;
 
 	for (lie = 1; lie <= 7; lie++) {
-		struct hwtimer_file *f = mock_open(3, 4096);
+		struct hwtimer_file *f = mock_open(ALL, 4096);
 
 		ASSERT_TRUE(f != NULL);
 		m.corrupt = lie;
@@ -517,7 +524,7 @@ TEST(ring_params_checked)
 
 TEST(ring_wrap_and_head)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	const struct hwtimer_expiry *p;
 	struct hwtimer_expiry recs[8];
 	uint64_t next = 0;
@@ -557,7 +564,7 @@ TEST(ring_wrap_and_head)
 /* The kernel made the ring, mmap() failed: a second call maps that ring. */
 TEST(ring_mmap_retry)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	struct hwtimer_expiry recs[4];
 
 	ASSERT_TRUE(f != NULL);
@@ -585,7 +592,7 @@ TEST(ring_overflow_order)
 
 	for (keeps = 0; keeps < 2; keeps++) {
 		for (zc = 0; zc < 2; zc++) {
-			struct hwtimer_file *f = mock_open(3, 4096);
+			struct hwtimer_file *f = mock_open(ALL, 4096);
 			uint64_t next = 0;
 
 			ASSERT_TRUE(f != NULL);
@@ -618,7 +625,7 @@ TEST(ring_overflow_order)
  */
 TEST(ring_small_not_polled)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	uint64_t next = 0;
 
 	ASSERT_TRUE(f != NULL);
@@ -634,7 +641,7 @@ TEST(ring_small_not_polled)
 /* read() only when the ring is empty and the kernel says its queue holds records. */
 TEST(ring_no_needless_read)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	struct hwtimer_expiry recs[8];
 
 	ASSERT_TRUE(f != NULL);
@@ -659,7 +666,7 @@ TEST(ring_no_needless_read)
  */
 TEST(ring_queue_moved_before_read)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	const struct hwtimer_expiry *p;
 	struct hwtimer_expiry recs[8];
 	uint64_t next;
@@ -691,7 +698,7 @@ TEST(ring_queue_moved_before_read)
 
 TEST(ring_tail_ahead)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	const struct hwtimer_expiry *p;
 	struct hwtimer_expiry recs[8];
 
@@ -707,7 +714,7 @@ TEST(ring_tail_ahead)
 
 TEST(read_partial_record)
 {
-	struct hwtimer_file *f = mock_open(2, 4096);
+	struct hwtimer_file *f = mock_open(NO_RING, 4096);
 	struct hwtimer_expiry recs[8];
 
 	ASSERT_TRUE(f != NULL);
@@ -719,7 +726,7 @@ TEST(read_partial_record)
 
 TEST(wait_peeks_with_no_buffer)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	const struct hwtimer_expiry *p;
 
 	ASSERT_TRUE(f != NULL);
@@ -736,7 +743,7 @@ TEST(wait_peeks_with_no_buffer)
 /* Batches are cut to the kernel's batch_max; errors and totals as the ioctl's. */
 TEST(batch_slices)
 {
-	struct hwtimer_file *f = mock_open(3, 5);
+	struct hwtimer_file *f = mock_open(ALL, 5);
 	struct hwtimer_arm_entry arm[12];
 	struct hwtimer_cancel_entry can[12];
 	struct hwtimer_batch_result r;
@@ -787,11 +794,11 @@ TEST(batch_slices)
  * hwtimer_file_get(3): on failure, entry->result holds the error and every
  * other field but id is zero, also when the call failed before the kernel
  * reached the entry. Batches of 0 entries: nothing, unless the flags or
- * the module's version refuse.
+ * the module's capabilities refuse.
  */
 TEST(get_and_empty_batches)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	struct hwtimer_batch_result r;
 	struct hwtimer_arm_entry a;
 	struct hwtimer_get_entry g;
@@ -821,7 +828,7 @@ TEST(get_and_empty_batches)
 	EXPECT_EQ(0, r.failed);
 	EXPECT_EQ(0, m.ioctls);
 	hwtimer_file_close(f);
-	f = mock_open(1, 4096);
+	f = mock_open(NO_GET_CONFIG, 4096);
 	ASSERT_TRUE(f != NULL);
 	memset(&r, 0xa5, sizeof(r));
 	EXPECT_EQ(-EOPNOTSUPP, hwtimer_file_get_batch(f, &g, 0, 0, &r));
@@ -847,7 +854,7 @@ static void clear_nonblock(struct __test_metadata *_metadata, struct hwtimer_fil
  */
 TEST(nonblocking_whatever_the_caller_does)
 {
-	struct hwtimer_file *f = mock_open(2, 4096);
+	struct hwtimer_file *f = mock_open(NO_RING, 4096);
 	const struct hwtimer_expiry *p;
 	struct hwtimer_expiry recs[8];
 	uint64_t next = 0;
@@ -881,7 +888,7 @@ TEST(nonblocking_whatever_the_caller_does)
 	 * kernel's queue into the ring before the library's read(): that
 	 * read() finds the queue empty.
 	 */
-	f = mock_open(3, 4096);
+	f = mock_open(ALL, 4096);
 	ASSERT_TRUE(f != NULL);
 	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 4));
 	m.poll_keeps = true;
@@ -902,7 +909,7 @@ TEST(nonblocking_whatever_the_caller_does)
  */
 TEST(configure_records_not_reaped)
 {
-	struct hwtimer_file *f = mock_open(3, 4096);
+	struct hwtimer_file *f = mock_open(ALL, 4096);
 	const struct hwtimer_expiry *p;
 	struct hwtimer_expiry recs[8];
 
@@ -934,7 +941,7 @@ TEST(configure_records_not_reaped)
 	hwtimer_file_close(f);
 
 	/* No ring: what read() put in the library's buffer. */
-	f = mock_open(2, 4096);
+	f = mock_open(NO_RING, 4096);
 	ASSERT_TRUE(f != NULL);
 	mock_expire(3);
 	ASSERT_EQ(3, hwtimer_file_peek(f, &p));
@@ -961,7 +968,7 @@ TEST(configure_records_not_reaped)
 	hwtimer_file_close(f);
 
 	/* The kernel made a ring the library could not map: it cannot look. */
-	f = mock_open(3, 4096);
+	f = mock_open(ALL, 4096);
 	ASSERT_TRUE(f != NULL);
 	m.mmap_fail = ENOMEM;
 	ASSERT_EQ(-ENOMEM, hwtimer_file_setup_ring(f, 8));
@@ -970,7 +977,7 @@ TEST(configure_records_not_reaped)
 	ASSERT_EQ(0, hwtimer_file_setup_ring(f, 8));
 	EXPECT_EQ(0, hwtimer_file_configure(f, CLOCK_BOOTTIME, 0));
 	hwtimer_file_close(f);
-	f = mock_open(3, 4096);
+	f = mock_open(ALL, 4096);
 	ASSERT_TRUE(f != NULL);
 	m.corrupt = 1;
 	ASSERT_EQ(-EPROTO, hwtimer_file_setup_ring(f, 8));
@@ -1018,7 +1025,7 @@ TEST(errno_open)
 {
 	struct hwtimer_file *f;
 
-	mock_reset(3, 4096);
+	mock_reset(ALL, 4096);
 	errno = ERRNO_MARK;
 	f = hwtimer_file_open(MOCK_PATH, 0);
 	ASSERT_TRUE(f != NULL);
@@ -1027,7 +1034,7 @@ TEST(errno_open)
 	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(NULL));
 
 	/* Closed: its descriptor, which /dev/null may get, is not the mock's. */
-	mock_reset(3, 4096);
+	mock_reset(ALL, 4096);
 	errno = ERRNO_MARK;
 	EXPECT_TRUE(hwtimer_file_open(MOCK_PATH, 1) == NULL);
 	EXPECT_EQ(EINVAL, errno) TH_LOG("flags 1: errno %d, not EINVAL", errno);
@@ -1037,16 +1044,16 @@ TEST(errno_open)
 	errno = ERRNO_MARK;
 	EXPECT_TRUE(hwtimer_file_open("/dev/null", 0) == NULL);
 	EXPECT_EQ(ENOTTY, errno) TH_LOG("not the device: errno %d, not ENOTTY", errno);
-	mock_reset(0, 4096);
+	mock_reset(ALL, 0);
 	errno = ERRNO_MARK;
 	EXPECT_TRUE(hwtimer_file_open(MOCK_PATH, 0) == NULL);
-	EXPECT_EQ(EPROTO, errno) TH_LOG("ABI version 0: errno %d, not EPROTO", errno);
+	EXPECT_EQ(EPROTO, errno) TH_LOG("a batch_max of 0: errno %d, not EPROTO", errno);
 }
 
 /* Every other function, on the paths where it succeeds and where it fails. */
 TEST(errno_kept)
 {
-	struct hwtimer_file *f = mock_open(3, 4);
+	struct hwtimer_file *f = mock_open(ALL, 4);
 	struct hwtimer_arm_entry arm[6];
 	struct hwtimer_cancel_entry can[6];
 	struct hwtimer_modify_entry mod[6];
@@ -1064,7 +1071,7 @@ TEST(errno_kept)
 	memset(get, 0, sizeof(get));
 
 	EXPECT_KEEPS_ERRNO(m.fd, hwtimer_file_fd(f));
-	EXPECT_KEEPS_ERRNO(3, hwtimer_file_abi_version(f));
+	EXPECT_KEEPS_ERRNO(ALL, hwtimer_file_features(f));
 	EXPECT_KEEPS_ERRNO(0, hwtimer_file_ring_entries(f));
 	EXPECT_KEEPS_ERRNO(0, hwtimer_file_info(f, &info));
 	m.info_fail = EFAULT;
@@ -1138,23 +1145,23 @@ TEST(errno_kept)
 	m.munmap_fail = EINVAL;
 	EXPECT_VOID_KEEPS_ERRNO(hwtimer_file_close(f));
 
-	/* Modules without a ring, or without GET and CONFIG. */
-	f = mock_open(2, 4096);
+	/* Modules without the capability of rings, or of GET and CONFIG. */
+	f = mock_open(NO_RING, 4096);
 	ASSERT_TRUE(f != NULL);
 	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
 	hwtimer_file_close(f);
-	f = mock_open(3, 4096);
+	f = mock_open(ALL, 4096);
 	ASSERT_TRUE(f != NULL);
 	m.ring_enotty = true;
 	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_setup_ring(f, 8));
 	hwtimer_file_close(f);
-	f = mock_open(3, 4096);
+	f = mock_open(ALL, 4096);
 	ASSERT_TRUE(f != NULL);
 	m.corrupt = 1;
 	EXPECT_KEEPS_ERRNO(-EPROTO, hwtimer_file_setup_ring(f, 8));
 	EXPECT_KEEPS_ERRNO(-EPROTO, hwtimer_file_setup_ring(f, 8));
 	hwtimer_file_close(f);
-	f = mock_open(1, 4096);
+	f = mock_open(NO_GET_CONFIG, 4096);
 	ASSERT_TRUE(f != NULL);
 	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_configure(f, CLOCK_MONOTONIC, 0));
 	EXPECT_KEEPS_ERRNO(-EOPNOTSUPP, hwtimer_file_get(f, 1, &g));

@@ -66,8 +66,8 @@ FIXTURE_TEARDOWN(lib)
 	do {								\
 		int __r = hwtimer_file_setup_ring(self->f, entries);	\
 		if (__r == -EOPNOTSUPP)					\
-			SKIP(return, "the module has no ring (ABI %u)",	\
-			     hwtimer_file_abi_version(self->f));	\
+			SKIP(return, "the module has no ring (%#x)",	\
+			     hwtimer_file_features(self->f));		\
 		ASSERT_EQ(0, __r) TH_LOG("setup_ring(%u): %s",	\
 					  (unsigned int)(entries), strerror(-__r)); \
 	} while (0)
@@ -263,8 +263,8 @@ TEST_F(lib, open_info)
 	EXPECT_TRUE(fl & O_NONBLOCK) TH_LOG("the file is not non-blocking");
 	EXPECT_EQ(O_RDWR, fl & O_ACCMODE);
 	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC) TH_LOG("the file is not close-on-exec");
-	EXPECT_EQ(self->info.abi_version, hwtimer_file_abi_version(self->f));
-	EXPECT_LE(HWTIMER_ABI_VERSION, self->info.abi_version);
+	EXPECT_EQ(self->info.features, hwtimer_file_features(self->f));
+	EXPECT_EQ(HWT_FEATURES, self->info.features);
 	EXPECT_EQ(sizeof(struct hwtimer_expiry), self->info.record_size);
 	EXPECT_EQ(0, hwtimer_file_ring_entries(self->f));
 }
@@ -539,7 +539,7 @@ TEST_F(lib, configure)
 	ASSERT_EQ(0, hwtimer_file_configure(self->f, CLOCK_BOOTTIME, HWTIMER_PRECISION_FINE));
 	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
 	EXPECT_EQ(HWTIMER_PRECISION_FINE, self->info.precision);
-	EXPECT_EQ(HWTIMER_INFO_BOOTTIME, self->info.flags);
+	EXPECT_EQ(CLOCK_BOOTTIME, self->info.clockid);
 	ASSERT_EQ(0, hwtimer_file_arm(self->f, 1, FAR_NS, 0, 0, &id));
 	EXPECT_EQ(-EBUSY, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
 	EXPECT_EQ(HWTIMER_STATUS_PENDING, hwtimer_file_cancel(self->f, id));
@@ -584,7 +584,8 @@ TEST_F(lib, configure_records_not_reaped)
 	hwtimer_file_advance(self->f, 1);
 	EXPECT_EQ(0, hwtimer_file_configure(self->f, CLOCK_MONOTONIC, 0));
 	ASSERT_EQ(0, hwtimer_file_info(self->f, &self->info));
-	EXPECT_EQ(0, self->info.flags) TH_LOG("the clock is not CLOCK_MONOTONIC again");
+	EXPECT_EQ(CLOCK_MONOTONIC, self->info.clockid)
+		TH_LOG("the clock is not CLOCK_MONOTONIC again");
 }
 
 /*
@@ -784,7 +785,7 @@ TEST_F(lib, ring_periodic)
 		EXPECT_EQ(id, rec.id);
 		EXPECT_EQ(77, rec.cookie);
 		EXPECT_EQ(HWTIMER_EXPIRY_REARMED, rec.flags);
-		EXPECT_EQ(0, rec.error);
+		EXPECT_EQ(0, rec.reserved);
 		EXPECT_GE(rec.expired_ns, rec.deadline_ns);
 	}
 	EXPECT_LT(0, hwtimer_file_cancel(self->f, id));

@@ -40,6 +40,10 @@
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 
+/* The capability bits of hwtimer 1.0: every one this header defines. */
+#define HWT_FEATURES	(HWTIMER_FEAT_RING | HWTIMER_FEAT_GET | HWTIMER_FEAT_CONFIG | \
+			 HWTIMER_FEAT_SLACK)
+
 /* CLOCK_MONOTONIC in ns, the clock the device's deadlines are on by default. */
 static inline uint64_t now_ns(void)
 {

@@ -4,21 +4,29 @@
  *
  * Arm, cancel, modify and query timeouts in batches with ioctl(); take
  * their expirations as fixed-size records from a completion ring mapped
- * with mmap() (version 3), or with read(); wait for them with poll(),
- * select() or epoll (EPOLLIN | EPOLLRDNORM while a record is there to
- * take; the file is woken when it goes from having none to having some, so
- * edge-triggered epoll users take records until there are none: read()
- * until EAGAIN, or the ring as %HWTIMER_IOC_RING says). All times are nanoseconds
- * of the file's clock, CLOCK_MONOTONIC unless %HWTIMER_IOC_CONFIG chose
+ * with mmap(), or with read(); wait for them with poll(), select() or
+ * epoll (EPOLLIN | EPOLLRDNORM while a record is there to take; the file
+ * is woken when it goes from having none to having some, so edge-triggered
+ * epoll users take records until there are none: read() until EAGAIN, or
+ * the ring as %HWTIMER_IOC_RING says). All times are nanoseconds of the
+ * file's clock, CLOCK_MONOTONIC unless %HWTIMER_IOC_CONFIG chose
  * CLOCK_BOOTTIME, as clock_gettime() reports it to the caller: in a time
  * namespace, the namespace's clock, converted at each call with the
  * namespace of the task that makes it.
  *
  * Every structure has the same layout for 32-bit and 64-bit callers: only
  * fixed-width fields, 64-bit fields naturally aligned, no implicit padding.
- * Fields marked "must be zero" are checked: a non-zero value fails with
- * EINVAL, so they can be given a meaning later. The manual page hwtimer(4)
- * documents the semantics in full.
+ *
+ * Extensions: a field or flag bit marked "must be zero" is checked, and a
+ * non-zero value fails with EINVAL; an unknown ioctl fails with ENOTTY;
+ * an output field marked "zero" is written as zero. A later version gives
+ * such a field, bit or ioctl a meaning only together with a capability
+ * bit in @features of &struct hwtimer_info, which says that the behaviour
+ * is there: a program tests the bit before it relies on the behaviour.
+ * Nothing described here changes meaning.
+ *
+ * The manual page hwtimer(4) documents the semantics in full, and the
+ * module parameters behind the limits.
  */
 #ifndef _UAPI_LINUX_HWTIMER_H
 #define _UAPI_LINUX_HWTIMER_H
@@ -27,72 +35,61 @@
 #include <linux/types.h>
 
 /*
- * The version of the ABI described here, reported by HWTIMER_IOC_INFO.
- * Version 2 adds, to version 1: %HWTIMER_IOC_GET, %HWTIMER_IOC_CONFIG
- * (clock and precision of a file), the @precision and @flags of
- * &struct hwtimer_info and the @slack_ns of &struct hwtimer_arm_entry,
- * all of them in fields that were reserved. Version 1 programs keep
- * working unchanged, except that a non-zero reserved[0] of an arm entry,
- * which version 1 refused with EINVAL, is now its slack.
- * Version 3 adds the completion ring (%HWTIMER_IOC_RING and mmap()): a
- * new ioctl, nothing changed in the structures of versions 1 and 2. Ids
- * are no longer small numbers (they are still never 0 and never reused by
- * the file), no call fails with EBUSY for a wheel's pending cap any more,
- * and a batch entry is now exact even if another thread unmaps or
- * write-protects the array during the call (hwtimer(4), VERSIONS).
+ * Capabilities, in @features of struct hwtimer_info: each bit says that a
+ * behaviour is there.
+ *
+ * HWTIMER_FEAT_RING: completion rings, %HWTIMER_IOC_RING and mmap().
+ * HWTIMER_FEAT_GET: %HWTIMER_IOC_GET.
+ * HWTIMER_FEAT_CONFIG: %HWTIMER_IOC_CONFIG, with the clocks CLOCK_MONOTONIC
+ * and CLOCK_BOOTTIME and the three HWTIMER_PRECISION_* values.
+ * HWTIMER_FEAT_SLACK: @slack_ns of struct hwtimer_arm_entry.
  */
-#define HWTIMER_ABI_VERSION	3
+#define HWTIMER_FEAT_RING	(1U << 0)
+#define HWTIMER_FEAT_GET	(1U << 1)
+#define HWTIMER_FEAT_CONFIG	(1U << 2)
+#define HWTIMER_FEAT_SLACK	(1U << 3)
 
 /* The most entries one ARM, CANCEL, MODIFY or GET call takes (else E2BIG). */
 #define HWTIMER_BATCH_MAX	4096
 
 /**
  * struct hwtimer_info - what %HWTIMER_IOC_INFO reports
- * @abi_version: %HWTIMER_ABI_VERSION of the running module
+ * @features: the HWTIMER_FEAT_* bits of the running module
  * @batch_max: the most entries one batch ioctl takes, %HWTIMER_BATCH_MAX
- * @tick_ns: tick of the file's timer wheel in ns (it depends on the
- *           file's precision): timeouts expire on tick boundaries, never
+ * @tick_ns: tick of the file's timer wheel in ns, which the file's
+ *           precision chooses: timeouts expire on tick boundaries, never
  *           before their deadline and normally within one tick after it
  *           (plus their slack); also the shortest period accepted
- * @slots: slots in the first level of the per-CPU wheel of the file's
- *         precision (module parameter slots, fine_slots or coarse_slots),
- *         which drives the file's own wheel
+ * @slots: level-0 slots of the module's per-CPU wheel of the file's
+ *         precision, which drives the file's own wheel
  * @record_size: size of one expiration record, sizeof(struct hwtimer_expiry)
- * @file_cap: the most timeouts one open file may hold (module parameter
- *            file_cap, at most 1671168 with 4 KiB pages); arming beyond
- *            it fails with ENOSPC
- * @global_cap: the most timeouts all open files together may hold (module
- *              parameter global_cap); arming beyond it fails with EDQUOT
+ * @file_cap: the most timeouts this file may hold; arming beyond it fails
+ *            with ENOSPC
+ * @global_cap: the most timeouts all open files together may hold; arming
+ *              beyond it fails with EDQUOT
  * @global_count: timeouts held by all open files now
  * @pending: timeouts of this file that wait for their deadline
  * @queued: timeouts of this file that expired and whose record waits in
  *          the kernel (to be read, or to move to the ring); records in the
  *          ring are not counted
- * @user_cap: the most timeouts the open files of one user may hold together
- *            (module parameter user_cap); arming beyond it fails with
- *            EDQUOT. A user is the real user ID of the process that opened
- *            the file, as the initial user namespace sees it.
+ * @user_cap: the most timeouts the open files of one user may hold
+ *            together; arming beyond it fails with EDQUOT. A file belongs
+ *            to the real user ID of the process that opened it, as the
+ *            initial user namespace sees it.
  * @user_count: timeouts held now by all open files of the user this file
- *              is charged to (the one that opened it)
- * @precision: (version 2) the file's precision, %HWTIMER_PRECISION_DEFAULT
- *             (0) unless %HWTIMER_IOC_CONFIG chose another
- * @flags: (version 2) %HWTIMER_INFO_BOOTTIME when the file's clock is
- *         CLOCK_BOOTTIME; 0 for CLOCK_MONOTONIC, the default
- * @reserved1: written as zero
- * @reserved: the version 1 name of the last 16 bytes, kept so that version
- *            1 sources still compile: reserved[0] holds @precision and
- *            @flags, reserved[1] is @reserved1
- *
- * @precision and @flags are in what version 1 called reserved[0], written
- * as zero; it still is for a file left at its default configuration, the
- * only one a version 1 program can have.
+ *              belongs to, this one included
+ * @clockid: the file's clock, CLOCK_MONOTONIC (that of a new file) or
+ *           CLOCK_BOOTTIME
+ * @precision: the file's precision, a HWTIMER_PRECISION_* value
+ *             (%HWTIMER_PRECISION_DEFAULT for a new file)
+ * @reserved: zero
  *
  * A timeout counts against the caps from the moment it is armed until it is
  * cancelled or its last record leaves the kernel (is read, or is written
  * to the ring): @pending + @queued of every file.
  */
 struct hwtimer_info {
-	__u32 abi_version;
+	__u32 features;
 	__u32 batch_max;
 	__aligned_u64 tick_ns;
 	__u32 slots;
@@ -104,26 +101,17 @@ struct hwtimer_info {
 	__aligned_u64 queued;
 	__aligned_u64 user_cap;
 	__aligned_u64 user_count;
-	union {
-		struct {
-			__u32 precision;
-			__u32 flags;
-			__aligned_u64 reserved1;
-		};
-		__aligned_u64 reserved[2];
-	};
+	__s32 clockid;
+	__u32 precision;
+	__aligned_u64 reserved;
 };
-
-/* Flags of struct hwtimer_info: the file's clock is CLOCK_BOOTTIME. */
-#define HWTIMER_INFO_BOOTTIME	(1U << 0)
 
 /*
  * Precisions, for struct hwtimer_config and struct hwtimer_info: which of
- * the module's timer wheels a file's timeouts run on. Their ticks and slots
- * are module parameters (hwtimer(4)): tick_ns and slots (default, 1 ms),
- * fine_tick_ns and fine_slots (fine, 100 us), coarse_tick_ns and
- * coarse_slots (coarse, 10 ms). A finer tick gives timeouts less lateness
- * and wakes the CPU more often.
+ * the module's timer wheels a file's timeouts run on. The default wheel
+ * has a 1 ms tick, the fine one 100 us, the coarse one 10 ms, unless the
+ * module was loaded with other ticks (hwtimer(4)). A finer tick gives
+ * timeouts less lateness and wakes the CPU more often.
  */
 #define HWTIMER_PRECISION_DEFAULT	0
 #define HWTIMER_PRECISION_FINE		1
@@ -131,10 +119,10 @@ struct hwtimer_info {
 
 /**
  * struct hwtimer_config - argument of %HWTIMER_IOC_CONFIG
- * @clockid: in: the file's clock: CLOCK_MONOTONIC (the default of a new
- *           file) or CLOCK_BOOTTIME, which also counts the time the system
- *           spends suspended, as timerfd's CLOCK_BOOTTIME timers do; any
- *           other value gives EINVAL
+ * @clockid: in: the file's clock: CLOCK_MONOTONIC (that of a new file) or
+ *           CLOCK_BOOTTIME, which also counts the time the system spends
+ *           suspended, as timerfd's CLOCK_BOOTTIME timers do; any other
+ *           value gives EINVAL
  * @precision: in: %HWTIMER_PRECISION_DEFAULT, %HWTIMER_PRECISION_FINE or
  *             %HWTIMER_PRECISION_COARSE; any other value gives EINVAL
  * @reserved: in: must be zero
@@ -168,23 +156,19 @@ struct hwtimer_config {
  *             &struct hwtimer_info and at most INT64_MAX (else EINVAL)
  * @flags: in: %HWTIMER_TIMEOUT_ABS or 0; other bits give EINVAL
  * @result: out: 0 if the timeout was armed, else a negative errno value
- * @id: out: the identifier the kernel assigned, valid for %HWTIMER_IOC_CANCEL
- *      and %HWTIMER_IOC_MODIFY; never 0, and never reused by the same open
- *      file, so a stale identifier can never reach a newer timeout.
- *      Otherwise opaque (version 3: no longer 1, 2, 3, ...)
+ * @id: out: the identifier the kernel assigned, for %HWTIMER_IOC_CANCEL,
+ *      %HWTIMER_IOC_MODIFY and %HWTIMER_IOC_GET; never 0, and never reused
+ *      by the same open file, so a stale identifier can never reach a
+ *      newer timeout; otherwise opaque
  * @deadline_ns: out: the absolute deadline
- * @slack_ns: in: (version 2; reserved, zero, in version 1) how late the
- *            timeout may expire: never before its deadline, and at most
- *            @slack_ns (plus one tick) after it, which lets the wheel expire
- *            timeouts with nearby deadlines together and wake the CPU less
- *            often; 0 for none. At most INT64_MAX (else EINVAL); a deadline
- *            plus slack beyond INT64_MAX is clamped to INT64_MAX. It applies
- *            to every period of a periodic timeout and is kept by
- *            %HWTIMER_IOC_MODIFY.
- * @reserved1: in: must be zero
- * @reserved: the version 1 name of the last 16 bytes, kept so that version
- *            1 sources still compile: reserved[0] is @slack_ns,
- *            reserved[1] is @reserved1
+ * @slack_ns: in: how late the timeout may expire: never before its
+ *            deadline, and at most @slack_ns (plus one tick) after it,
+ *            which lets the wheel expire timeouts with nearby deadlines
+ *            together and wake the CPU less often; 0 for none. At most
+ *            INT64_MAX (else EINVAL); a deadline plus slack beyond
+ *            INT64_MAX counts as INT64_MAX. It applies to every period of
+ *            a periodic timeout and %HWTIMER_IOC_MODIFY keeps it.
+ * @reserved: in: must be zero
  *
  * @result, @id and @deadline_ns are ignored on input.
  */
@@ -196,24 +180,19 @@ struct hwtimer_arm_entry {
 	__s32 result;
 	__aligned_u64 id;
 	__aligned_u64 deadline_ns;
-	union {
-		struct {
-			__aligned_u64 slack_ns;
-			__aligned_u64 reserved1;
-		};
-		__aligned_u64 reserved[2];
-	};
+	__aligned_u64 slack_ns;
+	__aligned_u64 reserved;
 };
 
 /*
- * The state a timeout was in when a cancel or modify reached it, in
- * the status field of struct hwtimer_cancel_entry and
- * struct hwtimer_modify_entry.
+ * The state a timeout was in when a cancel, modify or query reached it, in
+ * the status field of struct hwtimer_cancel_entry, struct
+ * hwtimer_modify_entry and struct hwtimer_get_entry.
  *
  * HWTIMER_STATUS_PENDING: it was waiting for its deadline.
  * HWTIMER_STATUS_EXPIRED: it had expired and its record waited in the
- * kernel, not read; the record was discarded and will never be read.
- * (A record in the ring has left the kernel: its timeout is consumed.)
+ * kernel, not read (a record in the ring has left the kernel: its timeout
+ * is consumed).
  */
 #define HWTIMER_STATUS_PENDING	1
 #define HWTIMER_STATUS_EXPIRED	2
@@ -227,7 +206,8 @@ struct hwtimer_arm_entry {
  *          cancelled, or a one-shot timeout whose record was already read
  *          or written to the ring)
  * @status: out: on success, %HWTIMER_STATUS_PENDING or
- *          %HWTIMER_STATUS_EXPIRED; 0 on failure
+ *          %HWTIMER_STATUS_EXPIRED (its unread record was discarded); 0 on
+ *          failure
  * @reserved: in: must be zero
  *
  * After a successful cancel no record of the timeout is ever read again and
@@ -277,8 +257,8 @@ struct hwtimer_modify_entry {
  * @id: in: the identifier %HWTIMER_IOC_ARM returned
  * @flags: in: must be zero
  * @result: out: 0, or a negative errno value: -ENOENT in the cases
- *          &struct hwtimer_cancel_entry lists, -EINVAL for a @flags or
- *          reserved field that is not zero
+ *          &struct hwtimer_cancel_entry lists, -EINVAL for a @flags,
+ *          @reserved or @reserved2 that is not zero
  * @status: out: %HWTIMER_STATUS_PENDING (waiting for its deadline) or
  *          %HWTIMER_STATUS_EXPIRED (expired, its record waiting in the
  *          kernel); 0 on failure
@@ -386,9 +366,7 @@ struct hwtimer_batch {
  *           record left the kernel, as with timer_getoverrun(); 0 for a
  *           one-shot
  * @flags: %HWTIMER_EXPIRY_REARMED or 0
- * @error: 0. (Versions 1 and 2 could report here the negative errno value
- *         that kept a periodic timeout from being armed again; nothing can
- *         any more.)
+ * @reserved: zero
  *
  * A one-shot timeout produces one record, after which its identifier is
  * dead. A periodic timeout has at most one record in the kernel; it is
@@ -410,7 +388,7 @@ struct hwtimer_expiry {
 	__aligned_u64 expired_ns;
 	__aligned_u64 overrun;
 	__u32 flags;
-	__s32 error;
+	__u32 reserved;
 };
 
 /* The most records a completion ring holds (%HWTIMER_IOC_RING). */
@@ -451,10 +429,10 @@ struct hwtimer_expiry {
  * @reserved: in: must be zero
  *
  * The ring is io_uring's completion queue for expiration records: the
- * kernel writes records at the tail and advances @tail (with release
+ * kernel writes records at the tail and advances the tail (with release
  * semantics: load it with acquire semantics before reading the records
- * below it); user space consumes records at the head and advances @head
- * (with release semantics, once it has read them). Indexes are free
+ * below it); user space consumes records at the head and advances the
+ * head (with release semantics, once it has read them). Indexes are free
  * running __u32 counters: the ring holds tail - head records. A head that
  * claims more than @entries records (tail - head > @entries) makes the
  * ring count as full until a sane head is written; the kernel reads
@@ -491,8 +469,8 @@ struct hwtimer_ring_params {
 #define HWTIMER_IOC_MAGIC	'J'
 
 /**
- * define HWTIMER_IOC_INFO - report the ABI version, limits, counters and the
- * file's configuration
+ * define HWTIMER_IOC_INFO - report the capabilities, limits, counters and
+ * the file's configuration
  *
  * Fills &struct hwtimer_info. Errors: EFAULT.
  */
@@ -504,9 +482,10 @@ struct hwtimer_ring_params {
  * Takes &struct hwtimer_batch with an array of &struct hwtimer_arm_entry.
  * Entry errors: EINVAL (unknown flag, reserved field not zero, period
  * shorter than a tick or longer than INT64_MAX, deadline beyond INT64_MAX
- * on the caller's clock), ENOSPC (the file holds file_cap timeouts),
- * EDQUOT (all files hold global_cap timeouts, or the files of the user
- * that opened this one hold user_cap timeouts), ENOMEM.
+ * on the caller's clock, slack beyond INT64_MAX), ENOSPC (the file holds
+ * @file_cap timeouts), EDQUOT (all files hold @global_cap timeouts, or
+ * the files of the user this one belongs to hold @user_cap timeouts),
+ * ENOMEM.
  */
 #define HWTIMER_IOC_ARM		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_batch)
 
@@ -530,17 +509,16 @@ struct hwtimer_ring_params {
 /**
  * define HWTIMER_IOC_GET - report the state of a batch of timeouts
  *
- * (Version 2.) Takes &struct hwtimer_batch with an array of
- * &struct hwtimer_get_entry. Entry errors: EINVAL (flags or reserved field
- * not zero), ENOENT.
+ * Takes &struct hwtimer_batch with an array of &struct hwtimer_get_entry.
+ * Entry errors: EINVAL (flags or reserved field not zero), ENOENT.
  */
 #define HWTIMER_IOC_GET		_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch)
 
 /**
  * define HWTIMER_IOC_CONFIG - choose the file's clock and precision
  *
- * (Version 2.) Takes &struct hwtimer_config. Only while the file holds no
- * timeouts (none pending, no record unread) and no other call of ARM,
+ * Takes &struct hwtimer_config. Only while the file holds no timeouts
+ * (none pending, no record in the kernel) and no other call of ARM,
  * CANCEL, MODIFY or GET on the file is in progress; the new configuration
  * applies to every later call. %HWTIMER_IOC_INFO reports it. It allocates
  * nothing: every wheel exists from the module's load. Errors: EINVAL
@@ -552,18 +530,18 @@ struct hwtimer_ring_params {
 /**
  * define HWTIMER_IOC_RING - give the file a completion ring
  *
- * (Version 3.) Takes &struct hwtimer_ring_params. From then on, expiration
- * records go to the ring, which user space maps with mmap(); records that
- * find it full wait in the kernel's queue, where read() takes them, and go
- * to the ring as it frees up (read() then returns only those). poll() and
- * epoll report the file readable while the ring or the queue holds a
- * record. A record written to the ring is consumed, as a record returned
- * by read() is. At most one ring per file, for the file's life. mmap()
- * the ring at %HWTIMER_RING_OFF, @mmap_size long, MAP_SHARED, without
- * PROT_EXEC (else ENODEV: no ring; EINVAL: offset, length, not shared;
- * EPERM: executable). Errors: EINVAL (@entries 0 or above
- * %HWTIMER_RING_MAX, a flag or reserved field not zero), EBUSY (the file
- * has a ring), ENOMEM, EFAULT.
+ * Takes &struct hwtimer_ring_params. From then on, expiration records go
+ * to the ring, which user space maps with mmap(); records that find it
+ * full wait in the kernel's queue, where read() takes them, and go to the
+ * ring as it frees up (read() then returns only those). poll() and epoll
+ * report the file readable while the ring or the queue holds a record. A
+ * record written to the ring is consumed, as a record returned by read()
+ * is. At most one ring per file, for the file's life. mmap() the ring at
+ * %HWTIMER_RING_OFF, @mmap_size long, MAP_SHARED, without PROT_EXEC (else
+ * ENODEV: no ring; EINVAL: offset, length, not shared; EPERM:
+ * executable). Errors: EINVAL (@entries 0 or above %HWTIMER_RING_MAX, a
+ * flag or reserved field not zero), EBUSY (the file has a ring), ENOMEM,
+ * EFAULT.
  */
 #define HWTIMER_IOC_RING	_IOWR(HWTIMER_IOC_MAGIC, 0x06, struct hwtimer_ring_params)
 

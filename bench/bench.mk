@@ -12,7 +12,7 @@
 #                      (1 to 2 minutes): fails on errors, never on targets;
 #                      `make check` runs the same in its one boot
 #   make bench-user    only build the user-space benchmarks (hwtbench-user,
-#                      hwtbench-rt)
+#                      hwtbench-rt, hwtbench-dev)
 #   make bench-ab ALT=REV
 #                      the module of this tree against that of git revision
 #                      REV in one boot of the bench kernel: the user-space
@@ -21,7 +21,8 @@
 #                      over its runs (build/bench/ab/ab.txt); AB_UPARAMS
 #                      sets hwtbench-user's options
 #   make bench-icount  only the kernel benchmarks that make bench also
-#                      counts in instructions: one boot under QEMU
+#                      counts in instructions, and the device's data path
+#                      per entry (hwtbench-dev): one boot under QEMU
 #                      -icount shift=0, where a guest ns is a guest
 #                      instruction (about 2 minutes once the bench kernel
 #                      is built; build/bench/icount/report.txt)
@@ -43,7 +44,7 @@
 # (liburing-dev's liburing.a: the io_uring column).
 BENCH_BIN := $(HWT_OUT)/bench/bin
 
-bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt
+bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt $(BENCH_BIN)/hwtbench-dev
 
 $(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h) | $(KSELFTEST_H)
 	@mkdir -p $(@D)

@@ -9,10 +9,12 @@
 # bench/report.pl; "@@BENCH begin/end" frame each benchmark for readers.
 #
 # Guest layout: /hwt/kmod/hwtimer.ko, /hwt/bench/hwtbench.ko,
-# /hwt/bench/hwtbench-user, /hwt/bench/hwtbench-rt, /hwt/bench/bench.conf
-# (KPARAMS, the module's parameters; UPARAMS, hwtbench-user's options;
-# WPARAMS, hwtbench-rt's; KBENCH, the kernel benchmarks; RUN_USER=0 and
-# RUN_WAKE=0 skip the user-space ones; AB_RUNS, in `make bench-ab`, the
+# /hwt/bench/hwtbench-user, /hwt/bench/hwtbench-rt, /hwt/bench/hwtbench-dev,
+# /hwt/bench/bench.conf (KPARAMS, the module's parameters; UPARAMS,
+# hwtbench-user's options; WPARAMS, hwtbench-rt's; DPARAMS, hwtbench-dev's;
+# KBENCH, the kernel benchmarks; RUN_USER=0 and RUN_WAKE=0 skip the
+# user-space ones, RUN_DEV=1 runs hwtbench-dev (the device's data path per
+# entry, after the kernel benchmarks); AB_RUNS, in `make bench-ab`, the
 # runs of the user-space benchmark with each of /hwt/kmod/hwtimer.ko and
 # /hwt/kmod/hwtimer-alt.ko, alternating: "@@BENCH ab variant=new|alt"
 # before each).
@@ -25,9 +27,11 @@
 KPARAMS=
 UPARAMS=
 WPARAMS=
+DPARAMS=
 KBENCH="info memory calib startcancel startidle expiry tick cycle idle scaling lateness slack"
 RUN_USER=1
 RUN_WAKE=1
+RUN_DEV=0
 AB_RUNS=0
 # shellcheck disable=SC1091 # written by the host (bench/lib.sh)
 [ -f /hwt/bench/bench.conf ] && . /hwt/bench/bench.conf
@@ -88,6 +92,14 @@ bench_run() {
 				echo "@@BENCH end kernel $b t=$(now)"
 			done
 			unload hwtbench
+		fi
+		if [ "$RUN_DEV" = 1 ]; then
+			# The device's data path, per entry (in instructions
+			# under make bench-icount).
+			echo "@@BENCH begin dev t=$(now)"
+			# shellcheck disable=SC2086 # DPARAMS is a list of options
+			check "bench dev" /hwt/bench/hwtbench-dev $DPARAMS
+			echo "@@BENCH end dev t=$(now)"
 		fi
 		if [ "$RUN_WAKE" = 1 ]; then
 			# Wake-up lateness, device against timerfd, idle and loaded.

@@ -11,8 +11,9 @@
 #                           kernel; build/bench/smoke-KERNEL/) or ab (the
 #                           bench kernel, this tree's module against
 #                           revision ALT's; build/bench/ab/) or icount (the
-#                           kernel benchmarks counted in instructions;
-#                           build/bench/icount/): make bench, bench-smoke,
+#                           kernel benchmarks and the device's data path
+#                           counted in instructions; build/bench/icount/):
+#                           make bench, bench-smoke,
 #                           bench-ab, bench-icount (bench/bench.mk)
 #   bench_conf MODE         the guest's settings for a mode
 #   bench_stage ROOT MODE   hwtbench-user, bench/guest.sh and its settings
@@ -34,14 +35,17 @@
 # Environment: KERNEL (6.1, the default, 6.12 or 6.12-rt), BENCH_KERNEL
 # (kernel flavour, default bench for full, debug for smoke), BENCH_KPARAMS
 # (hwtbench.ko parameters), BENCH_UPARAMS (hwtbench-user options; in
-# mode ab, AB_UPARAMS), ALT and AB_RUNS (mode ab: the revision, the runs
-# of each module),
+# mode ab, AB_UPARAMS), BENCH_DPARAMS (hwtbench-dev options), ALT and
+# AB_RUNS (mode ab: the revision, the runs of each module),
 # BENCH_ONLY (the benchmarks to run, default all: "calib startcancel
-# startidle expiry tick cycle idle scaling lateness slack wake user"), SMP
-# (vCPUs, default 2), MEM (default 2G), VM_TIMEOUT (seconds).
+# startidle expiry tick cycle idle scaling lateness slack wake user"; "dev",
+# the device's data path per entry, runs where asked and in the
+# instruction-count boot), SMP (vCPUs, default 2), MEM (default 2G),
+# VM_TIMEOUT (seconds).
 
 bench_conf() {
-	local mode=$1 kparams uparams wparams only kbench="info memory" b run_user=0 run_wake=0
+	local mode=$1 kparams uparams wparams dparams='' only kbench="info memory" b
+	local run_user=0 run_wake=0 run_dev=0
 	local ab_runs=0
 	case "$mode" in
 	full)
@@ -59,10 +63,12 @@ bench_conf() {
 		# guest's clock (its TSC included) by 1 ns per guest
 		# instruction, so every "ns" of these kernel benchmarks is an
 		# instruction executed. One vCPU: with two, the clock would
-		# count the other's instructions too.
+		# count the other's instructions too. hwtbench-dev counts the
+		# device's data path per entry the same way, from user space.
 		kparams="reps=3 sizes=1000,100000,1000000 pairs=50000 expiry_n=1000000 expiry_reps=2"
 		uparams='' wparams=''
-		BENCH_ONLY="calib startcancel startidle expiry"
+		dparams="-S 1000,100000 -r 3 -k 1024 -c 16 -p 5"
+		BENCH_ONLY="calib startcancel startidle expiry dev"
 		;;
 	trace)
 		# One vCPU, the timers pending on it: sizes[0] (TRACE_N).
@@ -90,6 +96,7 @@ bench_conf() {
 		case "$b" in
 		user) run_user=1 ;;
 		wake) run_wake=1 ;;
+		dev) run_dev=1 ;;
 		*) kbench="$kbench $b" ;;
 		esac
 	done
@@ -97,17 +104,21 @@ bench_conf() {
 		KPARAMS="${BENCH_KPARAMS:-$kparams}"
 		UPARAMS="${BENCH_UPARAMS:-$uparams}"
 		WPARAMS="${BENCH_WPARAMS:-$wparams}"
+		DPARAMS="${BENCH_DPARAMS:-$dparams}"
 		KBENCH="$kbench"
 		RUN_USER=$run_user
 		RUN_WAKE=$run_wake
+		RUN_DEV=$run_dev
 		AB_RUNS=$ab_runs
 	CONF
 }
 
-# hwtbench-user and hwtbench-rt are built by `make bench-user` (bench/bench.mk).
+# hwtbench-user, hwtbench-rt and hwtbench-dev are built by `make
+# bench-user` (bench/bench.mk).
 bench_stage() {
 	mkdir -p "$1/hwt/bench"
-	cp build/bench/bin/hwtbench-user build/bench/bin/hwtbench-rt bench/guest.sh "$1/hwt/bench/"
+	cp build/bench/bin/hwtbench-user build/bench/bin/hwtbench-rt build/bench/bin/hwtbench-dev \
+		bench/guest.sh "$1/hwt/bench/"
 	bench_conf "$2" >"$1/hwt/bench/bench.conf"
 }
 
@@ -133,9 +144,10 @@ bench_judge() {
 }
 
 # The instruction-count boot (modes full and icount): the kernel
-# benchmarks that compare with timer_list, in a VM whose clock
-# counts guest instructions (-icount shift=0, 1 ns each; sleep=off lets an
-# idle guest skip ahead). TCG prices a clock read, a lock round and a
+# benchmarks that compare with timer_list, and the device's data path per
+# entry (hwtbench-dev), in a VM whose clock counts guest instructions
+# (-icount shift=0, 1 ns each; sleep=off lets an idle guest skip ahead).
+# TCG prices a clock read, a lock round and a
 # memory access unlike hardware; an instruction count prices none of them,
 # and does not depend on the host's load. Caches and memory latency are
 # not modelled: a cache miss counts as one instruction.

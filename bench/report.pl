@@ -8,9 +8,10 @@
 #   bench/report.pl LOG OUT
 #
 # With ICOUNT_LOG, the log of the instruction-count boot (bench/lib.sh,
-# bench_icount_boot): an instruction table, and the kernel API targets'
-# figures in instructions on their lines. With ICOUNT_ONLY too, only that
-# table (make bench-icount).
+# bench_icount_boot): an instruction table, the device's data path per
+# entry (bench/hwtbench-dev.c), and the kernel API targets' figures in
+# instructions on their lines. With ICOUNT_ONLY too, only those tables
+# (make bench-icount).
 #
 # The log lines it reads (from hwtbench.ko and hwtbench-user):
 #   R group facility n metric unit median min max reps    a measured figure
@@ -243,6 +244,56 @@ sub icount_table {
 		push @t, sprintf('| %s | %s | %s | %s | %s | %s | %s | %s |', $g, $nn, $m, num($h), num($l),
 				 num($hr), defined $l && $l ? num($h / $l) : '-',
 				 defined $l ? sprintf('%+.0f', $h - $l) : '-');
+	}
+	return (@t, icount_dev_table());
+}
+
+# /dev/hwtimer's data path per entry, from the same boot (bench/hwtbench-dev.c):
+# each operation at each number pending, in the kernel alone and with the
+# system call or interrupt that enters it, shared by a batch; then what
+# those entries cost alone.
+sub icount_dev_table {
+	my @dn = sort { $a <=> $b } keys %{{ map { (split /\|/)[2] => 1 } grep { /^dev\|hwtimer\|/ } keys %ires }};
+	return () unless @dn;
+	my ($k, $rounds, $passes) = map { iget('dev', '-', 0, $_) } qw(batch rounds passes);
+	$_ //= '?' for ($k, $rounds, $passes);
+	my @ops = (
+		[ 'arm', 'ARM of a timeout at a random delay' ],
+		[ 'modify', 'MODIFY of a random pending timeout to a random delay' ],
+		[ 'cancel', 'CANCEL of a random pending timeout' ],
+		[ 'deliver', "delivery: the expiry pass expires a due timeout and writes its record into the mmap'd ring" ],
+		[ 'deliver_queue', 'the same, a file without a ring: the pass queues the record for read()' ],
+		[ 'read', 'read() of a queued record' ],
+	);
+	my @fixed = (
+		[ 'ioctl_empty', 'an empty ioctl() (an unknown command: ENOTTY), per call' ],
+		[ 'read_empty', 'an empty read() (O_NONBLOCK, nothing queued: EAGAIN), per call' ],
+		[ 'pass_one', 'an expiry pass with one record, interrupt to return, per pass' ],
+	);
+	my @t = ('', "/dev/hwtimer's data path in instructions per entry, from user space in the same "
+		 . "boot (hwtbench-dev), with N timeouts pending in the file, in batches of $k entries. "
+		 . "ARM, MODIFY, CANCEL: the median ioctl() of $rounds, timed around the call, less an "
+		 . "empty ioctl() timed the same way, over $k: the batch's own work shared out, the "
+		 . 'system call not. Delivery: the CPU time of the interrupt that ran the expiry pass '
+		 . "(the gap in a user-space loop of clock reads that holds the records' expired_ns), "
+		 . "median of $passes, less that of a pass with one record, over " . ($k =~ /^\d+$/ ? $k - 1 : '?')
+		 . '. read(): one call taking the pass\'s records, less an empty read(), over '
+		 . "$k. With its entry: the same not less the empty call or the one-record pass.", '',
+		 '| device, instructions | N | per entry, in the kernel | per entry, with its entry |',
+		 '|---|---|---|---|');
+	for my $op (@ops) {
+		for my $n (@dn) {
+			my $v = iget('dev', 'hwtimer', $n, $op->[0]);
+			next unless defined $v;
+			push @t, sprintf('| %s | %s | %s | %s |', $op->[1], human_n($n), num($v),
+					 num(iget('dev', 'hwtimer', $n, "$op->[0]_with_entry")));
+		}
+	}
+	for my $f (@fixed) {
+		for my $n (@dn) {
+			my $v = iget('dev', 'hwtimer', $n, $f->[0]);
+			push @t, sprintf('| %s | %s | %s | - |', $f->[1], human_n($n), num($v)) if defined $v;
+		}
 	}
 	return @t;
 }

@@ -464,6 +464,7 @@ void hwtd_arm_timer(struct hwtd_file *hf, u64 tick, u64 now)
  */
 static bool hwtd_pass_holds(struct hwtd_file *hf, struct hwtd_hold *hold, u64 end,
 			    bool can_sleep)
+	__must_hold(&hf->lock)
 {
 	unsigned int budget;
 	bool done;

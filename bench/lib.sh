@@ -104,10 +104,12 @@ bench_conf() {
 	CONF
 }
 
-# hwtbench-user and hwtbench-rt are built by `make bench-user` (bench/bench.mk).
+# hwtbench-user and hwtbench-rt are built by `make bench-user` (bench/bench.mk)
+# into uout (scripts/lib.sh, user_out: the kernel's architecture's).
+# shellcheck disable=SC2154 # uout: scripts/lib.sh
 bench_stage() {
 	mkdir -p "$1/hwt/bench"
-	cp build/bench/bin/hwtbench-user build/bench/bin/hwtbench-rt bench/guest.sh "$1/hwt/bench/"
+	cp "$uout"/bench/bin/hwtbench-user "$uout"/bench/bin/hwtbench-rt bench/guest.sh "$1/hwt/bench/"
 	bench_conf "$2" >"$1/hwt/bench/bench.conf"
 }
 

@@ -31,6 +31,12 @@ LIB_SOMAJOR := 1
 LIB_VERSION := 1.0.0
 LIB_SONAME := $(LIB_NAME).so.$(LIB_SOMAJOR)
 
+# The -m32 builds (the compat ioctl path) use gcc-12-multilib, not the
+# gcc-multilib package, which conflicts with Debian's cross compilers
+# (gcc-aarch64-linux-gnu builds the arm64 test kernels) and only adds the
+# /usr/include/asm link to the x86 uapi headers that -idirafter gives.
+USER_M32 := -m32 -idirafter /usr/include/x86_64-linux-gnu
+
 LIB_OUT := $(HWT_OUT)/lib
 LIB32_OUT := $(HWT_OUT)/lib32
 LIB_A := $(LIB_OUT)/$(LIB_NAME).a
@@ -70,7 +76,7 @@ $(LIB_OUT)/libhwtimer.pic.o: $(LIB_DEPS)
 
 $(LIB32_OUT)/libhwtimer.o: $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(USER_CC) -m32 $(LIB_CFLAGS) -c -o $@ $<
+	$(USER_CC) $(USER_M32) $(LIB_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OUT)/libhwtimer.o
 	rm -f $@

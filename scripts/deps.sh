@@ -14,7 +14,7 @@ pkgs=(
 	pahole								# BTF of modules for 6.12
 	qemu-system-x86 busybox-static					# the test VM
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm	# the arm64 VMs
-	gcc-multilib							# -m32 user tests
+	gcc-12-multilib libc6-dev-i386					# -m32 user tests (USER_M32)
 	dkms kmod							# packaging
 	gnuplot-nox							# benchmark plots
 	gdb python3							# make bench-trace

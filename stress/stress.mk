@@ -41,7 +41,7 @@ stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(if $(filter 1,$(USER_M
 
 $(STRESS_BIN)/%-32: stress/%.c $(STRESS_DEPS)
 	@mkdir -p $(@D)
-	$(USER_CC) -m32 $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
+	$(USER_CC) $(USER_M32) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $<
 
 $(STRESS_BIN)/%: stress/%.c $(STRESS_DEPS)
 	@mkdir -p $(@D)

@@ -116,10 +116,11 @@ user_make() {
 	args=(KSRC="$ksrc" HWT_OUT="$(user_out "$arch")")
 	if [ "$arch" = arm64 ]; then
 		r=$(scripts/fetch.sh arm64) || return 1
-		args+=(USER_CC=aarch64-linux-gnu-gcc USER_M32=0 URING_CFLAGS="-I$r/usr/include"
+		args+=(USER_CC=aarch64-linux-gnu-gcc USER_32BIT=0 URING_CFLAGS="-I$r/usr/include"
 			URING_LIBS="-L$r/usr/lib/aarch64-linux-gnu -luring")
 	fi
-	make -s "$@" "${args[@]}"
+	# The caller's variables last: theirs win (HWT_OUT for the fixtures).
+	make -s "${args[@]}" "$@"
 }
 
 # One tree, so that modpost links the modules against hwtimer's exports;

@@ -254,6 +254,9 @@ check_boot() {
 		return
 	fi
 	line=${line#*@@HWT boot }
+	# Kernel output the console glued to the line's end ("... UTC 2026[
+	# 7.464859] hwtimer: loading ...").
+	line=$(sed 's/\[ *[0-9]*\.[0-9]*\] .*//' <<<"$line")
 	rel=${line%% *}
 	model=$(sed -n 's/.* preempt=\([^ ]*\).*/\1/p' <<<"$line")
 	machine=$(sed -n 's/.* machine=\([^ ]*\).*/\1/p' <<<"$line")

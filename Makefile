@@ -57,7 +57,11 @@ modules:
 # bench): a warning is an error. tools/include holds hwtimer_user.h, the
 # helpers they share (not installed: include/ is the module's API); lib/
 # holds libhwtimer.h.
+# USER_CC=aarch64-linux-gnu-gcc USER_32BIT=0 HWT_OUT=build/arm64 is how the
+# runner builds them for the arm64 test kernels: no -m32 twins there
+# (USER_32BIT=0 leaves every -32 program out of the targets).
 USER_CC ?= gcc
+USER_32BIT ?= 1
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -pthread \
 	-I$(CURDIR)/include/uapi -I$(CURDIR)/tools/include -I$(CURDIR)/lib -I$(KSELFTEST)
 USER_LDFLAGS := -static
@@ -74,7 +78,7 @@ USER_DEPS := $(wildcard include/uapi/linux/*.h $(UT_DIR)/*.h tools/*.h \
 UT_LDFLAGS_lib_mock_test := $(foreach f,open ioctl read poll mmap munmap,-Wl,--wrap=$(f))
 
 user: ut tools
-ut: $(UT_BIN) $(addsuffix -32,$(UT_BIN))
+ut: $(UT_BIN) $(if $(filter 1,$(USER_32BIT)),$(addsuffix -32,$(UT_BIN)))
 tools: $(TOOL_BIN)
 
 $(KSELFTEST_H):

@@ -41,14 +41,17 @@
 
 # The user-space benchmark, static (the VM has no libraries): what
 # scripts/runner.sh puts into the guest. It links libhwtimer and liburing
-# (liburing-dev's liburing.a: the io_uring column).
+# (liburing-dev's liburing.a: the io_uring column; URING_CFLAGS and
+# URING_LIBS say where another architecture's is, scripts/fetch.sh arm64).
 BENCH_BIN := $(HWT_OUT)/bench/bin
+URING_CFLAGS ?=
+URING_LIBS ?= -luring
 
 bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt $(BENCH_BIN)/hwtbench-dev
 
 $(BENCH_BIN)/%: bench/%.c bench/uwheel.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
-	$(USER_CC) $(USER_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A) -luring
+	$(USER_CC) $(USER_CFLAGS) $(URING_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A) $(URING_LIBS)
 
 bench:
 	scripts/runner.sh bench full

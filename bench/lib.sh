@@ -114,10 +114,12 @@ bench_conf() {
 }
 
 # hwtbench-user, hwtbench-rt and hwtbench-dev are built by `make
-# bench-user` (bench/bench.mk).
+# bench-user` (bench/bench.mk) into uout (scripts/lib.sh, user_out: the
+# kernel's architecture's).
+# shellcheck disable=SC2154 # uout: scripts/lib.sh
 bench_stage() {
 	mkdir -p "$1/hwt/bench"
-	cp build/bench/bin/hwtbench-user build/bench/bin/hwtbench-rt build/bench/bin/hwtbench-dev \
+	cp "$uout"/bench/bin/hwtbench-user "$uout"/bench/bin/hwtbench-rt "$uout"/bench/bin/hwtbench-dev \
 		bench/guest.sh "$1/hwt/bench/"
 	bench_conf "$2" >"$1/hwt/bench/bench.conf"
 }

@@ -13,6 +13,7 @@ pkgs=(
 	linux-headers-amd64						# Debian 12's kernel (6.1)
 	pahole								# BTF of modules for 6.12
 	qemu-system-x86 busybox-static					# the test VM
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm	# the arm64 VMs
 	gcc-12-multilib libc6-dev-i386					# -m32 user tests (USER_M32)
 	dkms kmod							# packaging
 	gnuplot-nox							# benchmark plots

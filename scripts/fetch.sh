@@ -28,6 +28,15 @@
 #                               private list as above), checked by SHA-256,
 #                               built once (half a minute) into
 #                               sparse-VERSION/; prints the program
+#   scripts/fetch.sh arm64      what the arm64 test VMs need from Debian
+#                               12's arm64 archive: busybox-static (the
+#                               guest's /bin/busybox) and liburing-dev (the
+#                               benchmark's io_uring column links its
+#                               liburing.a), bookworm's current versions,
+#                               through a private apt list and state with
+#                               arm64 as the only architecture (apt-arm64/;
+#                               the machine's dpkg knows no arm64), unpacked
+#                               under arm64/VERSIONS/; prints that root
 #
 # The header packages depend on their kernel images, so installing them
 # would install kernels (into /boot, and the boot menu): unpacking them is
@@ -109,13 +118,16 @@ headers() {
 # apt checks each suite's signature against Debian's archive keyring as it
 # does for the machine's own sources. Run as root, apt would download as
 # the _apt user, who cannot write into a home directory.
+# PA_DIR and PA_ARCH (default apt/ and amd64) name another such state and
+# its one architecture.
 private_apt() {
-	local a=$cache/apt tool=$1
+	local a=${PA_DIR:-$cache/apt} tool=$1
 	shift
 	"$tool" -o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts=- \
 		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" \
 		-o Dir::Etc::preferences="$a/preferences" -o Dir::Etc::preferencesparts="$a/preferences.d" \
-		-o APT::Sandbox::User="$(id -un)" -o APT::Architectures=amd64 -o Acquire::Languages=none "$@"
+		-o APT::Sandbox::User="$(id -un)" -o APT::Architecture="${PA_ARCH:-amd64}" \
+		-o APT::Architectures="${PA_ARCH:-amd64}" -o Acquire::Languages=none "$@"
 }
 
 # Once per cold cache, or again when a download fails on an index older
@@ -213,8 +225,60 @@ sparse() {
 	echo "$dir/sparse"
 }
 
+# Debian 12's arm64 busybox-static and liburing-dev, unpacked (not
+# installed) under arm64/<their versions>/: the newest of bookworm,
+# bookworm-updates and bookworm-security, as the machine's own sources
+# would give for amd64; apt checks the archive's signature and each
+# package's hash. The indices (arm64 only) are fetched again when a
+# download fails on a stale one.
+ARM64_PKGS=(busybox-static liburing-dev)
+arm64() {
+	local a=$cache/apt-arm64 tmp vers root p v deb
+	export PA_DIR=$a PA_ARCH=arm64
+	exec 7>"$cache/.lock-arm64"
+	flock 7
+	if [ ! -f "$a/.updated" ]; then
+		mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$a/preferences.d"
+		{
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main"
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main"
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main"
+		} >"$a/sources.list"
+		: >"$a/preferences"
+		say "apt-get update of bookworm's arm64 indices (a private list in $a)"
+		private_apt apt-get -q update >&2 || die "apt-get update of bookworm for arm64 failed"
+		touch "$a/.updated"
+	fi
+	# The directory's name: each package's name and version (no epoch).
+	vers=
+	for p in "${ARM64_PKGS[@]}"; do
+		v=$(private_apt apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')
+		if [ -z "$v" ] || [ "$v" = "(none)" ]; then die "bookworm's arm64 indices have no $p"; fi
+		vers+="${vers:+,}${p}_${v#*:}"
+	done
+	root=$cache/arm64/$vers
+	if [ ! -f "$root/.hwtimer-extracted" ]; then
+		tmp=$root.tmp
+		rm -rf "$tmp" "$root"
+		mkdir -p "$tmp/debs"
+		(cd "$tmp/debs" && private_apt apt-get -q download "${ARM64_PKGS[@]}") >&2 ||
+			{ rm -f "$a/.updated"; die "apt-get download of the arm64 ${ARM64_PKGS[*]} failed (run it again: its indices are refreshed)"; }
+		for deb in "$tmp"/debs/*.deb; do
+			dpkg-deb -x "$deb" "$tmp"
+		done
+		rm -r "$tmp/debs"
+		[ -x "$tmp/bin/busybox" ] || die "busybox-static:arm64 holds no bin/busybox"
+		[ -f "$tmp/usr/lib/aarch64-linux-gnu/liburing.a" ] || die "liburing-dev:arm64 holds no liburing.a"
+		mv "$tmp" "$root"
+		touch "$root/.hwtimer-extracted"
+	fi
+	flock -u 7
+	echo "$root"
+}
+
 case "${1:-}" in
 headers) headers ;;
+arm64) arm64 ;;
 source)
 	case "${2:-}" in
 	7.3) source_73 ;;
@@ -222,5 +286,5 @@ source)
 	esac
 	;;
 sparse) sparse ;;
-*) die "usage: fetch.sh headers | source 7.3 | sparse" ;;
+*) die "usage: fetch.sh headers | source 7.3 | sparse | arm64" ;;
 esac

@@ -6,7 +6,8 @@
 # runs the tests and prints everything to the serial console, which the
 # host judges with scripts/parse-log.awk. Its markers:
 #
-#   @@HWT boot <release> preempt=<model> ...  the kernel that runs
+#   @@HWT boot <release> preempt=<model> ... machine=<uname -m>
+#       pagesize=<bytes> version=<uname -v>  the kernel that runs
 #   @@HWT ok <name>, @@HWT fail <name> <why>  a check that passed, failed
 #   @@HWT ut-begin <prog>, ut-end <prog> <exit status>
 #                                        a TAP program's start and end
@@ -118,6 +119,14 @@ run_ut() {
 	return $rc
 }
 
+# A program that cannot run here, as its one skipped result, with the
+# reason (the host counts it as skipped).
+skip_ut() {
+	mark ut-begin "$1"
+	echo "1..0 # SKIP $2"
+	mark ut-end "$1" 4
+}
+
 # printk writes the serial console directly, user space through the tty
 # buffer, so a kernel message can overtake text echoed just before it.
 # Segments are told apart by the lines between their markers: give both
@@ -225,6 +234,7 @@ installed_tests() {
 		fail installed "$d is not staged"
 		return
 	fi
+	[ -f $d/skip ] && return	# counted as skipped on the host
 	check "insmod installed/hwtimer_sample.ko" insmod $d/hwtimer_sample.ko &&
 		check "rmmod installed/hwtimer_sample.ko" rmmod hwtimer_sample
 	check "installed/libhwtimer-example" $d/libhwtimer-example
@@ -340,7 +350,13 @@ for f in /hwt/stress/guest.sh /hwt/bench/guest.sh; do
 	[ -f $f ] && . $f
 done
 
-mark "boot $(uname -r) preempt=$(preempt_model) mode=$mode cpus=$(nproc) version=$(uname -v)"
+# The page size, for the boot line: AT_PAGESZ (6) of od's own auxiliary
+# vector, read as 64-bit pairs (busybox has no getconf).
+page_size() {
+	od -A n -v -t u8 -w16 /proc/self/auxv | awk '$1 == 6 { print $2; exit }'
+}
+
+mark "boot $(uname -r) preempt=$(preempt_model) mode=$mode cpus=$(nproc) machine=$(uname -m) pagesize=$(page_size) version=$(uname -v)"
 case "$mode" in
 check)
 	load /hwt/kmod/hwtimer.ko

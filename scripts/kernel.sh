@@ -16,11 +16,15 @@
 # (default 6.1): 6.1 (linux-source-6.1, Debian 12's stock series), 6.12
 # (linux-source-6.12), 6.12-rt (the same with scripts/rt.config), both
 # installed packages (scripts/deps.sh), or 7.3 (mainline: linux-source-7.3
-# of trixie-backports, pinned, fetched and unpacked by scripts/fetch.sh).
+# of trixie-backports, pinned, fetched and unpacked by scripts/fetch.sh);
+# 6.12-arm64 and 6.12-arm64-64k: 6.12 for arm64 with 4 KiB and 64 KiB
+# pages, cross-built with Debian's gcc-aarch64-linux-gnu.
 #
-# x86_64 tinyconfig plus, a later line winning, scripts/FLAVOUR.config,
-# scripts/linux-VERSION.config if any (what that source version needs) and
-# rt.config for -rt; built under ${XDG_CACHE_HOME:-~/.cache}/hwtimer/,
+# The architecture's tinyconfig (x86_64, or arm64 for *-arm64*) plus, a
+# later line winning, scripts/FLAVOUR.config, scripts/linux-VERSION.config
+# if any (what that source version needs), rt.config for -rt, arm64.config
+# for arm64 (QEMU's virt machine; the x86 lines of the rest turned off) and
+# arm64-64k.config for -64k; built under ${XDG_CACHE_HOME:-~/.cache}/hwtimer/,
 # cached by the hash of that merged fragment and the source's version.
 set -euo pipefail
 
@@ -35,10 +39,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "kernel.sh: $*" >&2; exit 2; }
 
 case "$kernel" in
-6.1 | 6.12 | 6.12-rt | 7.3) ;;
-*) die "unknown KERNEL=$kernel (6.1, 6.12, 6.12-rt or 7.3)" ;;
+6.1 | 6.12 | 6.12-rt | 7.3 | 6.12-arm64 | 6.12-arm64-64k) ;;
+*) die "unknown KERNEL=$kernel (6.1, 6.12, 6.12-rt, 7.3, 6.12-arm64 or 6.12-arm64-64k)" ;;
 esac
-srcv=${kernel%-rt}
+srcv=${kernel%%-*}
+# make's architecture arguments: the same for configuring, building the
+# kernel and building modules against it (scripts/lib.sh, kbuild_arch).
+case "$kernel" in
+*-arm64*) arch=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) image=Image ;;
+*) arch=(ARCH=x86_64) image=bzImage ;;
+esac
 pkg=linux-source-$srcv
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/hwtimer
 mkdir -p "$cache"
@@ -90,7 +100,9 @@ fi
 frags=("$top/scripts/$flavour.config")
 [ -f "${frags[0]}" ] || die "no fragment ${frags[0]}"
 [ -f "$top/scripts/linux-$srcv.config" ] && frags+=("$top/scripts/linux-$srcv.config")
-[ "$kernel" = "$srcv" ] || frags+=("$top/scripts/rt.config")
+[[ $kernel == *-rt ]] && frags+=("$top/scripts/rt.config")
+[[ $kernel == *-arm64* ]] && frags+=("$top/scripts/arm64.config")
+[[ $kernel == *-arm64-64k ]] && frags+=("$top/scripts/arm64-64k.config")
 
 # The effective fragment, as merge_config.sh merges it: every option's last
 # setting, in the order the options first appear.
@@ -129,9 +141,9 @@ rm -rf "$out"
 mkdir -p "$out"
 cp "$merged" "$out/hwtimer-fragment.config"
 {
-	make -C "$src" O="$out" ARCH=x86_64 tinyconfig
+	make -C "$src" O="$out" "${arch[@]}" tinyconfig
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}"
-	make -C "$src" O="$out" ARCH=x86_64 olddefconfig
+	make -C "$src" O="$out" "${arch[@]}" olddefconfig
 } >"$out/config.log" 2>&1 || { tail -30 "$out/config.log" >&2; exit 1; }
 
 # Every line of the fragment must survive olddefconfig: a dropped option
@@ -148,7 +160,7 @@ done <"$out/hwtimer-fragment.config"
 [ $missing = 0 ] || exit 1
 
 t0=$SECONDS
-if ! make -C "$src" O="$out" ARCH=x86_64 -j"$(nproc)" bzImage modules >"$out/build.log" 2>&1; then
+if ! make -C "$src" O="$out" "${arch[@]}" -j"$(nproc)" "$image" modules >"$out/build.log" 2>&1; then
 	grep -E "error|Error" "$out/build.log" | head -30 >&2
 	exit 1
 fi

@@ -23,8 +23,17 @@
 #                           the build and staging of a stress or bench run
 #   boot_vm KDIR ROOT MODE LOG
 #                           boot the VM (scripts/vm-boot.sh) and wait
+#   skip MSG                count a check that cannot run here, and why
 #   check_boot LOG KERNEL   say which kernel the log comes from, check it
 #   pick_accel KDIR         set and export ACCEL (tcg or kvm) for the VMs
+#   kernel_arch KERNEL      x86_64, or arm64 for a scripts/kernel.sh name
+#                           *-arm64*
+#   kbuild_arch KDIR        make's ARCH= and CROSS_COMPILE= for a tree
+#   user_out ARCH           where the user-space programs of ARCH go:
+#                           build/, or build/arm64/ for arm64
+#   user_make ARCH KSRC TARGET...
+#                           make those programs for ARCH (static; for
+#                           arm64 cross-built, without the -m32 twins)
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top" || exit 1
@@ -33,10 +42,32 @@ cd "$top" || exit 1
 unset MAKEFLAGS MFLAGS MAKELEVEL
 prog=${prog:-hwtimer}
 passed=0 failed=0 skipped=0
+# The user-space programs the guest gets (user_out): x86_64's unless a
+# kernel's architecture says otherwise.
+uout=$top/build
 lib_t0=$SECONDS
 
 say() { echo "$prog: $* [$((SECONDS - lib_t0)) s]" >&2; }
 pass() { passed=$((passed + 1)); }
+skip() {
+	echo "SKIP $*"
+	skipped=$((skipped + 1))
+}
+
+kernel_arch() {
+	case "$1" in
+	*-arm64*) echo arm64 ;;
+	*) echo x86_64 ;;
+	esac
+}
+
+# The make arguments that build modules against KDIR: none for x86_64
+# trees (this host's), the cross compiler for arm64 ones.
+kbuild_arch() {
+	if grep -qx 'CONFIG_ARM64=y' "$1/.config" 2>/dev/null; then
+		echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
+	fi
+}
 fail() {
 	echo "FAIL $*"
 	failed=$((failed + 1))
@@ -73,6 +104,25 @@ judge() {
 	return $rc
 }
 
+user_out() {
+	if [ "$1" = arm64 ]; then echo "$top/build/arm64"; else echo "$top/build"; fi
+}
+
+# arm64: Debian's cross compiler and its libc6-dev-arm64-cross, liburing.a
+# of Debian's arm64 liburing-dev (scripts/fetch.sh arm64).
+user_make() {
+	local arch=$1 ksrc=$2 r args
+	shift 2
+	args=(KSRC="$ksrc" HWT_OUT="$(user_out "$arch")")
+	if [ "$arch" = arm64 ]; then
+		r=$(scripts/fetch.sh arm64) || return 1
+		args+=(USER_CC=aarch64-linux-gnu-gcc USER_32BIT=0 URING_CFLAGS="-I$r/usr/include"
+			URING_LIBS="-L$r/usr/lib/aarch64-linux-gnu -luring")
+	fi
+	# The caller's variables last: theirs win (HWT_OUT for the fixtures).
+	make -s "${args[@]}" "$@"
+}
+
 # One tree, so that modpost links the modules against hwtimer's exports;
 # kunit/ only where the kernel has KUnit. kbuild writes objects beside the
 # sources, which are built against several kernels and in the checkout by
@@ -100,8 +150,8 @@ kbuild_tree() {
 			[ "$d" = kunit ] && echo "obj-\$(CONFIG_KUNIT) += kunit/" || echo "obj-y += $d/"
 		done
 	} >"$tree/Kbuild"
-	# shellcheck disable=SC2086 # KBUILD_ARGS is a list of make arguments
-	if ! make -C "$kdir" M="$tree" W=1 -j"$(nproc)" ${KBUILD_ARGS:-} modules >"$tree.log" 2>&1; then
+	# shellcheck disable=SC2086,SC2046 # KBUILD_ARGS is a list of make arguments
+	if ! make -C "$kdir" $(kbuild_arch "$kdir") M="$tree" W=1 -j"$(nproc)" ${KBUILD_ARGS:-} modules >"$tree.log" 2>&1; then
 		cat "$tree.log" >&2
 		echo "$prog: $name: build failed" >&2
 		return 1
@@ -159,7 +209,9 @@ own_boot() {
 	kbuild_tree "modules (W=1)" "$kdir" "$kb" "$@" || abort "module build failed"
 	# kselftest.h: 6.1's on every kernel, as for the tests (runner.sh).
 	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1"
-	make -s "$user" KSRC="$ksrc" || abort "$user: build failed"
+	# shellcheck disable=SC2034 # for stress_stage and bench_stage
+	uout=$(user_out "$(kernel_arch "$kernel")")
+	user_make "$(kernel_arch "$kernel")" "$ksrc" "$user" || abort "$user: build failed"
 	say "modules and $user built"
 	root=$vm/rootfs
 	rm -rf "$root"
@@ -190,22 +242,32 @@ boot_vm() {
 	fi
 }
 
-# KERNEL is a scripts/kernel.sh name: the version, and PREEMPT_RT exactly
-# for -rt, must match, so that a stale or mislabelled cache entry cannot
-# pass for another kernel.
+# KERNEL is a scripts/kernel.sh name: the version, PREEMPT_RT exactly for
+# -rt, the machine (aarch64 for *-arm64*) and the page size (64 KiB for
+# *-64k, else 4 KiB) must match, so that a stale or mislabelled cache entry
+# cannot pass for another kernel.
 check_boot() {
-	local log=$1 kernel=$2 line rel model
+	local log=$1 kernel=$2 line rel model machine pagesize want_machine=x86_64 want_page=4096
 	line=$(grep -a -m1 '@@HWT boot ' "$log" | tr -d '\r') || true
 	if [ -z "$line" ]; then
 		fail "the guest never printed its boot line"
 		return
 	fi
 	line=${line#*@@HWT boot }
+	# Kernel output the console glued to the line's end ("... UTC 2026[
+	# 7.464859] hwtimer: loading ...").
+	line=$(sed 's/\[ *[0-9]*\.[0-9]*\] .*//' <<<"$line")
 	rel=${line%% *}
 	model=$(sed -n 's/.* preempt=\([^ ]*\).*/\1/p' <<<"$line")
-	echo "booted: Linux $rel, preemption model ${model:-unknown}, ${line#*version=}"
-	if [[ $rel != "${kernel%-rt}".* ]]; then
+	machine=$(sed -n 's/.* machine=\([^ ]*\).*/\1/p' <<<"$line")
+	pagesize=$(sed -n 's/.* pagesize=\([^ ]*\).*/\1/p' <<<"$line")
+	[[ $kernel == *-arm64* ]] && want_machine=aarch64
+	[[ $kernel == *-64k ]] && want_page=65536
+	echo "booted: Linux $rel on ${machine:-unknown}, ${pagesize:-unknown}-byte pages, preemption model ${model:-unknown}, ${line#*version=}"
+	if [[ $rel != "${kernel%%-*}".* ]]; then
 		fail "the guest runs Linux $rel, not $kernel"
+	elif [ "$machine" != $want_machine ] || [ "$pagesize" != $want_page ]; then
+		fail "the guest runs on ${machine:-unknown} with ${pagesize:-unknown}-byte pages, not $kernel's $want_machine with $want_page"
 	elif [[ $kernel == *-rt && $model != rt ]]; then
 		fail "the guest's kernel is not PREEMPT_RT (preempt=$model)"
 	elif [[ $kernel != *-rt && $model == rt ]]; then
@@ -223,6 +285,12 @@ check_boot() {
 # guests hang: the time limit kills the probe, and TCG it is.
 pick_accel() {
 	local kdir=$1 dir=$top/build/kvm-probe rc=0 t0=$SECONDS limit=${PROBE_TIMEOUT:-15}
+	# An arm64 guest on this x86_64 host: TCG (scripts/vm-boot.sh), and no
+	# probe, whose verdict would be for the x86_64 kernels.
+	if [ -n "$(kbuild_arch "$kdir")" ]; then
+		say "accelerator: tcg (an arm64 guest on an $(uname -m) host)"
+		return 0
+	fi
 	case "${ACCEL:-auto}" in
 	tcg | kvm)
 		say "accelerator: $ACCEL (${ACCEL_WHY:-ACCEL=$ACCEL})"

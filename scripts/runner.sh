@@ -71,9 +71,15 @@ esac
 
 # Every module must also build warning-free (W=1, sparse) against Debian's
 # header trees (6.1 installed, 6.12 and 6.12-rt unpacked by
-# scripts/fetch.sh), which have no KUnit.
+# scripts/fetch.sh), which have no KUnit, and for arm64 with 4 KiB and 64
+# KiB pages: against the arm64 debug kernels (arm64_build_kernels), built
+# and cached as every test kernel is (scripts/kernel.sh). Debian 12 has no
+# 64 KiB arm64 kernel, so that tree is built in any case. A kernel of the
+# run's list is left to its own part, which builds the same modules against
+# the same tree, W=1 and sparse.
+arm64_build_kernels="6.12-arm64 6.12-arm64-64k"
 build_stock() {
-	local trees tree name
+	local trees tree name k
 	scripts/fetch.sh headers >/dev/null || abort "cannot fetch Debian's 6.12 headers (scripts/fetch.sh headers)"
 	trees=$(scripts/kdir.sh --all)
 	[ -n "$trees" ] || abort "no Debian header trees (scripts/deps.sh, scripts/fetch.sh headers)"
@@ -83,22 +89,36 @@ build_stock() {
 			fail "$name: build failed (above)"
 		say "modules built against $(basename "$tree")"
 	done
+	for k in $arm64_build_kernels; do
+		[[ " $kernels " == *" $k "* ]] && continue
+		name="modules ($k debug kernel, W=1, sparse)"
+		if ! tree=$(scripts/kernel.sh debug "$k"); then
+			fail "$name: no $k kernel (scripts/kernel.sh debug $k, above)"
+			continue
+		fi
+		kbuild_tree "$name" "$tree" "$out/stock/$k" kunit samples bench stress ||
+			fail "$name: build failed (above)"
+		say "modules built against the $k debug kernel"
+	done
 }
 
-# Static, so one build serves every kernel. kselftest_harness.h is 6.1's
-# whatever the kernels: the tests are written against it (6.12's compiles
-# them too, with -Wclobbered noise from its macros).
+# Static, so one build serves every kernel of an architecture: ARCH
+# (x86_64: build/, arm64: build/arm64/, cross-built, without the -m32
+# twins; scripts/lib.sh, user_make). kselftest_harness.h is 6.1's whatever
+# the kernels: the tests are written against it (6.12's compiles them too,
+# with -Wclobbered noise from its macros).
 build_user() {
-	local ksrc targets=()
+	local arch=$1 ksrc targets=()
 	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1 (scripts/deps.sh)"
 	[ "$mode" = runner-test ] || targets+=(user)
 	[ $stress = 1 ] && targets+=(stress-user)
 	[ $bench = 1 ] && targets+=(bench-user)
-	[ ${#targets[@]} = 0 ] || make -s "${targets[@]}" KSRC="$ksrc" ||
-		abort "user-space programs: build failed"
-	[ $fixtures = 0 ] || make -s ut UT_DIR=scripts/runner-test/ut HWT_OUT="$out/runner-test" KSRC="$ksrc" ||
-		abort "self-test fixture programs: build failed"
-	say "user-space programs built"
+	[ ${#targets[@]} = 0 ] || user_make "$arch" "$ksrc" "${targets[@]}" ||
+		abort "user-space programs ($arch): build failed"
+	[ $fixtures = 0 ] || user_make "$arch" "$ksrc" ut UT_DIR=scripts/runner-test/ut \
+		HWT_OUT="$(user_out "$arch")/runner-test" ||
+		abort "self-test fixture programs ($arch): build failed"
+	say "user-space programs built ($arch)"
 }
 
 # `make install` into $vm/install (PREFIX /usr/local) for the test kernel;
@@ -114,6 +134,12 @@ install_stage() {
 	local root=$1 d=$vm/install oot=$vm/oot pc flags
 	rm -rf "$d" "$oot" "$root/hwt/installed"
 	mkdir -p "$oot" "$root/hwt/installed"
+	if [ "$(kernel_arch "$kernel")" != x86_64 ]; then
+		# make install builds libhwtimer with the host's compiler.
+		echo "make install builds for the host (x86_64)" >"$root/hwt/installed/skip"
+		skip "the sample module and libhwtimer(3)'s example from make install: $(kernel_arch "$kernel") kernel"
+		return 0
+	fi
 	if ! KDIR=$kdir make -s install DESTDIR="$d" >"$vm/install.log" 2>&1; then
 		cat "$vm/install.log" >&2
 		fail "make install DESTDIR=$d KDIR=$kdir failed (above)"
@@ -160,6 +186,7 @@ doc_check() {
 # current sources build, not stale files of deleted ones.
 build_stage() {
 	local root=$vm/rootfs dirs=(kunit samples) f
+	uout=$(user_out "$(kernel_arch "$kernel")")
 	[ $stress = 1 ] && dirs+=(stress)
 	[ $bench = 1 ] && dirs+=(bench)
 	rm -rf "$root"
@@ -171,12 +198,17 @@ build_stage() {
 		stage_modules "$vm/kbuild" "$root"
 		for f in userspace-test/*_test.c; do
 			f=$(basename "$f" .c)
-			cp "$out/ut/$f" "$out/ut/$f-32" "$root/hwt/ut/"
+			if [ "$(kernel_arch "$kernel")" = x86_64 ]; then
+				cp "$uout/ut/$f" "$uout/ut/$f-32" "$root/hwt/ut/"
+			else
+				cp "$uout/ut/$f" "$root/hwt/ut/"
+				skip "$f-32: not built for $(kernel_arch "$kernel") (the -m32 twins test x86_64's compat ioctl path)"
+			fi
 		done
 		# The programs' time limits (run_ut in scripts/guest-init.sh).
 		cp userspace-test/settings "$root/hwt/ut/"
 		for f in tools/*.c; do
-			cp "$out/tools/$(basename "$f" .c)" "$root/hwt/tools/"
+			cp "$uout/tools/$(basename "$f" .c)" "$root/hwt/tools/"
 		done
 	fi
 	if [ $fixtures = 1 ]; then
@@ -187,7 +219,7 @@ build_stage() {
 			cp "$vm/runner-test/$f" "$root/hwt/runner-test/"
 		done
 		for f in scripts/runner-test/ut/*_test.c; do
-			cp "$out/runner-test/ut/$(basename "$f" .c)" "$root/hwt/runner-test/ut/"
+			cp "$uout/runner-test/ut/$(basename "$f" .c)" "$root/hwt/runner-test/ut/"
 		done
 	fi
 	[ "$mode" = check ] && install_stage "$root"
@@ -416,7 +448,7 @@ if ! flock -n 8; then
 fi
 
 if [ "$mode" = run ] || [ "$mode" = shell ]; then
-	build_user
+	build_user "$(kernel_arch "$kernel")"
 	on_kernel
 	exit
 fi
@@ -424,7 +456,10 @@ kernels=${KERNELS:-$default_kernels}
 [ "$mode" = check ] || kernels=$kernel
 say "test kernels: $kernels"
 [ "$mode" = check ] && build_stock
-build_user
+# The user-space programs of each architecture the kernels run.
+for a in $(for k in $kernels; do kernel_arch "$k"; done | sort -u); do
+	build_user "$a"
+done
 [ "$mode" = check ] && doc_check
 parser_fixtures
 # Once for all kernels' parts, with the first one's kernel.

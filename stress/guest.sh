@@ -109,6 +109,15 @@ captured() {
 # A run of the stress module (kstress RUN ...), of a TAP program (run_ut).
 ktap_run() { captured "kstress-$1" kstress "$@"; }
 utap_run() { captured "$1" run_ut "$@"; }
+# The -m32 twin of a program, where the host built one (x86_64); elsewhere
+# a skip that says why.
+utap_run32() {
+	if [ -x "$2" ]; then
+		utap_run "$@"
+	else
+		skip_ut "$1" "no -m32 build for $(uname -m): the compat ioctl path is x86_64's here"
+	fi
+}
 
 step_kacct() {
 	# shellcheck disable=SC2086 # KACCT is a list of settings
@@ -125,7 +134,7 @@ step_drace() {
 # The user-space ledger, 64-bit (repeated in a soak), then one -m32 run.
 step_uacct() {
 	soak_repeat uledger ops "$UACCT_MIN" utap_run hwtstress-user $B/hwtstress-user $UACCT
-	utap_run hwtstress-user-32 $B/hwtstress-user-32 $UACCT32
+	utap_run32 hwtstress-user-32 $B/hwtstress-user-32 $UACCT32
 }
 
 # Toggle CPUs 1.. offline and online while both stress loads run.
@@ -174,7 +183,7 @@ hotplug_run() {
 step_faults() {
 	ktap_run faults
 	utap_run hwtfault $B/hwtfault $FAULT_ARGS
-	utap_run hwtfault-32 $B/hwtfault-32 -q $FAULT_ARGS
+	utap_run32 hwtfault-32 $B/hwtfault-32 -q $FAULT_ARGS
 }
 
 P=/sys/module/hwtimer/parameters
@@ -205,7 +214,7 @@ fuzz_run() {
 	local p64 rc=0
 	run_ut hwtfuzz $B/hwtfuzz -t "$FUZZ_S" >/tmp/fuzz64.out 2>&1 &
 	p64=$!
-	utap_run hwtfuzz-32 $B/hwtfuzz-32 -t "$FUZZ_S" || rc=1
+	utap_run32 hwtfuzz-32 $B/hwtfuzz-32 -t "$FUZZ_S" || rc=1
 	wait $p64 || rc=1
 	cat /tmp/fuzz64.out
 	stats_from /tmp/fuzz64.out

@@ -96,12 +96,14 @@ stress_conf() {
 
 # The programs of `make stress-user` (stress/stress.mk); the device's own
 # smoke and ioctl tests (build/ut/) run after the fuzzer as its sanity check.
+# From uout (scripts/lib.sh, user_out: the kernel's architecture's).
+# shellcheck disable=SC2154 # uout: scripts/lib.sh
 stress_stage() {
 	local root=$1 mode=$2 t
 	mkdir -p "$root/hwt/stress/bin"
-	cp build/stress/bin/* "$root/hwt/stress/bin/"
+	cp "$uout"/stress/bin/* "$root/hwt/stress/bin/"
 	for t in dev_smoke_test dev_ioctl_test; do
-		[ -f "build/ut/$t" ] && cp "build/ut/$t" "$root/hwt/stress/bin/"
+		[ -f "$uout/ut/$t" ] && cp "$uout/ut/$t" "$root/hwt/stress/bin/"
 	done
 	cp stress/guest.sh "$root/hwt/stress/guest.sh"
 	stress_conf "$mode" >"$root/hwt/stress/stress.conf"

@@ -36,7 +36,7 @@ STRESS_PROGS := hwtstress-user hwtfault hwtfuzz hwtsec hwtwake
 STRESS_PROGS32 := hwtfuzz hwtfault hwtstress-user
 STRESS_DEPS := $(wildcard include/uapi/linux/*.h tools/include/*.h)
 
-stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(addsuffix -32,$(STRESS_PROGS32))) \
+stress-user: $(addprefix $(STRESS_BIN)/,$(STRESS_PROGS) $(if $(filter 1,$(USER_32BIT)),$(addsuffix -32,$(STRESS_PROGS32)))) \
 	$(HWT_OUT)/ut/dev_smoke_test $(HWT_OUT)/ut/dev_ioctl_test
 
 $(STRESS_BIN)/%-32: stress/%.c $(STRESS_DEPS) | $(KSELFTEST_H)

@@ -94,7 +94,14 @@ TEST_F(hwt, ring_setup_errors)
 /* mmap() takes exactly the ring: offset, length, shared, not executable. */
 TEST_F(hwt, ring_mmap_errors)
 {
-	struct hwtimer_ring_params p = { .entries = 256 };
+	/*
+	 * A ring of more than a page at any page size (256 records with 4
+	 * KiB pages, 4096 with 64 KiB), so that a mapping a page short is
+	 * not empty.
+	 */
+	struct hwtimer_ring_params p = {
+		.entries = 2 * PAGE / sizeof(struct hwtimer_expiry),
+	};
 	void *m;
 
 	HWT_NEED_DEV();

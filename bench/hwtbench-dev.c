@@ -22,27 +22,33 @@
  *                         the VFS's dispatch) measured the same way, over
  *                         -k: the kernel's work per entry, the batch's own
  *                         (header, pinning, clock, locking) shared out
- *   deliver               -k timeouts armed for one absolute deadline on
- *                         file A; the program sleeps until shortly before
- *                         it and then reads the clock in a loop. Where the
- *                         clock jumps, the CPU was elsewhere: the gap whose
- *                         span holds a record's expired_ns is the interrupt
- *                         that ran the file's expiry pass (with the softirq
- *                         and whatever else ran then). The median gap, less
- *                         that of a pass with one record measured the same
- *                         way, over -k - 1: what one more record costs the
- *                         pass, its expiry and its write into the ring
- *   deliver_queue         the same on file B: the pass queues the records
- *                         in the kernel for read()
+ *   deliver               -k timeouts armed on file A for one absolute
+ *                         deadline two ticks ahead (in level 0 of the
+ *                         file's wheel); the program then reads the clock
+ *                         in a loop. Where the clock jumps, the CPU was
+ *                         elsewhere: the gap whose span holds a record's
+ *                         expired_ns is the interrupt that ran the file's
+ *                         expiry pass (with the softirq and whatever else
+ *                         ran then). The median gap of -p passes, less that
+ *                         of a pass with one record measured the same way,
+ *                         over -k - 1: what one more record costs the pass,
+ *                         its expiry and its write into the ring
+ *   cascade               the same with the deadline 100 ticks ahead, in
+ *                         level 1, whose bucket the pass first moves to
+ *                         level 0: less the pass from level 0, over -k,
+ *                         what a record costs the pass per level it waited
+ *                         in above 0
+ *   deliver_queue         the same as deliver on file B: the pass queues
+ *                         the records in the kernel for read()
  *   read                  one read() taking the -k records of that pass,
  *                         less an empty read() (O_NONBLOCK, EAGAIN), over
  *                         -k
  *
- * Each figure also has a _with_entry twin: the same time not less the empty
- * call or the one-record pass, over -k, what the entry into the kernel (the
- * system call, or the interrupt) adds when a batch of -k shares it. The
- * empty ioctl, the empty read and the one-record pass are printed too
- * (ioctl_empty, read_empty, pass_one). Every figure is the median over the
+ * Each figure but cascade also has a _with_entry twin: the same time not
+ * less the empty call or the one-record pass, over -k, what the entry into
+ * the kernel (the system call, or the interrupt) adds when a batch of -k
+ * shares it. The empty ioctl, the empty read and the one-record pass are
+ * printed too (ioctl_empty, read_empty, pass_one). Every figure is the median over the
  * repetitions of each repetition's median, in "R dev hwtimer S metric ns
  * median min max reps" lines (bench/report.pl); "D" lines give details,
  * "E" lines errors (then the exit status is 1).
@@ -525,23 +531,36 @@ static double gaps_used(const struct gap *g, unsigned int n)
 }
 
 /*
+ * Where the timeouts of a pass wait in the file's wheel: in level 0, the
+ * deadline a few ticks ahead, so that the pass takes each off its bucket
+ * once and expires it; or in level 1, the deadline 100 ticks ahead, so
+ * that the pass first cascades the level-1 bucket (the wheel's clock
+ * reaches its start on the way to the deadline's tick) and takes each
+ * off twice. A deadline a few ticks ahead whose tick lies past a
+ * multiple of 64 of the wheel's clock is in level 1 too: the median
+ * over the passes leaves those few out.
+ */
+enum { LEVEL0, LEVEL1 };
+
+/*
  * @cnt timeouts of @f due at one deadline: the CPU time of the gaps in
  * which their expiry pass wrote their records (file A: into the ring,
  * consumed here) or queued them (file B: read here, timed into *@tread
  * unless it is NULL). Negative when a record did not land in a gap (then
  * the caller tries again).
  */
-static double pass(struct dfile *f, unsigned int cnt, double *tread)
+static double pass(struct dfile *f, unsigned int cnt, int level, double *tread)
 {
 	static struct gap g[MAX_GAPS];
-	uint64_t dl, t0, t1;
+	uint64_t dl, t0, t1, lead;
 	unsigned int j, n, got = 0;
 	uint32_t tail0 = f->tail ? __atomic_load_n(f->tail, __ATOMIC_ACQUIRE) : 0;
 	bool ok = true;
 	ssize_t r;
 
-	/* Far enough ahead for the arming. */
-	dl = now_ns() + 20 * MS;
+	/* Level 0: past the arming of @cnt (well under a ms), a few ticks. */
+	lead = level == LEVEL0 ? (tick_ns < MS ? 2 * MS : 2 * tick_ns) : 100 * tick_ns;
+	dl = now_ns() + lead;
 	memset(arm_ent, 0, cnt * sizeof(*arm_ent));
 	for (j = 0; j < cnt; j++) {
 		arm_ent[j].cookie = j;
@@ -549,7 +568,8 @@ static double pass(struct dfile *f, unsigned int cnt, double *tread)
 		arm_ent[j].expires_ns = dl;
 	}
 	batch(f, HWTIMER_IOC_ARM, arm_ent, cnt, "HWTIMER_IOC_ARM (deliver)");
-	sleep_until(dl - 2 * MS);
+	if (level == LEVEL1)
+		sleep_until(dl - 2 * MS);
 	/* The file's tick at or after the deadline, and one more of its wheel's. */
 	n = spin(dl + 3 * tick_ns + MS, g);
 
@@ -581,13 +601,14 @@ static double pass(struct dfile *f, unsigned int cnt, double *tread)
 }
 
 /* pass(), tried again while a record falls outside the gaps. */
-static double pass_try(struct dfile *f, unsigned int cnt, double *tread, const char *what)
+static double pass_try(struct dfile *f, unsigned int cnt, int level, double *tread,
+		       const char *what)
 {
 	unsigned int t;
 	double v;
 
 	for (t = 0; t < PASS_TRIES; t++) {
-		v = pass(f, cnt, tread);
+		v = pass(f, cnt, level, tread);
 		if (v >= 0)
 			return v;
 		printf("D dev %s pass of %u: a record outside the spin's gaps, again\n", what, cnt);
@@ -613,34 +634,52 @@ static double timed_empty_read(struct dfile *f)
 	return (double)(t1 - t0);
 }
 
+/* "D" line text: the values of @v, then their median (which sorts them). */
+static double list_median(char *buf, size_t len, double *v, unsigned int cnt)
+{
+	unsigned int i;
+	int o = 0;
+
+	for (i = 0; i < cnt && o >= 0 && (size_t)o < len; i++)
+		o += snprintf(buf + o, len - o, "%s%.0f", i ? " " : "", v[i]);
+	return median(v, cnt);
+}
+
 /*
- * One repetition's deliveries at size @s: into the ring of @a, into the
- * kernel queue of @b and read() from it.
+ * One repetition's deliveries at size @s: into the ring of @a, from level
+ * 0 and from level 1 of its wheel; into the kernel queue of @b, and read()
+ * from it.
  */
 static void deliveries(struct dfile *a, struct dfile *b, unsigned long s, unsigned int rep)
 {
-	double ra1[MAX_PASSES], rak[MAX_PASSES], qb1[MAX_PASSES], qbk[MAX_PASSES];
-	double rd[MAX_PASSES], re[MAX_PASSES];
-	double g1, gk, q1, qk, tr, te;
+	double ra1[MAX_PASSES], rak[MAX_PASSES], rc[MAX_PASSES], qb1[MAX_PASSES];
+	double qbk[MAX_PASSES], rd[MAX_PASSES], re[MAX_PASSES];
+	double g1, gk, gc, q1, qk, tr, te;
+	char l1[160], lk[160], lc[160], lq1[160], lqk[160];
 	unsigned int p;
 
 	for (p = 0; p < passes; p++) {
-		ra1[p] = pass_try(a, 1, NULL, "ring");
-		rak[p] = pass_try(a, k, NULL, "ring");
-		qb1[p] = pass_try(b, 1, NULL, "queue");
-		qbk[p] = pass_try(b, k, &rd[p], "queue");
+		ra1[p] = pass_try(a, 1, LEVEL0, NULL, "ring");
+		rak[p] = pass_try(a, k, LEVEL0, NULL, "ring");
+		rc[p] = pass_try(a, k, LEVEL1, NULL, "ring, level 1");
+		qb1[p] = pass_try(b, 1, LEVEL0, NULL, "queue");
+		qbk[p] = pass_try(b, k, LEVEL0, &rd[p], "queue");
 		re[p] = timed_empty_read(b);
 	}
-	g1 = median(ra1, passes);
-	gk = median(rak, passes);
-	q1 = median(qb1, passes);
-	qk = median(qbk, passes);
+	g1 = list_median(l1, sizeof(l1), ra1, passes);
+	gk = list_median(lk, sizeof(lk), rak, passes);
+	gc = list_median(lc, sizeof(lc), rc, passes);
+	q1 = list_median(lq1, sizeof(lq1), qb1, passes);
+	qk = list_median(lqk, sizeof(lqk), qbk, passes);
 	tr = median(rd, passes);
 	te = median(re, passes);
-	printf("D dev %lu rep %u: pass of 1 record %.0f, of %u %.0f (ring); %.0f, %.0f (queue); read of %u %.0f, empty %.0f\n",
-	       s, rep, g1, k, gk, q1, qk, k, tr, te);
+	printf("D dev %lu rep %u: passes into the ring of 1 record: %s; of %u: %s; of %u from level 1: %s\n",
+	       s, rep, l1, k, lk, k, lc);
+	printf("D dev %lu rep %u: passes into the queue of 1 record: %s; of %u: %s; read of %u %.0f, empty %.0f\n",
+	       s, rep, lq1, k, lqk, k, tr, te);
 	record("deliver", s, rep, (gk - g1) / (k - 1));
 	record("deliver_with_entry", s, rep, gk / k);
+	record("cascade", s, rep, (gc - gk) / k);
 	record("deliver_queue", s, rep, (qk - q1) / (k - 1));
 	record("deliver_queue_with_entry", s, rep, qk / k);
 	record("pass_one", s, rep, g1);

@@ -262,6 +262,7 @@ sub icount_dev_table {
 		[ 'modify', 'MODIFY of a random pending timeout to a random delay' ],
 		[ 'cancel', 'CANCEL of a random pending timeout' ],
 		[ 'deliver', "delivery: the expiry pass expires a due timeout and writes its record into the mmap'd ring" ],
+		[ 'cascade', "a cascade: the pass moves a due timeout's level-1 bucket to level 0 first (per level above 0 it waited in)" ],
 		[ 'deliver_queue', 'the same, a file without a ring: the pass queues the record for read()' ],
 		[ 'read', 'read() of a queued record' ],
 	);
@@ -277,7 +278,9 @@ sub icount_dev_table {
 		 . 'system call not. Delivery: the CPU time of the interrupt that ran the expiry pass '
 		 . "(the gap in a user-space loop of clock reads that holds the records' expired_ns), "
 		 . "median of $passes, less that of a pass with one record, over " . ($k =~ /^\d+$/ ? $k - 1 : '?')
-		 . '. read(): one call taking the pass\'s records, less an empty read(), over '
+		 . ', the deadline two ticks ahead (level 0 of the file\'s wheel); cascade: the same '
+		 . 'with the deadline 100 ticks ahead (level 1), less the pass from level 0, over '
+		 . "$k. read(): one call taking the pass's records, less an empty read(), over "
 		 . "$k. With its entry: the same not less the empty call or the one-record pass.", '',
 		 '| device, instructions | N | per entry, in the kernel | per entry, with its entry |',
 		 '|---|---|---|---|');

@@ -216,52 +216,6 @@ static void print_figs(void)
 	}
 }
 
-/* ---- the module's caps ---------------------------------------------------------- */
-
-static const char *const cap_names[] = { "file_cap", "user_cap", "global_cap" };
-static long cap_saved[3] = { -1, -1, -1 };
-
-static void caps_restore(void)
-{
-	char path[128], val[32];
-	unsigned int i;
-
-	for (i = 0; i < 3; i++) {
-		if (cap_saved[i] < 0)
-			continue;
-		snprintf(path, sizeof(path), HWT_PARAMS "%s", cap_names[i]);
-		snprintf(val, sizeof(val), "%ld", cap_saved[i]);
-		if (write_file(path, val))
-			error("cannot restore %s to %ld", path, cap_saved[i]);
-	}
-}
-
-/* Room for @need timeouts in each of the two files. */
-static void caps_raise(unsigned long need)
-{
-	char path[128], val[32];
-	unsigned int i;
-	long v;
-
-	for (i = 0; i < 3; i++) {
-		unsigned long want = need * (i ? 2 : 1);
-
-		snprintf(path, sizeof(path), HWT_PARAMS "%s", cap_names[i]);
-		v = read_long(path);
-		if (v < 0 || (unsigned long)v >= want)
-			continue;
-		snprintf(val, sizeof(val), "%lu", want);
-		if (write_file(path, val)) {
-			error("cannot raise %s from %ld to %s (root?)", path, v, val);
-			exit(1);
-		}
-		if (cap_saved[i] < 0)
-			cap_saved[i] = v;
-		printf("I dev_raised_%s %s\n", cap_names[i], val);
-	}
-	atexit(caps_restore);
-}
-
 /* ---- the files ---------------------------------------------------------------- */
 
 /**
@@ -794,7 +748,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsizes; i++)
 		if (sizes[i] > most)
 			most = sizes[i];
-	caps_raise(most + 2 * k);
+	ht_caps_raise(most + 2 * k, "dev");
 	arm_ent = alloc(HWTIMER_BATCH_MAX, sizeof(*arm_ent));
 	cancel_ent = alloc(k, sizeof(*cancel_ent));
 	mod_ent = alloc(k, sizeof(*mod_ent));

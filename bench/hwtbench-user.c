@@ -773,52 +773,6 @@ static void hwt_fill_random(void)
 	}
 }
 
-/*
- * The module's caps, raised while the program runs so one file holds the
- * largest size of -S (and given back at exit); 0 if they need no change.
- */
-static const char *const cap_names[] = { "file_cap", "user_cap", "global_cap" };
-static long cap_saved[3] = { -1, -1, -1 };
-
-static void caps_restore(void)
-{
-	char path[128], val[32];
-	unsigned int i;
-
-	for (i = 0; i < 3; i++) {
-		if (cap_saved[i] < 0)
-			continue;
-		snprintf(path, sizeof(path), HWT_PARAMS "%s", cap_names[i]);
-		snprintf(val, sizeof(val), "%ld", cap_saved[i]);
-		if (write_file(path, val))
-			error("cannot restore %s to %ld", path, cap_saved[i]);
-	}
-}
-
-static void caps_raise(unsigned long need)
-{
-	char path[128], val[32];
-	unsigned int i;
-	long v;
-
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), HWT_PARAMS "%s", cap_names[i]);
-		v = read_long(path);
-		/* The user and global caps also count the other files of the run. */
-		if (v < 0 || (unsigned long)v >= need * (i ? 2 : 1))
-			continue;
-		snprintf(val, sizeof(val), "%lu", need * (i ? 2 : 1));
-		if (write_file(path, val)) {
-			error("cannot raise %s from %ld to %s (root?)", path, v, val);
-			exit(1);
-		}
-		if (cap_saved[i] < 0)
-			cap_saved[i] = v;
-		printf("I user_raised_%s %s\n", cap_names[i], val);
-	}
-	atexit(caps_restore);
-}
-
 /* ---- timerfd --------------------------------------------------------------- */
 
 static int *tfd;
@@ -2464,7 +2418,7 @@ int main(int argc, char **argv)
 		/* The device's tick, for the in-process wheel; room for the largest size. */
 		hwtimer_file_close(lib_open(n));
 		if (nsizes)
-			caps_raise(max_size + chunk);
+			ht_caps_raise(max_size + chunk, "user");
 	}
 	if (!no_tfd)
 		pool_create();

@@ -185,6 +185,68 @@ static inline long read_long(const char *path)
 	return strtol(buf, NULL, 0);
 }
 
+/* The module's caps that a benchmark raises: file_cap, user_cap, global_cap. */
+static inline const char *ht_cap_name(unsigned int i)
+{
+	static const char *const names[] = { "file_cap", "user_cap", "global_cap" };
+
+	return names[i];
+}
+
+/* Each cap's value before ht_caps_raise() changed it, -1 if it did not. */
+static inline long *ht_caps_saved(void)
+{
+	static long saved[3] = { -1, -1, -1 };
+
+	return saved;
+}
+
+static inline void ht_caps_restore(void)
+{
+	char path[128], val[32];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (ht_caps_saved()[i] < 0)
+			continue;
+		snprintf(path, sizeof(path), HWT_PARAMS "%s", ht_cap_name(i));
+		snprintf(val, sizeof(val), "%ld", ht_caps_saved()[i]);
+		if (write_file(path, val))
+			fprintf(stderr, "cannot restore %s to %s\n", path, val);
+	}
+}
+
+/*
+ * Raise the module's caps (root) so that one file holds @need timeouts and
+ * the user's files, and all files, twice that (the run's other file); print
+ * "I <tag>_raised_<cap> <value>" for each cap raised, and give them back at
+ * exit. Exits if a cap cannot be raised.
+ */
+static inline void ht_caps_raise(unsigned long need, const char *tag)
+{
+	char path[128], val[32];
+	unsigned int i;
+	long v;
+
+	for (i = 0; i < 3; i++) {
+		unsigned long want = need * (i ? 2 : 1);
+
+		snprintf(path, sizeof(path), HWT_PARAMS "%s", ht_cap_name(i));
+		v = read_long(path);
+		if (v < 0 || (unsigned long)v >= want)
+			continue;
+		snprintf(val, sizeof(val), "%lu", want);
+		if (write_file(path, val)) {
+			fprintf(stderr, "cannot raise %s from %ld to %s (root?)\n", path, v, val);
+			exit(1);
+		}
+		if (ht_caps_saved()[i] < 0)
+			ht_caps_saved()[i] = v;
+		printf("I %s_raised_%s %s\n", tag, ht_cap_name(i), val);
+	}
+	atexit(ht_caps_restore);
+}
+
 /*
  * The number after @key in the last line of the file @path that starts with
  * @key, which includes its separator ("slab " in memory.stat, "pending:" in

@@ -24,6 +24,7 @@
 #include "kselftest_harness.h"
 #include "hwtimer_user.h"
 #include "libhwtimer.h"
+#include "libhwtimer_test.h"
 
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
@@ -161,27 +162,6 @@ TEST(open_errors)
 	hwtimer_file_close(f);
 	hwtimer_file_close(NULL);	/* does nothing */
 }
-
-/*
- * libhwtimer(3), "Return values": no function changes errno, whether it
- * succeeds or fails, but hwtimer_file_open() when it fails. @call runs
- * with errno at a value no call sets, and must leave it there.
- */
-#define ERRNO_MARK	4242
-
-#define EXPECT_KEEPS_ERRNO(expected, call)					\
-	do {									\
-		long __ret;							\
-		int __err;							\
-										\
-		errno = ERRNO_MARK;						\
-		__ret = (long)(call);						\
-		__err = errno;							\
-		EXPECT_EQ((long)(expected), __ret) TH_LOG("%s returned %ld", #call, __ret); \
-		EXPECT_EQ(ERRNO_MARK, __err)					\
-			TH_LOG("%s returned %ld and changed errno to %d (%s)",	\
-			       #call, __ret, __err, strerror(__err));		\
-	} while (0)
 
 TEST(errno_open_close)
 {

@@ -367,7 +367,6 @@ static const struct hwtd_op hwtd_get = {
 		 HWTD_OUT(struct hwtimer_get_entry, cookie, slack_ns) },
 };
 
-
 /*
  * Whether the output fields of the entry of @op at offset @off of the
  * pinned range can be written: its input fields need only be readable.

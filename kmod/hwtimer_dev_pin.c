@@ -76,7 +76,7 @@ void hwtd_unpin(struct hwtd_upages *up)
 
 /* hwtd_up_copy() of bytes that span pages: a page at a time. */
 void __hwtd_up_copy(struct hwtd_upages *up, size_t pos, void *buf,
-				    size_t len, bool out)
+		    size_t len, bool out)
 {
 	while (len) {
 		size_t n = min(len, PAGE_SIZE - offset_in_page(pos));

@@ -456,7 +456,8 @@ bool hwtd_has_records(struct hwtd_file *file)
 		spin_lock_irq(&file->lock);
 		moved = hwtd_refill(file, &hold, HWTD_HOLD_MAX);
 		hwtd_hold_end(file, &hold);
-		ret = file->nqueued || (file->ring && file->ring->tail != READ_ONCE(*file->ring->head));
+		ret = file->nqueued ||
+		      (file->ring && file->ring->tail != READ_ONCE(*file->ring->head));
 		spin_unlock_irq(&file->lock);
 		total += moved;
 		if (moved < HWTD_HOLD_MAX || total >= hwtd_ring_entries(file))
@@ -478,7 +479,6 @@ bool hwtd_has_records(struct hwtd_file *file)
  * as any task.
  */
 struct workqueue_struct *hwtd_wq;
-
 
 /**
  * hwtd_expiry_wq_init() - make the device's workqueue

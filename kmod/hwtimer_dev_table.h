@@ -21,7 +21,9 @@ static inline struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *file, u32 n)
 /* The timeout at index @idx, which names one (from a list, a free list). */
 static inline struct hwtd_timeout *hwtd_timeout_at(struct hwtd_file *file, u32 idx)
 {
-	return &hwtd_chunk_nr(file, idx >> HWTD_IDX_SHIFT)->timeouts[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
+	struct hwtd_chunk *chunk = hwtd_chunk_nr(file, idx >> HWTD_IDX_SHIFT);
+
+	return &chunk->timeouts[idx & (BIT(HWTD_IDX_SHIFT) - 1)];
 }
 
 /**

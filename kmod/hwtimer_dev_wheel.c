@@ -432,7 +432,6 @@ void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now)
 		hwtd_arm_timer(file, ev, now);
 }
 
-
 /* ---- the driving timer ---------------------------------------------------- */
 
 /**

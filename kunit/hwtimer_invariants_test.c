@@ -325,7 +325,8 @@ static void invariants_exact_and_bounded(struct kunit *test)
 				    u->name, i);
 		if (early_fires[i])
 			continue;
-		KUNIT_EXPECT_EQ_MSG(test, c->fired_at[i], DIV_ROUND_UP_ULL(dl[i], KI_TICK) * KI_TICK,
+		KUNIT_EXPECT_EQ_MSG(test, c->fired_at[i],
+				    DIV_ROUND_UP_ULL(dl[i], KI_TICK) * KI_TICK,
 				    "%s: timer %u (deadline %llu) did not fire at the start of its tick",
 				    u->name, i, dl[i]);
 	}

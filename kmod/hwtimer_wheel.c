@@ -18,10 +18,12 @@
  *   512    512 ticks      32768 ticks      2097152 ticks         11
  *   65536  65536 ticks    4194304 ticks    268435456 ticks        9
  *
- * Timers carry their absolute expiry tick (@expires). A timer goes to the
- * lowest level whose span covers its distance from the base clock; within
- * a level its slot is a hash of @expires (the classic Varghese-Lauck
- * scheme, as Linux used before 4.8). Unlike today's timer_list wheel, which
+ * Timers carry their absolute expiry tick (@expires). A timer less than S
+ * ticks away goes to level 0, further ones to the level of the highest bit
+ * in which @expires and the base clock differ; within a level its slot is
+ * a hash of @expires (the classic Varghese-Lauck scheme, as Linux used
+ * before 4.8; hwtimer_wheel.h has the placement and its proofs, which the
+ * device's per-file wheels share). Unlike today's timer_list wheel, which
  * gives up precision to avoid cascading, hwtimer cascades: when the clock
  * reaches the start of a coarse slot's range, the timers of that slot are
  * re-queued one level down. A timer is therefore moved at most once per

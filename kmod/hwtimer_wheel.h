@@ -34,35 +34,47 @@
  *   65536           65536 ticks     4194304 ticks   9
  *
  * The wheel's clock, clk, is the last tick processed: every timer queued
- * has a tick t > clk. A timer goes to the level of the highest bit in
- * which t and clk differ (hwt_level()), and there to the slot of t's digit
- * at that level (hwt_slot()): the "hashed hierarchical" placement of
- * Varghese and Lauck, as William Ahern's timeout.c does it. t and clk
- * agree above that level and t's digit is the greater, so the slot's
- * range of ticks begins after clk, at t with the bits below the level
- * cleared (its start). As clk moves towards that start, t and clk keep
- * agreeing above the level and differing in it, so the slot stays right
- * for t. Two things follow, on which everything below rests:
+ * has a tick t > clk. A timer less than 2^b ticks away goes to level 0,
+ * to the slot of t's low b bits, as timer.c's first level: the ticks
+ * clk + 1 to clk + 2^b - 1 each have a slot of their own there, clk's own
+ * slot being the one left out. A timer further away goes to the level of
+ * the highest bit in which t and clk differ (hwt_level()), and there to
+ * the slot of t's digit at that level (hwt_slot()): the "hashed
+ * hierarchical" placement of Varghese and Lauck, as William Ahern's
+ * timeout.c does it. t and clk agree above that level and t's digit is the
+ * greater, so the slot's range of ticks begins after clk, at t with the
+ * bits below the level cleared (its start). As clk moves towards that
+ * start, t and clk keep agreeing above the level and differing in it, so
+ * the slot stays right for t. Two things follow, on which everything
+ * below rests:
  *
- *  (I1) every occupied slot of level l holds a digit greater than clk's
- *       digit at l, and begins after clk;
+ *  (I1) every occupied slot of level l >= 1 holds a digit greater than
+ *       clk's digit at l, and begins after clk; an occupied slot of level
+ *       0 begins at the one tick after clk and less than 2^b ticks away
+ *       whose low bits are its index;
  *  (I2) a timer in a slot of level l >= 1 has t at or after the slot's
  *       start; a timer in a slot of level 0 has t equal to it.
+ *
+ * Level 0 by distance means a timer less than a revolution of level 0
+ * away never cascades, however its tick falls against the boundaries of
+ * level 1: a wheel whose timers are mostly that near (a retransmit, a
+ * lease renewed often) expires each from the slot it was placed in.
  *
  * Next event and advance
  * ----------------------
  * The next tick with work is the earliest start of an occupied slot
- * (hwt_next_event()): by (I1), at level l it is found in clk's rotation of
- * that level, from one bitmap word, and a level whose first boundary
+ * (hwt_next_event()): by (I1), at level 0 it is found from clk's digit on,
+ * around once; at level l >= 1 in clk's rotation of that level, from one
+ * bitmap word; and a level whose first boundary
  * after clk is not before the best start found cannot improve on it. The
  * wheel's clock then moves to that tick, ev: the slots beginning at ev
  * (hwt_event_slot(), at most one per level) are emptied. A level-0 slot's
  * timers are due at ev (I2); those of a higher level are re-queued
  * relative to the new clock: due if t == ev, else in a slot of a lower
  * level, since t and ev now agree at the level they were in. A cascade
- * never fills the slot it empties (a timer placed now has a digit
- * greater than clk's at its level, by (I1)), so it can stop after any
- * timer and go on later. The ticks between two events have nothing to do
+ * never fills the slot it empties (a timer placed now is not due at ev, so
+ * not in ev's level-0 slot, and has a digit greater than ev's at a higher
+ * level, by (I1)), so it can stop after any timer and go on later. The ticks between two events have nothing to do
  * and are never visited. An idle wheel's clock moves up to now
  * (hwt_forward()) only past ticks before its next event, so timers armed
  * next are placed relative to the present.
@@ -254,14 +266,16 @@ static __always_inline unsigned int hwt_digit(const struct hwt_geom *g, u64 t, u
 	return (t >> hwt_lvl_shift(g, lvl)) & (BIT(hwt_lvl_width(g, lvl)) - 1);
 }
 
-/* The level of a timer of tick @t > @clk: where they first differ. */
+/*
+ * The level of a timer of tick @t > @clk: 0 if it is less than a
+ * revolution of level 0 away, else the level of the highest bit in which
+ * they differ (at or above lvl0_bits, as they are that far apart).
+ */
 static __always_inline unsigned int hwt_level(const struct hwt_geom *g, u64 t, u64 clk)
 {
-	unsigned int bit = fls64(t ^ clk) - 1;
-
-	if (bit < g->lvl0_bits)
+	if (t - clk < BIT_ULL(g->lvl0_bits))
 		return 0;
-	return (bit - g->lvl0_bits) / HWT_LVL_BITS + 1;
+	return (fls64(t ^ clk) - 1 - g->lvl0_bits) / HWT_LVL_BITS + 1;
 }
 
 /* The level of slot @idx. */
@@ -323,8 +337,10 @@ static __always_inline u64 hwt_occ_word(const struct hwt_geom *g, const unsigned
  * @occ: its occupancy bitmap, a bit per slot
  * @clk: its clock
  *
- * The earliest start of an occupied slot, whose digit is above @clk's at
- * its level (I1): a slot being emptied at @clk's own tick is not looked at.
+ * The earliest start of an occupied slot (I1): at level 0 the first
+ * occupied slot after @clk's digit, else the first before it, a
+ * revolution on; at a level above, a slot whose digit is above @clk's
+ * there. A slot being emptied at @clk's own tick is not looked at.
  *
  * Return: that tick, after @clk; U64_MAX when no slot is occupied.
  */
@@ -334,9 +350,16 @@ static inline u64 hwt_next_event(const struct hwt_geom *g, const unsigned long *
 	u64 best = U64_MAX, first, m;
 
 	d = clk & (size - 1);
+	first = hwt_rotation(g, clk, 0);
 	bit = d + 1 < size ? find_next_bit(occ, size, d + 1) : size;
-	if (bit < size)
-		best = hwt_rotation(g, clk, 0) | bit;
+	if (bit < size) {
+		best = first | bit;
+	} else {
+		/* None in clk's rotation: the ticks after it, below clk's digit. */
+		bit = find_first_bit(occ, d);
+		if (bit < d)
+			best = first + size + bit;
+	}
 
 	for (lvl = 1; lvl < g->levels; lvl++) {
 		shift = hwt_lvl_shift(g, lvl);

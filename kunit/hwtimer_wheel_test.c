@@ -212,25 +212,32 @@ static void place_expiry_tick_rounds_up(struct kunit *test)
 static const u32 kt_geom_slots[] = { 16, 64, 512, 65536 };
 
 /*
- * A timer of tick @t on a wheel at @clk: its level holds the highest bit in
- * which @t and @clk differ, its slot is of that level, and the slot begins
- * after @clk, at or before @t: at @t itself on level 0 (I1, I2).
+ * A timer of tick @t on a wheel at @clk: less than a revolution of level 0
+ * away, it is in level 0's slot of its low bits; further, its level holds
+ * the highest bit in which @t and @clk differ, in the slot of its digit
+ * there, which is above @clk's. Its slot begins after @clk, at or before
+ * @t: at @t itself on level 0 (I1, I2).
  */
 static void kt_check_place(struct kunit *test, const struct hwt_geom *g, u64 t, u64 clk)
 {
 	unsigned int lvl = hwt_level(g, t, clk), bit = fls64(t ^ clk) - 1, idx;
 	u64 start;
 
-	KUNIT_EXPECT_GE_MSG(test, bit, hwt_lvl_shift(g, lvl), "t %llu clk %llu", t, clk);
-	KUNIT_EXPECT_LT_MSG(test, bit, hwt_lvl_shift(g, lvl) + hwt_lvl_width(g, lvl),
-			    "t %llu clk %llu", t, clk);
 	idx = hwt_slot(g, t, clk, &start);
 	KUNIT_EXPECT_LT(test, idx, g->nslots);
 	KUNIT_EXPECT_EQ_MSG(test, hwt_slot_level(g, idx), lvl, "t %llu clk %llu", t, clk);
 	KUNIT_EXPECT_GT_MSG(test, start, clk, "t %llu clk %llu: slot begins too early", t, clk);
 	KUNIT_EXPECT_LE_MSG(test, start, t, "t %llu clk %llu: slot begins after t", t, clk);
-	if (!lvl)
+	if (t - clk < BIT_ULL(g->lvl0_bits)) {
+		KUNIT_EXPECT_EQ_MSG(test, lvl, 0u, "t %llu clk %llu: near, not on level 0", t, clk);
+		KUNIT_EXPECT_EQ(test, idx, (unsigned int)(t & (BIT_ULL(g->lvl0_bits) - 1)));
 		KUNIT_EXPECT_EQ(test, start, t);
+		return;
+	}
+	KUNIT_EXPECT_NE_MSG(test, lvl, 0u, "t %llu clk %llu: far, on level 0", t, clk);
+	KUNIT_EXPECT_GE_MSG(test, bit, hwt_lvl_shift(g, lvl), "t %llu clk %llu", t, clk);
+	KUNIT_EXPECT_LT_MSG(test, bit, hwt_lvl_shift(g, lvl) + hwt_lvl_width(g, lvl),
+			    "t %llu clk %llu", t, clk);
 	KUNIT_EXPECT_GT(test, hwt_digit(g, t, lvl), hwt_digit(g, clk, lvl));
 }
 
@@ -249,7 +256,10 @@ static void place_level_and_slot(struct kunit *test)
 		kt_check_place(test, &g, U64_MAX, U64_MAX - 1);
 		for (k = 0; k < 2000; k++) {
 			clk = get_random_u64() >> (get_random_u32() % 64);
-			t = clk + 1 + (get_random_u64() >> (get_random_u32() % 64));
+			if (k & 1)
+				t = clk + 1 + get_random_u32() % (2 * kt_geom_slots[i]);
+			else
+				t = clk + 1 + (get_random_u64() >> (get_random_u32() % 64));
 			if (t <= clk)
 				t = U64_MAX;
 			kt_check_place(test, &g, t, clk);
@@ -280,7 +290,11 @@ static void place_next_event_and_event_slots(struct kunit *test)
 			clk = get_random_u64() >> (get_random_u32() % 64);
 			best = U64_MAX;
 			for (k = 0; k < N; k++) {
-				t = clk + 1 + (get_random_u64() >> (get_random_u32() % 64));
+				/* Odd rounds: around a revolution of level 0, across its end. */
+				if (r & 1)
+					t = clk + 1 + get_random_u32() % (2 * kt_geom_slots[i]);
+				else
+					t = clk + 1 + (get_random_u64() >> (get_random_u32() % 64));
 				if (t <= clk)
 					t = U64_MAX;
 				slot[k] = hwt_slot(&g, t, clk, &start[k]);

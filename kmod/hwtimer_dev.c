@@ -448,10 +448,17 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 		 */
 		n = min_t(u32, batch.count - done, HWTD_HOLD_MAX);
 		rlen = hwtd_pin(&up, uent + (size_t)done * op->size, n * op->size);
-		for (i = 0; i < n; i++)
-			if ((i + 1) * op->size > rlen || !hwtd_out_writable(&up, i * op->size, op))
-				break;
-		n = i;
+		n = min_t(u32, n, rlen / op->size);
+		/*
+		 * Every pinned page writable (the common case): so is every
+		 * output field of those entries. Else each entry is looked at.
+		 */
+		if (!hwtd_up_all_writable(&up)) {
+			for (i = 0; i < n; i++)
+				if (!hwtd_out_writable(&up, i * op->size, op))
+					break;
+			n = i;
+		}
 		if (!n) {
 			/* Entry @done cannot be read, or written back. */
 			hwtd_unpin(&up);

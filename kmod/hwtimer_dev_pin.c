@@ -64,7 +64,7 @@ void hwtd_unpin(struct hwtd_upages *up)
 {
 	int i;
 
-	if (up->writable == BIT(up->npages) - 1) {
+	if (hwtd_up_all_writable(up)) {
 		unpin_user_pages_dirty_lock(up->pages, up->npages, true);
 	} else {
 		for (i = 0; i < up->npages; i++)

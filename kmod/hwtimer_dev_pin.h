@@ -43,6 +43,13 @@ struct hwtd_upages {
 static_assert(HWTD_PIN_PAGES <= BITS_PER_LONG);
 
 size_t hwtd_pin(struct hwtd_upages *up, unsigned long uaddr, size_t len);
+
+/* Whether every page hwtd_pin() pinned is pinned for writing. */
+static inline bool hwtd_up_all_writable(const struct hwtd_upages *up)
+{
+	return up->writable == BIT(up->npages) - 1;
+}
+
 bool hwtd_up_writable(const struct hwtd_upages *up, size_t off, size_t len);
 void hwtd_unpin(struct hwtd_upages *up);
 void __hwtd_up_copy(struct hwtd_upages *up, size_t pos, void *buf, size_t len, bool out);

@@ -18,34 +18,20 @@
 #include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 
-static unsigned int file_cap = 262144;
-module_param(file_cap, uint, 0644);
+/* The caps, read by hwtd_file_cap() and hwtd_charge() (hwtimer_dev_account.h). */
+unsigned int hwtd_file_cap_param = 262144;
+module_param_named(file_cap, hwtd_file_cap_param, uint, 0644);
 MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most what a file's timeout table holds, 16384 pages of them)");
 
-/**
- * hwtd_file_cap() - the per-file cap as it takes effect
- *
- * At most what a file's timeout table holds, so that a file below it
- * finds a free entry (unless entries were retired, each after 2^32 uses),
- * and HWTIMER_IOC_INFO reports the cap that holds.
- *
- * Context: any.
- * Return: file_cap, or what the table holds if that is less.
- */
-unsigned int hwtd_file_cap(void)
-{
-	return min_t(unsigned int, READ_ONCE(file_cap), HWTD_MAX_TIMEOUTS);
-}
-
-static unsigned int global_cap = 1048576;
-module_param(global_cap, uint, 0644);
+unsigned int hwtd_global_cap_param = 1048576;
+module_param_named(global_cap, hwtd_global_cap_param, uint, 0644);
 MODULE_PARM_DESC(global_cap, "Most timeouts all open files of /dev/hwtimer may hold together (default 1048576)");
 
-static unsigned int user_cap = 524288;
-module_param(user_cap, uint, 0644);
+unsigned int hwtd_user_cap_param = 524288;
+module_param_named(user_cap, hwtd_user_cap_param, uint, 0644);
 MODULE_PARM_DESC(user_cap, "Most timeouts the open files of one user (real uid of the opener) may hold together (default 524288)");
 
-static atomic_long_t hwtd_count = ATOMIC_LONG_INIT(0);
+atomic_long_t hwtd_count = ATOMIC_LONG_INIT(0);
 
 /**
  * hwtd_user_cap() - the per-user cap
@@ -55,7 +41,7 @@ static atomic_long_t hwtd_count = ATOMIC_LONG_INIT(0);
  */
 unsigned int hwtd_user_cap(void)
 {
-	return READ_ONCE(user_cap);
+	return READ_ONCE(hwtd_user_cap_param);
 }
 
 /**
@@ -66,7 +52,7 @@ unsigned int hwtd_user_cap(void)
  */
 unsigned int hwtd_global_cap(void)
 {
-	return READ_ONCE(global_cap);
+	return READ_ONCE(hwtd_global_cap_param);
 }
 
 /**
@@ -164,32 +150,6 @@ void hwtd_user_put(struct hwtd_user *u)
 		return;
 	WARN_ON_ONCE(atomic_long_read(&u->count));
 	kfree(u);
-}
-
-/**
- * hwtd_charge() - count one more timeout of a file against the caps
- * @file: the file
- *
- * At the moment the timeout is armed (under the file lock, with nothing
- * left that can fail): hwtd_charge() and hwtd_uncharge() are the only
- * places that change the per-user and the global count. The user's count
- * is taken first: a user at its cap then fails without touching the
- * global count, so it cannot make another user's arm fail however often
- * it retries. A global failure briefly holds one unit of the caller's own
- * user count, its own business.
- *
- * Context: any.
- * Return: 0, or -EDQUOT; then nothing is charged.
- */
-int hwtd_charge(struct hwtd_file *file)
-{
-	if (!hwt_count_inc_below(&file->user->count, READ_ONCE(user_cap)))
-		return -EDQUOT;
-	if (!hwt_count_inc_below(&hwtd_count, READ_ONCE(global_cap))) {
-		atomic_long_dec(&file->user->count);
-		return -EDQUOT;
-	}
-	return 0;
 }
 
 /**

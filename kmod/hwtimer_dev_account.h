@@ -3,15 +3,64 @@
 #ifndef _HWTIMER_DEV_ACCOUNT_H
 #define _HWTIMER_DEV_ACCOUNT_H
 
+#include <linux/atomic.h>
+
+#include "hwtimer_internal.h"
 #include "hwtimer_dev.h"
 
-unsigned int hwtd_file_cap(void);
+/* The module's parameters file_cap, global_cap and user_cap; the global count. */
+extern unsigned int hwtd_file_cap_param;
+extern unsigned int hwtd_global_cap_param;
+extern unsigned int hwtd_user_cap_param;
+extern atomic_long_t hwtd_count;
+
+/**
+ * hwtd_file_cap() - the per-file cap as it takes effect
+ *
+ * At most what a file's timeout table holds, so that a file below it
+ * finds a free entry (unless entries were retired, each after 2^32 uses),
+ * and HWTIMER_IOC_INFO reports the cap that holds. Inline: every arm
+ * entry checks it.
+ *
+ * Context: any.
+ * Return: file_cap, or what the table holds if that is less.
+ */
+static inline unsigned int hwtd_file_cap(void)
+{
+	return min_t(unsigned int, READ_ONCE(hwtd_file_cap_param), HWTD_MAX_TIMEOUTS);
+}
+
+/**
+ * hwtd_charge() - count one more timeout of a file against the caps
+ * @file: the file
+ *
+ * At the moment the timeout is armed (under the file lock, with nothing
+ * left that can fail): hwtd_charge() and hwtd_uncharge() are the only
+ * places that change the per-user and the global count. The user's count
+ * is taken first: a user at its cap then fails without touching the
+ * global count, so it cannot make another user's arm fail however often
+ * it retries. A global failure briefly holds one unit of the caller's own
+ * user count, its own business. Inline: every arm entry charges.
+ *
+ * Context: any.
+ * Return: 0, or -EDQUOT; then nothing is charged.
+ */
+static inline int hwtd_charge(struct hwtd_file *file)
+{
+	if (!hwt_count_inc_below(&file->user->count, READ_ONCE(hwtd_user_cap_param)))
+		return -EDQUOT;
+	if (!hwt_count_inc_below(&hwtd_count, READ_ONCE(hwtd_global_cap_param))) {
+		atomic_long_dec(&file->user->count);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
 unsigned int hwtd_user_cap(void);
 unsigned int hwtd_global_cap(void);
 long hwtd_global_count(void);
 struct hwtd_user *hwtd_user_get(kuid_t uid);
 void hwtd_user_put(struct hwtd_user *u);
-int hwtd_charge(struct hwtd_file *file);
 void hwtd_uncharge(struct hwtd_file *file, long n);
 void hwtd_account_exit(void);
 

@@ -207,23 +207,6 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 }
 
 /**
- * hwtd_wheel_remove() - take a pending timeout out of the wheel
- * @file: the file
- * @idx: the timeout, in a slot or on the todo list
- *
- * A slot it leaves empty has its bit cleared.
- *
- * Context: the file lock held.
- */
-void hwtd_wheel_remove(struct hwtd_file *file, u32 idx)
-{
-	u32 emptied = hwtd_list_del(file, idx);
-
-	if (emptied < HWTD_NSLOTS)
-		__clear_bit(emptied, file->occupied);
-}
-
-/**
  * hwtd_wheel_take_due() - the next timeout due up to the pass's target
  * @file: the file, in an expiry pass (hwtd_wheel_pass_begin())
  * @budget: entries this hold of the file lock may still process;

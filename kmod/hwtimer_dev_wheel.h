@@ -6,6 +6,7 @@
 #include <linux/overflow.h>
 
 #include "hwtimer_dev.h"
+#include "hwtimer_dev_table.h"
 
 /* Clocks */
 s64 hwtd_timens_offset(bool boottime);
@@ -42,7 +43,24 @@ u64 hwtd_next_event(struct hwtd_file *file);
 bool hwtd_wheel_start(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
 bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
 void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
-void hwtd_wheel_remove(struct hwtd_file *file, u32 idx);
+
+/**
+ * hwtd_wheel_remove() - take a pending timeout out of the wheel
+ * @file: the file
+ * @idx: the timeout, in a slot or on the todo list
+ *
+ * A slot it leaves empty has its bit cleared. Inline: every cancel, and
+ * every modify that moves a timeout, comes here.
+ *
+ * Context: the file lock held.
+ */
+static inline void hwtd_wheel_remove(struct hwtd_file *file, u32 idx)
+{
+	u32 emptied = hwtd_list_del(file, idx);
+
+	if (emptied < HWTD_NSLOTS)
+		__clear_bit(emptied, file->occupied);
+}
 
 /* Expiry passes (driven by hwtimer_dev_records.c) */
 bool hwtd_wheel_pass_begin(struct hwtd_file *file);

@@ -133,7 +133,7 @@ static __always_inline bool hwtd_place(struct hwtd_file *file, u32 idx)
 
 	hwtd_lockdep_assert(file);
 	s->state = HWTD_PENDING;
-	if (s->tick <= file->clk)
+	if (hwtd_due(file, s))
 		return false;
 	slot = hwt_slot(&hwtd_geom, s->tick, file->clk, &start);
 	s->slot = slot;
@@ -206,26 +206,11 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 	WARN_ON_ONCE(ret < 0);
 }
 
-/**
- * hwtd_wheel_take_due() - the next timeout due up to the pass's target
- * @file: the file, in an expiry pass (hwtd_wheel_pass_begin())
- * @budget: entries this hold of the file lock may still process;
- *          decremented
- * @done: set when nothing up to the target is left
- *
- * Moves the wheel on, one next tick with work at a time, each move and
- * each timeout taken off the todo list costing one unit of *@budget:
- * timeouts of a tick that has come are due, the others go to a lower
- * level. The first due one is returned, taken out of the wheel: the
- * caller delivers its record. A periodic timeout whose record leaves
- * meanwhile is armed for a tick after the target (hwtd_wheel_rearm()),
- * so a pass takes each timeout once at most.
- *
- * Context: the file lock held.
- * Return: a due timeout, pending and on no list, or %HWTD_NIL: then
- * *@done says whether the pass is done, else *@budget ran out.
+/*
+ * hwtd_wheel_take_due() (hwtimer_dev_wheel.h) whatever the todo list
+ * holds: the wheel's moves, the cascades, the budget's end.
  */
-u32 hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done)
+u32 __hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done)
 {
 	u64 ev;
 	u32 idx;

@@ -39,6 +39,17 @@ static inline u64 hwtd_time_from_host(u64 t, s64 offset)
 }
 
 /* The wheel */
+
+/*
+ * Whether pending timeout @s is due: its tick has been processed, so it
+ * goes in no slot.
+ */
+static __always_inline bool hwtd_due(const struct hwtd_file *file,
+				     const struct hwtd_timeout *s)
+{
+	return s->tick <= file->clk;
+}
+
 u64 hwtd_next_event(struct hwtd_file *file);
 bool hwtd_wheel_start(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
 bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
@@ -65,8 +76,49 @@ static inline void hwtd_wheel_remove(struct hwtd_file *file, u32 idx)
 /* Expiry passes (driven by hwtimer_dev_records.c) */
 bool hwtd_wheel_pass_begin(struct hwtd_file *file);
 void hwtd_wheel_pass_target(struct hwtd_file *file, u64 now);
-u32 hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done);
+u32 __hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done);
 void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now);
+
+/**
+ * hwtd_wheel_take_due() - the next timeout due up to the pass's target
+ * @file: the file, in an expiry pass (hwtd_wheel_pass_begin())
+ * @budget: entries this hold of the file lock may still process;
+ *          decremented
+ * @done: set when nothing up to the target is left
+ *
+ * Moves the wheel on, one next tick with work at a time, each move and
+ * each timeout taken off the todo list costing one unit of *@budget:
+ * timeouts of a tick that has come are due, the others go to a lower
+ * level. The first due one is returned, taken out of the wheel: the
+ * caller delivers its record. A periodic timeout whose record leaves
+ * meanwhile is armed for a tick after the target (hwtd_wheel_rearm()),
+ * so a pass takes each timeout once at most. Inline for the common case,
+ * a due timeout first on the todo list: each record an expiry pass
+ * delivers comes from here.
+ *
+ * Context: the file lock held.
+ * Return: a due timeout, pending and on no list, or %HWTD_NIL: then
+ * *@done says whether the pass is done, else *@budget ran out.
+ */
+static __always_inline u32 hwtd_wheel_take_due(struct hwtd_file *file,
+						unsigned int *budget, bool *done)
+{
+	u32 idx = hwtd_list_first(file, HWTD_LIST_TODO);
+	struct hwtd_timeout *s;
+
+	hwtd_lockdep_assert(file);
+	if (likely(idx != HWTD_NIL && *budget)) {
+		s = hwtd_timeout_at(file, idx);
+		if (likely(hwtd_due(file, s))) {
+			(*budget)--;
+			hwtd_list_del(file, idx);
+			s->state = HWTD_PENDING;
+			*done = false;
+			return idx;
+		}
+	}
+	return __hwtd_wheel_take_due(file, budget, done);
+}
 
 /* The driving timers */
 void hwtd_wheel_timers_init(struct hwtd_file *file,

@@ -302,7 +302,7 @@ void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
  * @slack: its slack, ns
  * @now: host time of the file's clock, read under the lock or before
  *
- * A modify whose new tick its slot still serves (hwt_can_stay(): the
+ * A modify whose new tick its slot still serves (hwt_can_stay_at(): the
  * same slot, or a later tick in a slot above level 0) leaves the
  * timeout there, or on the todo list, and only sets its tick: the slot
  * begins at or before the new tick, so the expiry pass takes it out by
@@ -321,8 +321,7 @@ void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 {
 	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
-	unsigned int slot;
-	u64 tick, start;
+	u64 tick;
 
 	hwtd_lockdep_assert(file);
 	if (s->state != HWTD_PENDING || s->deadline <= now)
@@ -331,8 +330,7 @@ bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 	/* A pass whose clock is later than @now may have processed it. */
 	if (tick <= file->clk)
 		return false;
-	slot = hwt_slot(&hwtd_geom, tick, file->clk, &start);
-	if (!hwt_can_stay(&hwtd_geom, s->slot, s->tick, tick, slot))
+	if (!hwt_can_stay_at(&hwtd_geom, s->slot, s->tick, tick, file->clk))
 		return false;
 	s->tick = tick;
 	return true;

@@ -304,18 +304,39 @@ static __always_inline unsigned int hwt_slot(const struct hwt_geom *g, u64 t, u6
 	return hwt_lvl_off(g, lvl) + hwt_digit(g, t, lvl);
 }
 
+/* hwt_can_stay()'s second case: a tick not earlier, in a slot above level 0. */
+static __always_inline bool hwt_stay_later(const struct hwt_geom *g, unsigned int idx, u64 t,
+					   u64 new)
+{
+	return new >= t && idx >= g->lvl1_off;
+}
+
 /*
  * Whether a pending timer in slot @idx, of tick @t, may stay there when a
- * modify gives it tick @new: the slot is the one @new would go to, or the
- * slot is above level 0 and @new is not earlier than @t, so the slot still
- * begins at or before @new (I2) and its cascade re-places the timer by
- * @new. A timer modified again and again to later ticks (an idle timeout
- * pushed out on each use) then moves once per slot it waits in.
+ * modify gives it tick @new: the slot is the one @new would go to
+ * (@new_idx), or the slot is above level 0 and @new is not earlier than
+ * @t, so the slot still begins at or before @new (I2) and its cascade
+ * re-places the timer by @new. A timer modified again and again to later
+ * ticks (an idle timeout pushed out on each use) then moves once per slot
+ * it waits in.
  */
 static __always_inline bool hwt_can_stay(const struct hwt_geom *g, unsigned int idx, u64 t,
 					 u64 new, unsigned int new_idx)
 {
-	return idx == new_idx || (new >= t && idx >= g->lvl1_off);
+	return idx == new_idx || hwt_stay_later(g, idx, t, new);
+}
+
+/*
+ * hwt_can_stay() for a caller that has not placed @new, the wheel's clock
+ * being @clk: @new's slot (hwt_slot()) is found only when the second case
+ * does not hold already.
+ */
+static __always_inline bool hwt_can_stay_at(const struct hwt_geom *g, unsigned int idx, u64 t,
+					    u64 new, u64 clk)
+{
+	u64 start;
+
+	return hwt_stay_later(g, idx, t, new) || hwt_slot(g, new, clk, &start) == idx;
 }
 
 /* The 64 occupancy bits of level @lvl >= 1. */

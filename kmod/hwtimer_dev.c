@@ -84,15 +84,26 @@ static struct dentry *hwtd_debugfs;
  * @now: host time of the file's clock, read once when the call began:
  *       every relative time of the call counts from it
  * @offset: the caller's time namespace offset of the file's clock
+ * @ns_now: @now as the caller's namespace shows it, converted once
+ *          (hwtd_call_begin()): what a relative time is added to
  * @extra: hwtd_table_prealloc() must make an extra array too
  * @nomem: that prealloc failed: the entry that needs it fails with ENOMEM
  */
 struct hwtd_call {
 	u64	now;
 	s64	offset;
+	u64	ns_now;
 	bool	extra;
 	bool	nomem;
 };
+
+/* A call begins at host time @now, for a caller whose namespace has @offset. */
+static void hwtd_call_begin(struct hwtd_call *call, u64 now, s64 offset)
+{
+	call->now = now;
+	call->offset = offset;
+	call->ns_now = hwtd_time_from_host(now, offset);
+}
 
 /* An operation needs memory the table does not have: prealloc and retry. */
 #define HWTD_AGAIN	1
@@ -116,7 +127,7 @@ static __always_inline int hwtd_check_timing(struct hwtd_file *file, u32 flags, 
 		return -EINVAL;
 	if (flags & HWTIMER_TIMEOUT_ABS)
 		ns = expires;
-	else if (check_add_overflow(hwtd_time_from_host(call->now, off), expires, &ns))
+	else if (check_add_overflow(call->ns_now, expires, &ns))
 		return -EINVAL;
 	if (ns > (u64)KTIME_MAX)
 		return -EINVAL;
@@ -438,8 +449,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 	spin_lock_irq(&file->lock);
 	file->nbusy++;
 	spin_unlock_irq(&file->lock);
-	call.offset = hwtd_timens_offset(file->boottime);
-	call.now = hwtd_clock_now(file);
+	hwtd_call_begin(&call, hwtd_clock_now(file), hwtd_timens_offset(file->boottime));
 
 	while (done < batch.count && !stop) {
 		/*
@@ -959,9 +969,11 @@ int hwtd_kunit_op(struct hwtd_file *file, unsigned int cmd, void *ent, u64 now)
 	const struct hwtd_op *op = cmd == HWTIMER_IOC_ARM ? &hwtd_arm :
 				   cmd == HWTIMER_IOC_CANCEL ? &hwtd_cancel :
 				   cmd == HWTIMER_IOC_MODIFY ? &hwtd_modify : &hwtd_get;
-	struct hwtd_call call = { .now = now };
+	struct hwtd_call call = { };
 	struct hwtd_hold hold;
 	int r;
+
+	hwtd_call_begin(&call, now, 0);
 
 	for (;;) {
 		memset(&hold, 0, sizeof(hold));

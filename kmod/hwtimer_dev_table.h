@@ -197,16 +197,23 @@ static inline u32 hwtd_list_first(struct hwtd_file *file, u32 list)
 	return (i & HWTD_HEAD) ? HWTD_NIL : i;
 }
 
-/* Put timeout @idx at the tail of @list. */
-static inline void hwtd_list_add(struct hwtd_file *file, u32 list, u32 idx)
+/* Put timeout @idx, whose links are @l, at the tail of @list. */
+static inline void hwtd_list_add_link(struct hwtd_file *file, u32 list, u32 idx,
+				      struct hwtd_link *l)
 {
-	struct hwtd_link *h = &file->heads[list], *l = hwtd_link(file, idx);
+	struct hwtd_link *h = &file->heads[list];
 	u32 tail = h->prev;
 
 	l->next = HWTD_HEAD | list;
 	l->prev = tail;
 	hwtd_link(file, tail)->next = idx;
 	h->prev = idx;
+}
+
+/* Put timeout @idx at the tail of @list. */
+static inline void hwtd_list_add(struct hwtd_file *file, u32 list, u32 idx)
+{
+	hwtd_list_add_link(file, list, idx, hwtd_link(file, idx));
 }
 
 /*

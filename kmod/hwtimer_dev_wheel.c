@@ -122,12 +122,15 @@ static __always_inline u64 __hwtd_tick(const struct hwtd_file *file, u64 deadlin
 /* ---- the wheel ---------------------------------------------------------------- */
 
 /*
- * Put pending timeout @idx, its tick set, in its slot. Return: false if
- * it is due (its tick has been processed): then it is on no list.
+ * Put pending timeout @idx, @s, its tick set, in its slot. Return: false
+ * if it is due (its tick has been processed): then it is on no list. The
+ * caller's @s, not the index looked up again: with no strict aliasing,
+ * every store of the caller's makes the compiler reload the table's
+ * pointers for that.
  */
-static __always_inline bool hwtd_place(struct hwtd_file *file, u32 idx)
+static __always_inline bool hwtd_place(struct hwtd_file *file, struct hwtd_timeout *s,
+				       u32 idx)
 {
-	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
 	unsigned int slot;
 	u64 start;
 
@@ -137,7 +140,7 @@ static __always_inline bool hwtd_place(struct hwtd_file *file, u32 idx)
 		return false;
 	slot = hwt_slot(&hwtd_geom, s->tick, file->clk, &start);
 	s->slot = slot;
-	hwtd_list_add(file, slot, idx);
+	hwtd_list_add_link(file, slot, idx, &s->link);
 	__set_bit(slot, file->occupied);
 	if (start < file->next_event)
 		file->next_event = start;
@@ -233,7 +236,7 @@ u32 __hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *do
 			continue;
 		}
 		hwtd_list_del(file, idx);
-		if (!hwtd_place(file, idx))
+		if (!hwtd_place(file, hwtd_timeout_at(file, idx), idx))
 			return idx;
 		file->cascaded++;
 	}
@@ -265,7 +268,7 @@ bool hwtd_wheel_start(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 	}
 	hwtd_forward(file, now);
 	s->tick = __hwtd_tick(file, s->deadline, slack);
-	if (!hwtd_place(file, idx))
+	if (!hwtd_place(file, s, idx))
 		return true;
 	if (!file->processing && s->tick < file->armed)
 		hwtd_arm_timer(file, s->tick, now);
@@ -286,7 +289,7 @@ void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
 
 	s->tick = __hwtd_tick(file, s->deadline, slack);
-	if (WARN_ON_ONCE(!hwtd_place(file, idx))) {
+	if (WARN_ON_ONCE(!hwtd_place(file, s, idx))) {
 		/* Never: the deadline is after @now. Let the next pass expire it. */
 		hwtd_list_add(file, HWTD_LIST_TODO, idx);
 		return;

@@ -135,7 +135,8 @@ struct hwtd_extra {
 };
 
 /*
- * A chunk: a page of timeouts, HWTD_CHUNK_TIMEOUTS of them (PAGE_SIZE / 40),
+ * A chunk: a page of timeouts, HWTD_CHUNK_TIMEOUTS of them (PAGE_SIZE / 40,
+ * rounded down: 102 with 4 KiB pages, 409 with 16 KiB, 1638 with 64 KiB),
  * and nothing else in the page.
  */
 #define HWTD_CHUNK_BYTES	PAGE_SIZE
@@ -173,7 +174,10 @@ struct hwtd_chunk {
 #define HWTD_LEAF_CHUNKS	128
 #define HWTD_DIR_LEAVES		128
 #define HWTD_MAX_CHUNKS		(HWTD_LEAF_CHUNKS * HWTD_DIR_LEAVES)
-/* The most timeouts a file's table holds: 16384 pages of them. */
+/*
+ * The most timeouts a file's table holds: 16384 chunks, 16384 x (PAGE_SIZE /
+ * 40): 1671168 with 4 KiB pages, 6701056 with 16 KiB, 26836992 with 64 KiB.
+ */
 #define HWTD_MAX_TIMEOUTS	(HWTD_MAX_CHUNKS * HWTD_CHUNK_TIMEOUTS)
 
 /**

@@ -20,7 +20,7 @@
 
 static unsigned int file_cap = 262144;
 module_param(file_cap, uint, 0644);
-MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most what a file's timeout table holds, 16384 pages of them)");
+MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most what a file's timeout table holds, 16384 x (PAGE_SIZE / 40): 1671168 with 4 KiB pages, 26836992 with 64 KiB)");
 
 /**
  * hwtd_file_cap() - the per-file cap as it takes effect

@@ -91,10 +91,13 @@
  *         armed for an earlier tick than @next_event after timers were
  *         cancelled or moved away (it then expires once and finds less, or
  *         nothing, to do)
- * @running: the timer whose callback runs now, or NULL
+ * @running: the timer whose callback runs now, or NULL; written under
+ *            @lock with WRITE_ONCE(), read without it by hwt_sync_wait()
+ *            and hwt_in_own_callback()
  * @running_task: the task running the expiry path while @processing, so
  *                the one running @running's callback (detects a callback
- *                that waits for itself)
+ *                that waits for itself); written as @running, read without
+ *                the lock by hwt_in_own_callback()
  * @processing: the expiry path is running on this base (it programs @hrt
  *              itself when it finishes)
  * @offline: the CPU is dead; nothing is armed here until it returns

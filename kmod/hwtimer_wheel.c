@@ -463,6 +463,7 @@ static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
 		spin_lock_bh(&base->expiry_lock);
 		spin_unlock_bh(&base->expiry_lock);
 	} else {
+		/* As without PREEMPT_RT: see there. */
 		wait_event(base->wq, READ_ONCE(base->running) != t);
 	}
 }
@@ -475,6 +476,16 @@ static void hwt_sync_wake(struct hwt_base *base)
 	wake_up_all(&base->wq);
 }
 
+/*
+ * The READ_ONCE() pairs with hwt_expire_one()'s WRITE_ONCE(@running, NULL).
+ * No wakeup is lost: the caller set %HWT_POST_WAKE under @lock after it saw
+ * @running == @t, and the expiry path clears @running and then tests the
+ * flag in one hold of @lock, so it calls hwt_sync_wake(). wake_up_all()
+ * and wait_event()'s prepare_to_wait_event() both take @wq's lock: either
+ * the waker finds this task queued, or this task's test, after that lock's
+ * ACQUIRE, sees the store (memory-barriers.txt, SLEEP AND WAKE-UP
+ * FUNCTIONS).
+ */
 static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
 {
 	wait_event(base->wq, READ_ONCE(base->running) != t);
@@ -519,7 +530,8 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	WRITE_ONCE(t->entry.pprev, NULL);
 	base->npending--;
 	hwt_cap_uncharge(w);
-	base->running = t;
+	/* Read without the lock: hwt_sync_wait(), hwt_in_own_callback(). */
+	WRITE_ONCE(base->running, t);
 	base->stats.fired++;
 	/* An early fire is a negative lateness: above any maximum unsigned. */
 	if (unlikely((u64)late > base->stats.max_late_ns)) {
@@ -547,7 +559,8 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	/* @t may be freed by now: the tracepoint records only its address. */
 	trace_hwtimer_expire_exit(t);
 	raw_spin_lock_irq(&base->lock);
-	base->running = NULL;
+	/* Then the caller tests %HWT_POST_WAKE, in this hold: hwt_sync_wait(). */
+	WRITE_ONCE(base->running, NULL);
 }
 
 /*
@@ -599,7 +612,8 @@ static bool hwt_run(struct hwt_base *base)
 		return false;
 	}
 	base->processing = true;
-	base->running_task = current;
+	/* Read without the lock by hwt_in_own_callback(). */
+	WRITE_ONCE(base->running_task, current);
 	base->armed = U64_MAX;
 	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
 	base->stats.wakeups++;
@@ -668,7 +682,7 @@ static bool hwt_run(struct hwt_base *base)
 	}
 
 	base->processing = false;
-	base->running_task = NULL;
+	WRITE_ONCE(base->running_task, NULL);
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
@@ -1135,14 +1149,18 @@ EXPORT_SYMBOL_GPL(hwtimer_cancel);
  * @running_task to itself, and @t stays on the base running its callback
  * (hwt_target_base()), so a true answer is stable; a racing read of
  * another base's fields can only be false.
+ *
+ * The READ_ONCE()s pair with the WRITE_ONCE()s of @running in
+ * hwt_expire_one() and of @running_task in hwt_run(): @running_task reads
+ * as this task only by this task's own store, and then so does @running
+ * (program order); racing stores of other tasks never read as this one.
  */
 static bool hwt_in_own_callback(const struct hwtimer *t)
 {
 	const struct hwt_base *base = per_cpu_ptr(t->wheel->bases,
 						  READ_ONCE(t->flags) & HWT_CPUMASK);
 
-	/* Racy only when false, see above. */
-	return data_race(base->running == t && base->running_task == current);
+	return READ_ONCE(base->running) == t && READ_ONCE(base->running_task) == current;
 }
 
 static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)

@@ -289,6 +289,23 @@ static struct hwtimer *hwt_first_pending(struct hwt_base *base)
 }
 
 /*
+ * hlist_move_list() of level-0 slot @idx onto @due, which is empty, but
+ * with the one pprev it changes (the first timer's) stored with
+ * WRITE_ONCE(), as hlist_add_head() and __hlist_del() store theirs:
+ * hwtimer_pending() reads it without the lock. The timer stays pending
+ * (the pointer goes from one list head to another, never NULL).
+ */
+static __always_inline void hwt_slot_to_due(struct hwt_base *base, unsigned int idx)
+{
+	struct hlist_node *first = base->vectors[idx].first;
+
+	base->due.first = first;
+	if (first)
+		WRITE_ONCE(first->pprev, &base->due.first);
+	base->vectors[idx].first = NULL;
+}
+
+/*
  * Begin tick @ev, the base's next event (hwt_next_event()), with @due
  * empty: the wheel's clock moves to it, the level-0 slot that begins at it
  * goes to @due whole (its timers are all of tick @ev), and the slots above
@@ -306,7 +323,7 @@ static void hwt_begin_event(struct hwt_base *base, u64 ev)
 	base->stats.ticks++;
 	idx = hwt_event_slot(g, base->pending_map, ev, &lvl);
 	if (idx >= 0 && !lvl) {
-		hlist_move_list(&base->vectors[idx], &base->due);
+		hwt_slot_to_due(base, idx);
 		__clear_bit(idx, base->pending_map);
 		lvl = 1;
 		idx = hwt_event_slot(g, base->pending_map, ev, &lvl);

@@ -537,7 +537,12 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	struct hwtimer_wheel *w = base->wheel;
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
-	s64 late = now - t->deadline;
+	/*
+	 * Under the lock, for the tracepoint too: once the lock is dropped, a
+	 * start or modify on another CPU may change it (hwt_target_base()).
+	 */
+	u64 deadline = t->deadline;
+	s64 late = now - deadline;
 	int count;
 
 	/* Off @due: no slot bit to look at, as hwt_unlink() would. */
@@ -563,7 +568,7 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 		base->stats.late++;
 
 	raw_spin_unlock_irq(&base->lock);
-	trace_hwtimer_expire_entry(t, now);
+	trace_hwtimer_expire_entry(t, deadline, now);
 	count = preempt_count();
 	lock_map_acquire(&w->lockdep_map);
 	fn(t);

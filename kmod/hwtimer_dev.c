@@ -684,6 +684,14 @@ static ssize_t hwtd_read(struct file *filp, char __user *buf, size_t count,
 			ret = -EAGAIN;
 			break;
 		}
+		/*
+		 * Pairs with hwtd_hold_wake(): the hold that raised @nqueued
+		 * from 0 (WRITE_ONCE(), under the lock) then looks for sleepers
+		 * after wq_has_sleeper()'s smp_mb(); this wait queues itself
+		 * and sets its state (a full barrier) before it loads
+		 * @nqueued, so it is woken or sees the count
+		 * (memory-barriers.txt, SLEEP AND WAKE-UP FUNCTIONS).
+		 */
 		ret = wait_event_interruptible(file->rwq, READ_ONCE(file->nqueued));
 		if (ret)
 			break;

@@ -282,7 +282,8 @@ struct hwtd_timer {
  *           expiry pass begins or goes on
  *
  * Records and the expiry pass (hwtimer_dev_records.c):
- * @nqueued: records in the kernel queue
+ * @nqueued: records in the kernel queue; stored with WRITE_ONCE(), as
+ *           read() waits on it and a batch glances at it without the lock
  * @ring: the completion ring, or NULL; set once, never changed
  * @processing: an expiry pass runs, in the driving timer's callback or in
  *              @work (it arms the driving timer when it ends)

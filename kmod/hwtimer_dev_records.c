@@ -263,7 +263,8 @@ void hwtd_deliver(struct hwtd_file *file, struct hwtd_hold *hold, u32 idx)
 	}
 	s->state = HWTD_QUEUED;
 	hwtd_list_add(file, HWTD_LIST_QUEUE, idx);
-	file->nqueued++;
+	/* read() waits on it without the lock: see @nqueued. */
+	WRITE_ONCE(file->nqueued, file->nqueued + 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_deliver);
 
@@ -288,7 +289,7 @@ unsigned int hwtd_refill(struct hwtd_file *file, struct hwtd_hold *hold, unsigne
 	while (n < max && file->nqueued && hwtd_ring_room(file, hold)) {
 		idx = hwtd_list_first(file, HWTD_LIST_QUEUE);
 		hwtd_list_del(file, idx);
-		file->nqueued--;
+		WRITE_ONCE(file->nqueued, file->nqueued - 1);
 		hwtd_ring_put(file, hold, idx);
 		n++;
 	}
@@ -318,7 +319,7 @@ unsigned int hwtd_dequeue(struct hwtd_file *file, struct hwtd_hold *hold,
 		if (idx == HWTD_NIL)
 			break;
 		hwtd_list_del(file, idx);
-		file->nqueued--;
+		WRITE_ONCE(file->nqueued, file->nqueued - 1);
 		hwtd_leave(file, hold, idx, &recs[n++], offset);
 	}
 	return n;

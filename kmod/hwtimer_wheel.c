@@ -153,6 +153,7 @@ static void hwt_manual_put(void) { }
  */
 static u64 hwt_now(const struct hwtimer_wheel *w)
 {
+	/* Pairs with hwt_manual_advance()'s WRITE_ONCE(): a value, no order. */
 	if (hwt_is_manual(w))
 		return min_t(u64, READ_ONCE(w->manual_now), KTIME_MAX);
 	if (w->flags & HWTIMER_WHEEL_BOOTTIME)
@@ -238,6 +239,7 @@ static __always_inline void hwt_unlink(struct hwt_base *base, struct hwtimer *t,
 	__hlist_del(entry);
 	if (clear_pending) {
 		entry->next = LIST_POISON2;
+		/* Pairs with hwtimer_pending()'s READ_ONCE(). */
 		WRITE_ONCE(entry->pprev, NULL);
 	}
 }
@@ -390,6 +392,7 @@ static void __hwt_program(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
 
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 	if (hwt_is_manual(w) || base->processing || base->offline ||
 	    READ_ONCE(w->stopped))
 		return;
@@ -545,7 +548,7 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	s64 late = now - deadline;
 	int count;
 
-	/* Off @due: no slot bit to look at, as hwt_unlink() would. */
+	/* Off @due: no slot bit to look at, as hwt_unlink() would (pprev too). */
 	hwt_debug_deactivate(t);
 	__hlist_del(&t->entry);
 	t->entry.next = LIST_POISON2;
@@ -628,6 +631,7 @@ static bool hwt_run(struct hwt_base *base)
 
 	hwt_expiry_lock(base);
 	raw_spin_lock_irq(&base->lock);
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 	if (base->offline || READ_ONCE(w->stopped)) {
 		raw_spin_unlock_irq(&base->lock);
 		hwt_expiry_unlock(base);
@@ -637,6 +641,7 @@ static bool hwt_run(struct hwt_base *base)
 	/* Read without the lock by hwt_in_own_callback(). */
 	WRITE_ONCE(base->running_task, current);
 	base->armed = U64_MAX;
+	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
 	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
 	base->stats.wakeups++;
 	/* Callbacks this pass has run: base->stats.fired - fired0. */
@@ -690,6 +695,7 @@ static bool hwt_run(struct hwt_base *base)
 			raw_spin_unlock_irq(&base->lock);
 			raw_spin_lock_irq(&base->lock);
 			held = 0;
+			/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 			if (READ_ONCE(w->stopped) || base->offline)
 				break;
 		}
@@ -708,6 +714,7 @@ static bool hwt_run(struct hwt_base *base)
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
+		/* @stopped as above: destroy kills a @cont queued before it. */
 		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
 			/*
@@ -744,9 +751,15 @@ static bool hwt_run(struct hwt_base *base)
  */
 u64 hwt_pass_end(const struct hwtimer *timer)
 {
+	/*
+	 * The CPU bits of @flags do not change while the callback runs
+	 * (hwt_target_base()); the other bits may (WRITE_ONCE(), under the
+	 * base lock).
+	 */
 	const struct hwt_base *base = per_cpu_ptr(timer->wheel->bases,
 						  READ_ONCE(timer->flags) & HWT_CPUMASK);
 
+	/* Stored by the pass that runs this callback, in this task (hwt_run()). */
 	return READ_ONCE(base->pass_end);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_pass_end);
@@ -794,6 +807,15 @@ static void hwt_work_fn(struct work_struct *work)
  * lock_timer_base() does. A timer being moved (HWT_MIGRATING) is on no
  * base: its mover holds a base lock with interrupts off, so the wait is
  * short, on RT too.
+ *
+ * The first READ_ONCE() of @flags is a hint; the second, under the lock,
+ * decides. They pair with the WRITE_ONCE()s of @flags (hwt_arm(),
+ * hwt_migrate_some(), hwt_set_slacked(), hwt_cancel_wait()), each made
+ * under the lock of the base the old value names, or, ending a move, of
+ * the base the new value names: so a value naming this base without
+ * HWT_MIGRATING, read again under its lock, holds until the lock is
+ * dropped, and the lock's ACQUIRE orders the caller's accesses to @t after
+ * the RELEASE by whoever queued it here.
  *
  * Interrupts stay disabled from before @t->wheel is first read until the
  * caller's raw_spin_unlock_irqrestore(): the whole call is an RCU read-side
@@ -873,6 +895,7 @@ static struct hwt_base *hwt_target_base(struct hwt_base *base, struct hwtimer *t
 /* Mark whether slack put @t on a later tick than its deadline's. */
 static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 {
+	/* WRITE_ONCE(): @flags is read without the lock (hwt_lock_base()). */
 	if (slacked)
 		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
 	else if (t->flags & HWT_SLACKED)
@@ -927,6 +950,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 		ret = -EIDRM;
 		goto out_reject;
 	}
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 	if (unlikely(READ_ONCE(w->stopped))) {
 		ret = -ESHUTDOWN;
 		goto out_reject;
@@ -956,6 +980,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 			 */
 			if (t->expires > base->clk &&
 			    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
+				/* Read without the lock: hwtimer_expires(). */
 				WRITE_ONCE(t->deadline, deadline);
 				t->expires = tick;
 				hwt_set_slacked(t, slacked);
@@ -970,7 +995,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 		/*
 		 * As __mod_timer(): drop the old lock before taking the new
 		 * one, so two base locks never nest here; hwt_lock_base()
-		 * waits for HWT_MIGRATING to clear. Interrupts stay off
+		 * waits for HWT_MIGRATING to clear (its READ_ONCE()s pair with
+		 * these WRITE_ONCE()s, see there). Interrupts stay off
 		 * throughout, and destroy cannot pass both bases meanwhile: it
 		 * waits for this call (synchronize_rcu()) before it drains.
 		 */
@@ -979,6 +1005,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 		base = new_base;
 		raw_spin_lock(&base->lock);
 		WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | base->cpu);
+		/* Under the new base's lock: see @stopped. */
 		if (READ_ONCE(w->stopped)) {
 			/*
 			 * Destroy began meanwhile: fail as if it had begun
@@ -1156,6 +1183,13 @@ int hwtimer_cancel(struct hwtimer *timer)
 	int ret;
 
 	hwt_debug_assert_init(timer);
+	/*
+	 * A hint, as in timer_delete(), re-checked under the lock by
+	 * hwt_cancel_locked(). A caller ordered after a start (by its own
+	 * locking) sees the timer pending: the start's WRITE_ONCE() of pprev
+	 * comes before its RELEASE of the base lock, and a moving timer never
+	 * reads as idle (hwt_unlink()).
+	 */
 	if (!hwtimer_pending(timer))
 		return 0;
 	base = hwt_lock_base(timer, &flags);
@@ -1216,6 +1250,7 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	 */
 	for (;;) {
 		base = hwt_lock_base(t, &flags);
+		/* WRITE_ONCE(): @flags is read without the lock (hwt_lock_base()). */
 		if (shutdown)
 			WRITE_ONCE(t->flags, t->flags | HWT_SHUTDOWN);
 		if (base->running != t) {
@@ -1332,6 +1367,10 @@ EXPORT_SYMBOL_GPL(hwtimer_state);
  */
 u64 hwtimer_expires(const struct hwtimer *timer)
 {
+	/*
+	 * Pairs with the WRITE_ONCE()s in hwt_arm() and hwtimer_forward(): a
+	 * snapshot, no ordering (a whole 64-bit value on 64-bit kernels).
+	 */
 	return READ_ONCE(timer->deadline);
 }
 EXPORT_SYMBOL_GPL(hwtimer_expires);
@@ -1377,6 +1416,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	if (check_mul_overflow(overrun, interval_ns, &add) ||
 	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
 		deadline = KTIME_MAX;
+	/* Read without the lock: hwtimer_expires(). */
 	WRITE_ONCE(timer->deadline, deadline);
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -1724,13 +1764,17 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 		struct hwt_base *base = per_cpu_ptr(wheel->bases, cpu);
 
 		raw_spin_lock_irq(&base->lock);
+		/* Readers under this lock see it from here on: see @stopped. */
 		WRITE_ONCE(wheel->stopped, true);
 		base->post_callback |= HWT_POST_HALT;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	/*
-	 * A start or modify that was moving a timer between two bases when
-	 * the wheel stopped has put it down by now, on a base drained below.
+	 * Calls on timers run with interrupts disabled (hwt_lock_base()),
+	 * which a grace period waits for: those that read @stopped clear
+	 * have returned (passes are waited for below), and a start or modify
+	 * that was moving a timer between two bases when the wheel stopped
+	 * has put it down, on a base drained below.
 	 */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
@@ -1762,6 +1806,7 @@ static int hwt_cpu_prepare(unsigned int cpu)
 
 		raw_spin_lock_irq(&base->lock);
 		base->offline = false;
+		/* Never set here: destroy unlists a wheel before it sets it. */
 		if (READ_ONCE(w->stopped))
 			base->post_callback |= HWT_POST_HALT;
 		else
@@ -1795,6 +1840,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 			break;
 		/* Pending throughout; the cap's count does not change. */
 		hwt_dequeue(old, t, false);
+		/* Under both locks; read without them: hwt_lock_base(). */
 		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new->cpu);
 		/* Absolute ticks: the tick its slack chose holds here too. */
 		hwt_enqueue(new, t, t->expires);
@@ -1918,7 +1964,10 @@ void hwt_core_exit(void)
 	struct hwtimer_wheel *w, *tmp;
 
 	unregister_module_notifier(&hwt_module_nb);
-	/* Clients are gone: only wheels without an owner can be left. */
+	/*
+	 * Clients are gone: only wheels without an owner can be left. No
+	 * mutex for the walk: the destroy below is the list's only writer.
+	 */
 	list_for_each_entry_safe(w, tmp, &hwt_wheels, node) {
 		WARN(1, "hwtimer: wheel '%s' was never destroyed\n", w->name);
 		hwtimer_wheel_destroy(w, NULL, NULL);
@@ -1964,6 +2013,7 @@ void hwt_manual_advance(struct hwtimer_wheel *w, u64 now_ns)
 {
 	unsigned int cpu;
 
+	/* Read by hwt_now() with READ_ONCE(); the passes below run here. */
 	WRITE_ONCE(w->manual_now, now_ns);
 	for_each_possible_cpu(cpu)
 		hwt_manual_run_cpu(w, cpu);

@@ -237,7 +237,8 @@ struct hwtd_timer {
  *        a constant amount of work (%HWTD_HOLD_MAX entries, one move of
  *        the wheel's clock), and nothing that sleeps or faults runs under
  *        it: user memory is reached only through pages pinned before it
- *        is taken.
+ *        is taken. Read without it, each as its entry says: @nqueued,
+ *        @ring, @boottime.
  *
  * The timeout table (hwtimer_dev_table.c):
  * @dir: the timeout directory's first level
@@ -274,7 +275,8 @@ struct hwtd_timer {
  * @timers: a driving timer on each of the device's wheels
  * @wheel: the per-CPU wheel of the file's precision and clock
  * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
- * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
+ * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC;
+ *            read without the lock by a batch, while @nbusy holds it
  * @manual: KUnit only: no driving timer, no @work, the clock is
  *          @manual_now; tests run passes themselves
  * @manual_now: the clock of a @manual file
@@ -284,7 +286,9 @@ struct hwtd_timer {
  * Records and the expiry pass (hwtimer_dev_records.c):
  * @nqueued: records in the kernel queue; stored with WRITE_ONCE(), as
  *           read() waits on it and a batch glances at it without the lock
- * @ring: the completion ring, or NULL; set once, never changed
+ * @ring: the completion ring, or NULL; set once, never changed, with
+ *        smp_store_release() under the lock: read under it, or with
+ *        smp_load_acquire() (hwtd_ring_entries(), hwtd_mmap())
  * @processing: an expiry pass runs, in the driving timer's callback or in
  *              @work (it arms the driving timer when it ends)
  * @target: the tick the running pass expires up to: the one that

@@ -18,6 +18,12 @@
 #include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 
+/*
+ * The caps are tunables: sysfs stores them (param_set_uint()) under
+ * kernel_param_lock, which nothing here takes, so each use reads them once
+ * with READ_ONCE(); a change takes effect at the next read, and no other
+ * data is ordered by them.
+ */
 static unsigned int file_cap = 262144;
 module_param(file_cap, uint, 0644);
 MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most what a file's timeout table holds, 16384 x (PAGE_SIZE / 40): 1671168 with 4 KiB pages, 26836992 with 64 KiB)");
@@ -162,6 +168,11 @@ void hwtd_user_put(struct hwtd_user *u)
 	xa_unlock(&hwtd_users);
 	if (!last)
 		return;
+	/*
+	 * Each file uncharged all it held before its put; xa_lock and
+	 * refcount_dec_and_test() (RELEASE, and ACQUIRE for the last) order
+	 * those atomic_long_sub()s before this read.
+	 */
 	WARN_ON_ONCE(atomic_long_read(&u->count));
 	kfree(u);
 }
@@ -176,7 +187,8 @@ void hwtd_user_put(struct hwtd_user *u)
  * is taken first: a user at its cap then fails without touching the
  * global count, so it cannot make another user's arm fail however often
  * it retries. A global failure briefly holds one unit of the caller's own
- * user count, its own business.
+ * user count, its own business. Counts only: no order with anything else
+ * (hwt_count_inc_below()).
  *
  * Context: any.
  * Return: 0, or -EDQUOT; then nothing is charged.

@@ -364,9 +364,11 @@ static void hwtd_ring_publish(struct hwtd_ring *ring, u32 flags)
 		/* Ordered before the tail by its RELEASE below. */
 		WRITE_ONCE(*ring->uflags, flags);
 	}
+	/* Pairs with the consumer's load-acquire of the tail: see above. */
 	smp_store_release(ring->utail, ring->tail);
 	if (flags != ring->flags) {
 		ring->flags = flags;
+		/* A flag cleared after the tail; pairs with its load-acquire. */
 		smp_store_release(ring->uflags, flags);
 	}
 }

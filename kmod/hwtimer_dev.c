@@ -449,6 +449,10 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 	spin_lock_irq(&file->lock);
 	file->nbusy++;
 	spin_unlock_irq(&file->lock);
+	/*
+	 * @boottime without the lock: hwtd_config() changes it only when it
+	 * finds @nbusy 0 under the lock, so not until this batch ends.
+	 */
 	hwtd_call_begin(&call, hwtd_clock_now(file), hwtd_timens_offset(file->boottime));
 
 	while (done < batch.count && !stop) {
@@ -521,6 +525,10 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 	 * Each hold moved up to HWTD_HOLD_MAX queued records to the ring; the
 	 * rest go now, as far as it has room (hwtimer(4) says a batch does).
 	 * A file without a ring keeps them for read(): no lock round for it.
+	 * @nqueued is a hint (hwtd_has_records() looks under the lock): the
+	 * lock orders this batch's own holds before it, and a record another
+	 * thread queued since found the ring full after this batch's holds,
+	 * so that thread's next hold or the next call moves it.
 	 */
 	if (data_race(file->nqueued) && hwtd_ring_entries(file))
 		hwtd_has_records(file);
@@ -580,6 +588,7 @@ static long hwtd_info(struct hwtd_file *file, struct hwtimer_info __user *uinfo)
 	info.global_cap = hwtd_global_cap();
 	info.global_count = hwtd_global_count();
 	info.user_cap = hwtd_user_cap();
+	/* The counts are snapshots: atomic, no order with anything. */
 	info.user_count = atomic_long_read(&file->user->count);
 	spin_lock_irq(&file->lock);
 	info.pending = file->nlive - file->nqueued;
@@ -700,6 +709,14 @@ static ssize_t hwtd_read(struct file *filp, char __user *buf, size_t count,
 			ret = -EAGAIN;
 			break;
 		}
+		/*
+		 * Pairs with hwtd_hold_wake(): the hold that raised @nqueued
+		 * from 0 (WRITE_ONCE(), under the lock) then looks for sleepers
+		 * after wq_has_sleeper()'s smp_mb(); this wait queues itself
+		 * and sets its state (a full barrier) before it loads
+		 * @nqueued, so it is woken or sees the count
+		 * (memory-barriers.txt, SLEEP AND WAKE-UP FUNCTIONS).
+		 */
 		ret = wait_event_interruptible(file->rwq, READ_ONCE(file->nqueued));
 		if (ret)
 			break;
@@ -739,7 +756,12 @@ static struct hwtd_file *hwtd_file_alloc(void)
 static void hwtd_file_free(struct hwtd_file *file)
 {
 	hwtd_expiry_stop(file);
-	/* Nothing runs on the file any more: no lock needed. */
+	/*
+	 * Nothing runs on the file any more: no lock needed. The last holds
+	 * of passes are ordered before this by hwtimer_shutdown_sync()'s base
+	 * lock round and cancel_work_sync(), those of calls by the last
+	 * fput().
+	 */
 	hwtd_uncharge(file, file->nlive);
 	hwtd_table_destroy(file);
 	hwtd_ring_free(file);

@@ -135,7 +135,8 @@ struct hwtd_extra {
 };
 
 /*
- * A chunk: a page of timeouts, HWTD_CHUNK_TIMEOUTS of them (PAGE_SIZE / 40),
+ * A chunk: a page of timeouts, HWTD_CHUNK_TIMEOUTS of them (PAGE_SIZE / 40,
+ * rounded down: 102 with 4 KiB pages, 409 with 16 KiB, 1638 with 64 KiB),
  * and nothing else in the page.
  */
 #define HWTD_CHUNK_BYTES	PAGE_SIZE
@@ -173,7 +174,10 @@ struct hwtd_chunk {
 #define HWTD_LEAF_CHUNKS	128
 #define HWTD_DIR_LEAVES		128
 #define HWTD_MAX_CHUNKS		(HWTD_LEAF_CHUNKS * HWTD_DIR_LEAVES)
-/* The most timeouts a file's table holds: 16384 pages of them. */
+/*
+ * The most timeouts a file's table holds: 16384 chunks, 16384 x (PAGE_SIZE /
+ * 40): 1671168 with 4 KiB pages, 6701056 with 16 KiB, 26836992 with 64 KiB.
+ */
 #define HWTD_MAX_TIMEOUTS	(HWTD_MAX_CHUNKS * HWTD_CHUNK_TIMEOUTS)
 
 /**
@@ -233,7 +237,8 @@ struct hwtd_timer {
  *        a constant amount of work (%HWTD_HOLD_MAX entries, one move of
  *        the wheel's clock), and nothing that sleeps or faults runs under
  *        it: user memory is reached only through pages pinned before it
- *        is taken.
+ *        is taken. Read without it, each as its entry says: @nqueued,
+ *        @ring, @boottime.
  *
  * The timeout table (hwtimer_dev_table.c):
  * @dir: the timeout directory's first level
@@ -270,7 +275,8 @@ struct hwtd_timer {
  * @timers: a driving timer on each of the device's wheels
  * @wheel: the per-CPU wheel of the file's precision and clock
  * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
- * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC
+ * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC;
+ *            read without the lock by a batch, while @nbusy holds it
  * @manual: KUnit only: no driving timer, no @work, the clock is
  *          @manual_now; tests run passes themselves
  * @manual_now: the clock of a @manual file
@@ -278,8 +284,11 @@ struct hwtd_timer {
  *           expiry pass begins or goes on
  *
  * Records and the expiry pass (hwtimer_dev_records.c):
- * @nqueued: records in the kernel queue
- * @ring: the completion ring, or NULL; set once, never changed
+ * @nqueued: records in the kernel queue; stored with WRITE_ONCE(), as
+ *           read() waits on it and a batch glances at it without the lock
+ * @ring: the completion ring, or NULL; set once, never changed, with
+ *        smp_store_release() under the lock: read under it, or with
+ *        smp_load_acquire() (hwtd_ring_entries(), hwtd_mmap())
  * @processing: an expiry pass runs, in the driving timer's callback or in
  *              @work (it arms the driving timer when it ends)
  * @target: the tick the running pass expires up to: the one that

@@ -18,10 +18,16 @@
 #include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 
-/* The caps, read by hwtd_file_cap() and hwtd_charge() (hwtimer_dev_account.h). */
+/*
+ * The caps are tunables: sysfs stores them (param_set_uint()) under
+ * kernel_param_lock, which nothing here takes, so each use reads them once
+ * with READ_ONCE() (hwtd_file_cap(), hwtd_charge() in hwtimer_dev_account.h,
+ * and below); a change takes effect at the next read, and no other data is
+ * ordered by them.
+ */
 unsigned int hwtd_file_cap_param = 262144;
 module_param_named(file_cap, hwtd_file_cap_param, uint, 0644);
-MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most what a file's timeout table holds, 16384 pages of them)");
+MODULE_PARM_DESC(file_cap, "Most timeouts one open file of /dev/hwtimer may hold (default 262144; at most what a file's timeout table holds, 16384 x (PAGE_SIZE / 40): 1671168 with 4 KiB pages, 26836992 with 64 KiB)");
 
 unsigned int hwtd_global_cap_param = 1048576;
 module_param_named(global_cap, hwtd_global_cap_param, uint, 0644);
@@ -148,6 +154,11 @@ void hwtd_user_put(struct hwtd_user *u)
 	xa_unlock(&hwtd_users);
 	if (!last)
 		return;
+	/*
+	 * Each file uncharged all it held before its put; xa_lock and
+	 * refcount_dec_and_test() (RELEASE, and ACQUIRE for the last) order
+	 * those atomic_long_sub()s before this read.
+	 */
 	WARN_ON_ONCE(atomic_long_read(&u->count));
 	kfree(u);
 }

@@ -86,7 +86,9 @@
 /**
  * struct hwtd_ring - a file's completion ring
  * @kaddr: the kernel's mapping of @pages
- * @head: in @kaddr, written by user space
+ * @head: in @kaddr, written by user space: read once per use, with
+ *        smp_load_acquire() before entries are overwritten, else
+ *        READ_ONCE()
  * @utail: in @kaddr, the tail user space reads
  * @uflags: in @kaddr, the HWTIMER_RING_* flags user space reads
  * @recs: in @kaddr, the records
@@ -143,7 +145,13 @@ static u32 hwtd_ring_room(struct hwtd_file *file, struct hwtd_hold *hold)
 	u32 used;
 
 	if (!hold->have_room) {
-		/* Pairs with user space's release of the head. */
+		/*
+		 * Pairs with user space's store-release of the head
+		 * (libhwtimer's ring_release()): the consumer's loads of the
+		 * records below a head come before it, and this ACQUIRE orders
+		 * the stores that overwrite their entries after it
+		 * (core-api/circular-buffers.rst, the producer's side).
+		 */
 		used = ring->tail - smp_load_acquire(ring->head);
 		hold->room = used > ring->entries ? 0 : ring->entries - used;
 		hold->have_room = true;
@@ -222,8 +230,9 @@ static __always_inline void hwtd_leave(struct hwtd_file *file, struct hwtd_hold 
 
 /*
  * Write the record of expired timeout @idx into the ring, which has room:
- * straight into its entry, which the tail published at the hold's end
- * covers. Only the kernel's copy of a record's fields is ever read.
+ * straight into its entry, plain stores, which the tail's RELEASE at the
+ * hold's end (hwtd_ring_publish()) orders before it. Only the kernel's
+ * copy of a record's fields is ever read.
  */
 static __always_inline void hwtd_ring_put(struct hwtd_file *file, struct hwtd_hold *hold,
 					  u32 idx)
@@ -263,7 +272,8 @@ void hwtd_deliver(struct hwtd_file *file, struct hwtd_hold *hold, u32 idx)
 	}
 	s->state = HWTD_QUEUED;
 	hwtd_list_add(file, HWTD_LIST_QUEUE, idx);
-	file->nqueued++;
+	/* read() waits on it without the lock: see @nqueued. */
+	WRITE_ONCE(file->nqueued, file->nqueued + 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_deliver);
 
@@ -288,7 +298,7 @@ unsigned int hwtd_refill(struct hwtd_file *file, struct hwtd_hold *hold, unsigne
 	while (n < max && file->nqueued && hwtd_ring_room(file, hold)) {
 		idx = hwtd_list_first(file, HWTD_LIST_QUEUE);
 		hwtd_list_del(file, idx);
-		file->nqueued--;
+		WRITE_ONCE(file->nqueued, file->nqueued - 1);
 		hwtd_ring_put(file, hold, idx);
 		n++;
 	}
@@ -318,7 +328,7 @@ unsigned int hwtd_dequeue(struct hwtd_file *file, struct hwtd_hold *hold,
 		if (idx == HWTD_NIL)
 			break;
 		hwtd_list_del(file, idx);
-		file->nqueued--;
+		WRITE_ONCE(file->nqueued, file->nqueued - 1);
 		hwtd_leave(file, hold, idx, &recs[n++], offset);
 	}
 	return n;
@@ -351,11 +361,14 @@ static void hwtd_ring_publish(struct hwtd_ring *ring, u32 flags)
 {
 	if (flags != ring->flags && flags) {
 		ring->flags = flags;
+		/* Ordered before the tail by its RELEASE below. */
 		WRITE_ONCE(*ring->uflags, flags);
 	}
+	/* Pairs with the consumer's load-acquire of the tail: see above. */
 	smp_store_release(ring->utail, ring->tail);
 	if (flags != ring->flags) {
 		ring->flags = flags;
+		/* A flag cleared after the tail; pairs with its load-acquire. */
 		smp_store_release(ring->uflags, flags);
 	}
 }
@@ -410,6 +423,7 @@ void hwtd_hold_end(struct hwtd_file *file, struct hwtd_hold *hold)
 	 * loads of the flags and the tail (see the comment above).
 	 */
 	smp_mb();
+	/* Only compared, never a licence to overwrite: no ACQUIRE. */
 	used0 = hold->tail0 - READ_ONCE(*ring->head);
 	if (!used0 || used0 > ring->entries)
 		hold->wake = true;
@@ -420,6 +434,13 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_hold_end);
  * hwtd_hold_wake() - wake the file's waiters if the hold said so
  * @file: the file
  * @hold: the hold, ended
+ *
+ * wq_has_sleeper()'s smp_mb() orders the hold's stores (under the lock,
+ * dropped since) before the test for waiters. It pairs with read()'s
+ * wait_event_interruptible(), which queues itself and sets its state (a
+ * full barrier) before it loads @nqueued; a poller queues itself in
+ * poll_wait() before hwtd_has_records() takes the file lock, which orders
+ * that before the hold or the hold before its test.
  *
  * Context: any; the file lock not held.
  */
@@ -456,6 +477,7 @@ bool hwtd_has_records(struct hwtd_file *file)
 		spin_lock_irq(&file->lock);
 		moved = hwtd_refill(file, &hold, HWTD_HOLD_MAX);
 		hwtd_hold_end(file, &hold);
+		/* The head is only compared here: READ_ONCE(), no ACQUIRE. */
 		ret = file->nqueued ||
 		      (file->ring && file->ring->tail != READ_ONCE(*file->ring->head));
 		spin_unlock_irq(&file->lock);
@@ -664,6 +686,7 @@ void hwtd_kunit_run(struct hwtd_file *file, u64 now)
 {
 	struct hwtd_hold hold = { };
 
+	/* Read by hwtd_clock_now() with READ_ONCE(): a value, no order. */
 	WRITE_ONCE(file->manual_now, now);
 	spin_lock_irq(&file->lock);
 	if (hwtd_wheel_pass_begin(file)) {
@@ -711,7 +734,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_read);
  */
 u32 hwtd_ring_entries(struct hwtd_file *file)
 {
-	/* Pairs with the release in hwtd_ring_setup(). */
+	/* Pairs with the release in hwtd_ring_setup(): @entries is set. */
 	struct hwtd_ring *ring = smp_load_acquire(&file->ring);
 
 	return ring ? ring->entries : 0;
@@ -808,6 +831,7 @@ long hwtd_ring_setup(struct hwtd_file *file, struct hwtimer_ring_params __user *
 	if (p.flags || p.reserved[0] || p.reserved[1] || p.reserved[2] ||
 	    p.reserved[3] || !p.entries || p.entries > HWTIMER_RING_MAX)
 		return -EINVAL;
+	/* A hint, to spare the allocation: re-checked under the lock below. */
 	if (hwtd_ring_entries(file))
 		return -EBUSY;
 	ring = hwtd_ring_alloc(roundup_pow_of_two(p.entries));
@@ -831,7 +855,11 @@ long hwtd_ring_setup(struct hwtd_file *file, struct hwtimer_ring_params __user *
 	if (file->ring) {
 		ret = -EBUSY;
 	} else {
-		/* Its setup before it, for hwtd_mmap() and the lockless readers. */
+		/*
+		 * Its setup before it: pairs with the smp_load_acquire()s of
+		 * hwtd_ring_entries() and hwtd_mmap(); the readers under the
+		 * lock are ordered by it.
+		 */
 		smp_store_release(&file->ring, ring);
 		/* Records already queued go to the ring, in order. */
 		hwtd_refill(file, &hold, HWTD_HOLD_MAX);
@@ -845,6 +873,7 @@ long hwtd_ring_setup(struct hwtd_file *file, struct hwtimer_ring_params __user *
 
 static vm_fault_t hwtd_ring_fault(struct vm_fault *vmf)
 {
+	/* Set by hwtd_mmap() under the mmap lock, from an ACQUIRE load. */
 	struct hwtd_ring *ring = vmf->vma->vm_private_data;
 	struct page *page;
 

@@ -56,7 +56,7 @@ static __always_inline u32 hwtd_take_out(struct hwtd_file *file, u32 idx)
 		return HWTIMER_STATUS_PENDING;
 	}
 	hwtd_list_del(file, idx);
-	file->nqueued--;
+	WRITE_ONCE(file->nqueued, file->nqueued - 1);
 	return HWTIMER_STATUS_EXPIRED;
 }
 

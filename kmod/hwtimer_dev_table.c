@@ -3,15 +3,15 @@
  * /dev/hwtimer: the timeout table, where a file keeps its timeouts.
  *
  * Each timeout is a 40-byte struct hwtd_timeout in memory the file owns: a
- * page-sized chunk of them (HWTD_CHUNK_TIMEOUTS, 102 with 4 KiB pages),
- * charged to the memory cgroup of the task whose call grew the table. A
- * fixed two-level directory finds a chunk by number: HWTD_DIR_LEAVES
- * pointers in the file, HWTD_LEAF_CHUNKS chunks per leaf, each with its
- * page's address, its free list's head and counts (struct hwtd_chunk), so
- * that a timeout's lookup, allocation and free touch the page only at the
- * timeout itself. Nothing is ever reallocated or copied under the file
- * lock: chunks, leaves and extra arrays are allocated with the lock
- * dropped, as spares, and taken under it.
+ * page-sized chunk of them (HWTD_CHUNK_TIMEOUTS, PAGE_SIZE / 40: 102 with
+ * 4 KiB pages, 1638 with 64 KiB), charged to the memory cgroup of the task
+ * whose call grew the table. A fixed two-level directory finds a chunk by
+ * number: HWTD_DIR_LEAVES pointers in the file, HWTD_LEAF_CHUNKS chunks per
+ * leaf, each with its page's address, its free list's head and counts
+ * (struct hwtd_chunk), so that a timeout's lookup, allocation and free
+ * touch the page only at the timeout itself. Nothing is ever reallocated
+ * or copied under the file lock: chunks, leaves and extra arrays are
+ * allocated with the lock dropped, as spares, and taken under it.
  *
  * Identifiers: a timeout's id is its generation (upper 32 bits) and its
  * index (lower 32). Generations start at 1, so no id is 0, and an entry's

@@ -100,8 +100,10 @@ s64 hwtd_timens_offset(bool boottime)
  */
 u64 hwtd_clock_now(const struct hwtd_file *file)
 {
+	/* Pairs with hwtd_kunit_run()'s WRITE_ONCE(): a value, no order. */
 	if (IS_ENABLED(CONFIG_KUNIT) && file->manual)
 		return READ_ONCE(file->manual_now);
+	/* Under the lock, or in a batch while @nbusy holds it (hwtd_batch()). */
 	return file->boottime ? ktime_get_boottime_ns() : ktime_get_ns();
 }
 

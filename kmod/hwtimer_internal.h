@@ -91,10 +91,13 @@
  *         armed for an earlier tick than @next_event after timers were
  *         cancelled or moved away (it then expires once and finds less, or
  *         nothing, to do)
- * @running: the timer whose callback runs now, or NULL
+ * @running: the timer whose callback runs now, or NULL; written under
+ *            @lock with WRITE_ONCE(), read without it by hwt_sync_wait()
+ *            and hwt_in_own_callback()
  * @running_task: the task running the expiry path while @processing, so
  *                the one running @running's callback (detects a callback
- *                that waits for itself)
+ *                that waits for itself); written as @running, read without
+ *                the lock by hwt_in_own_callback()
  * @processing: the expiry path is running on this base (it programs @hrt
  *              itself when it finishes)
  * @offline: the CPU is dead; nothing is armed here until it returns
@@ -113,7 +116,8 @@
  * @stats: this CPU's counters
  * @pass_end: while @processing, the local_clock() time at which the
  *            pass's budget (%HWT_PASS_NS) ends; written by the pass before
- *            its first callback, read by its callbacks (hwt_pass_end())
+ *            its first callback, read by its callbacks without the lock
+ *            (hwt_pass_end()): in the same task, so in program order
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
  * @cont: a softirq wheel's next pass when one stopped with work left: a
@@ -181,7 +185,10 @@ struct hwt_base {
  *           that base's lock sees it set; once destroy's
  *           synchronize_rcu() has returned, every call sees it set or
  *           has returned (calls run with interrupts disabled, which
- *           synchronize_rcu() waits for).
+ *           synchronize_rcu() waits for). A reader that sees it clear
+ *           goes on as before destroy: what it arms or queues (@hrt,
+ *           @cont, @work, a timer) destroy cancels or drains after its
+ *           synchronize_rcu().
  * @manual: test wheel: its clock is @manual_now, set by the KUnit tests,
  *          and no hrtimer or work item is ever armed. Read on the hot
  *          paths only behind a static key that is on while a manual wheel
@@ -225,7 +232,9 @@ struct hwtimer_wheel {
  * count never exceeds the cap, not even for a moment, so a caller that
  * fails at the cap cannot make a concurrent one below it fail (as an
  * increment undone after the fact would). A cap past LONG_MAX is never
- * reached: the count is never negative.
+ * reached: the count is never negative. No ordering is needed: the count
+ * guards nothing but the cap, so the relaxed load and a failed cmpxchg
+ * are enough, and the decrements that give a unit back are unordered.
  */
 static inline bool hwt_count_inc_below(atomic_long_t *count, unsigned long cap)
 {

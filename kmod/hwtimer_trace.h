@@ -34,9 +34,10 @@ TRACE_EVENT(hwtimer_start,
 		  __entry->deadline, __entry->cpu)
 );
 
+/* @deadline: the one it fires for, read under the base lock. */
 TRACE_EVENT(hwtimer_expire_entry,
-	TP_PROTO(const struct hwtimer *timer, u64 now),
-	TP_ARGS(timer, now),
+	TP_PROTO(const struct hwtimer *timer, u64 deadline, u64 now),
+	TP_ARGS(timer, deadline, now),
 	TP_STRUCT__entry(
 		__field(const void *, timer)
 		__field(const void *, function)
@@ -46,7 +47,7 @@ TRACE_EVENT(hwtimer_expire_entry,
 	TP_fast_assign(
 		__entry->timer = timer;
 		__entry->function = timer->function;
-		__entry->deadline = timer->deadline;
+		__entry->deadline = deadline;
 		__entry->now = now;
 	),
 	TP_printk("timer=%p function=%ps deadline=%llu now=%llu",

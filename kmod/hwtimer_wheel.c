@@ -155,6 +155,7 @@ static void hwt_manual_put(void) { }
  */
 static u64 hwt_now(const struct hwtimer_wheel *w)
 {
+	/* Pairs with hwt_manual_advance()'s WRITE_ONCE(): a value, no order. */
 	if (hwt_is_manual(w))
 		return min_t(u64, READ_ONCE(w->manual_now), KTIME_MAX);
 	if (w->flags & HWTIMER_WHEEL_BOOTTIME)
@@ -240,6 +241,7 @@ static __always_inline void hwt_unlink(struct hwt_base *base, struct hwtimer *t,
 	__hlist_del(entry);
 	if (clear_pending) {
 		entry->next = LIST_POISON2;
+		/* Pairs with hwtimer_pending()'s READ_ONCE(). */
 		WRITE_ONCE(entry->pprev, NULL);
 	}
 }
@@ -291,6 +293,23 @@ static struct hwtimer *hwt_first_pending(struct hwt_base *base)
 }
 
 /*
+ * hlist_move_list() of level-0 slot @idx onto @due, which is empty, but
+ * with the one pprev it changes (the first timer's) stored with
+ * WRITE_ONCE(), as hlist_add_head() and __hlist_del() store theirs:
+ * hwtimer_pending() reads it without the lock. The timer stays pending
+ * (the pointer goes from one list head to another, never NULL).
+ */
+static __always_inline void hwt_slot_to_due(struct hwt_base *base, unsigned int idx)
+{
+	struct hlist_node *first = base->vectors[idx].first;
+
+	base->due.first = first;
+	if (first)
+		WRITE_ONCE(first->pprev, &base->due.first);
+	base->vectors[idx].first = NULL;
+}
+
+/*
  * Begin tick @ev, the base's next event (hwt_next_event()), with @due
  * empty: the wheel's clock moves to it, the level-0 slot that begins at it
  * goes to @due whole (its timers are all of tick @ev), and the slots above
@@ -308,7 +327,7 @@ static void hwt_begin_event(struct hwt_base *base, u64 ev)
 	base->stats.ticks++;
 	idx = hwt_event_slot(g, base->pending_map, ev, &lvl);
 	if (idx >= 0 && !lvl) {
-		hlist_move_list(&base->vectors[idx], &base->due);
+		hwt_slot_to_due(base, idx);
 		__clear_bit(idx, base->pending_map);
 		lvl = 1;
 		idx = hwt_event_slot(g, base->pending_map, ev, &lvl);
@@ -375,6 +394,7 @@ static void __hwt_program(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
 
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 	if (hwt_is_manual(w) || base->processing || base->offline ||
 	    READ_ONCE(w->stopped))
 		return;
@@ -465,6 +485,7 @@ static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
 		spin_lock_bh(&base->expiry_lock);
 		spin_unlock_bh(&base->expiry_lock);
 	} else {
+		/* As without PREEMPT_RT: see there. */
 		wait_event(base->wq, READ_ONCE(base->running) != t);
 	}
 }
@@ -477,6 +498,16 @@ static void hwt_sync_wake(struct hwt_base *base)
 	wake_up_all(&base->wq);
 }
 
+/*
+ * The READ_ONCE() pairs with hwt_expire_one()'s WRITE_ONCE(@running, NULL).
+ * No wakeup is lost: the caller set %HWT_POST_WAKE under @lock after it saw
+ * @running == @t, and the expiry path clears @running and then tests the
+ * flag in one hold of @lock, so it calls hwt_sync_wake(). wake_up_all()
+ * and wait_event()'s prepare_to_wait_event() both take @wq's lock: either
+ * the waker finds this task queued, or this task's test, after that lock's
+ * ACQUIRE, sees the store (memory-barriers.txt, SLEEP AND WAKE-UP
+ * FUNCTIONS).
+ */
 static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
 {
 	wait_event(base->wq, READ_ONCE(base->running) != t);
@@ -511,17 +542,23 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	struct hwtimer_wheel *w = base->wheel;
 	struct hwtimer *t = hlist_entry(base->due.first, struct hwtimer, entry);
 	hwtimer_fn_t fn = t->function;
-	s64 late = now - t->deadline;
+	/*
+	 * Under the lock, for the tracepoint too: once the lock is dropped, a
+	 * start or modify on another CPU may change it (hwt_target_base()).
+	 */
+	u64 deadline = t->deadline;
+	s64 late = now - deadline;
 	int count;
 
-	/* Off @due: no slot bit to look at, as hwt_unlink() would. */
+	/* Off @due: no slot bit to look at, as hwt_unlink() would (pprev too). */
 	hwt_debug_deactivate(t);
 	__hlist_del(&t->entry);
 	t->entry.next = LIST_POISON2;
 	WRITE_ONCE(t->entry.pprev, NULL);
 	base->npending--;
 	hwt_cap_uncharge(w);
-	base->running = t;
+	/* Read without the lock: hwt_sync_wait(), hwt_in_own_callback(). */
+	WRITE_ONCE(base->running, t);
 	base->stats.fired++;
 	/* An early fire is a negative lateness: above any maximum unsigned. */
 	if (unlikely((u64)late > base->stats.max_late_ns)) {
@@ -536,7 +573,7 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 		base->stats.late++;
 
 	raw_spin_unlock_irq(&base->lock);
-	trace_hwtimer_expire_entry(t, now);
+	trace_hwtimer_expire_entry(t, deadline, now);
 	count = preempt_count();
 	lock_map_acquire(&w->lockdep_map);
 	fn(t);
@@ -549,7 +586,8 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	/* @t may be freed by now: the tracepoint records only its address. */
 	trace_hwtimer_expire_exit(t);
 	raw_spin_lock_irq(&base->lock);
-	base->running = NULL;
+	/* Then the caller tests %HWT_POST_WAKE, in this hold: hwt_sync_wait(). */
+	WRITE_ONCE(base->running, NULL);
 }
 
 /*
@@ -595,14 +633,17 @@ static bool hwt_run(struct hwt_base *base)
 
 	hwt_expiry_lock(base);
 	raw_spin_lock_irq(&base->lock);
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 	if (base->offline || READ_ONCE(w->stopped)) {
 		raw_spin_unlock_irq(&base->lock);
 		hwt_expiry_unlock(base);
 		return false;
 	}
 	base->processing = true;
-	base->running_task = current;
+	/* Read without the lock by hwt_in_own_callback(). */
+	WRITE_ONCE(base->running_task, current);
 	base->armed = U64_MAX;
+	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
 	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
 	base->stats.wakeups++;
 	/* Callbacks this pass has run: base->stats.fired - fired0. */
@@ -656,6 +697,7 @@ static bool hwt_run(struct hwt_base *base)
 			raw_spin_unlock_irq(&base->lock);
 			raw_spin_lock_irq(&base->lock);
 			held = 0;
+			/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 			if (READ_ONCE(w->stopped) || base->offline)
 				break;
 		}
@@ -670,10 +712,11 @@ static bool hwt_run(struct hwt_base *base)
 	}
 
 	base->processing = false;
-	base->running_task = NULL;
+	WRITE_ONCE(base->running_task, NULL);
 	if (more) {
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
+		/* @stopped as above: destroy kills a @cont queued before it. */
 		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
 		    !READ_ONCE(w->stopped) && !base->offline) {
 			/*
@@ -710,9 +753,15 @@ static bool hwt_run(struct hwt_base *base)
  */
 u64 hwt_pass_end(const struct hwtimer *timer)
 {
+	/*
+	 * The CPU bits of @flags do not change while the callback runs
+	 * (hwt_target_base()); the other bits may (WRITE_ONCE(), under the
+	 * base lock).
+	 */
 	const struct hwt_base *base = per_cpu_ptr(timer->wheel->bases,
 						  READ_ONCE(timer->flags) & HWT_CPUMASK);
 
+	/* Stored by the pass that runs this callback, in this task (hwt_run()). */
 	return READ_ONCE(base->pass_end);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_pass_end);
@@ -760,6 +809,15 @@ static void hwt_work_fn(struct work_struct *work)
  * lock_timer_base() does. A timer being moved (HWT_MIGRATING) is on no
  * base: its mover holds a base lock with interrupts off, so the wait is
  * short, on RT too.
+ *
+ * The first READ_ONCE() of @flags is a hint; the second, under the lock,
+ * decides. They pair with the WRITE_ONCE()s of @flags (hwt_arm(),
+ * hwt_migrate_some(), hwt_set_slacked(), hwt_cancel_wait()), each made
+ * under the lock of the base the old value names, or, ending a move, of
+ * the base the new value names: so a value naming this base without
+ * HWT_MIGRATING, read again under its lock, holds until the lock is
+ * dropped, and the lock's ACQUIRE orders the caller's accesses to @t after
+ * the RELEASE by whoever queued it here.
  *
  * Interrupts stay disabled from before @t->wheel is first read until the
  * caller's raw_spin_unlock_irqrestore(): the whole call is an RCU read-side
@@ -839,6 +897,7 @@ static struct hwt_base *hwt_target_base(struct hwt_base *base, struct hwtimer *t
 /* Mark whether slack put @t on a later tick than its deadline's. */
 static void hwt_set_slacked(struct hwtimer *t, bool slacked)
 {
+	/* WRITE_ONCE(): @flags is read without the lock (hwt_lock_base()). */
 	if (slacked)
 		WRITE_ONCE(t->flags, t->flags | HWT_SLACKED);
 	else if (t->flags & HWT_SLACKED)
@@ -893,6 +952,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 		ret = -EIDRM;
 		goto out_reject;
 	}
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
 	if (unlikely(READ_ONCE(w->stopped))) {
 		ret = -ESHUTDOWN;
 		goto out_reject;
@@ -922,6 +982,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 			 */
 			if (t->expires > base->clk &&
 			    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
+				/* Read without the lock: hwtimer_expires(). */
 				WRITE_ONCE(t->deadline, deadline);
 				t->expires = tick;
 				hwt_set_slacked(t, slacked);
@@ -936,7 +997,8 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 		/*
 		 * As __mod_timer(): drop the old lock before taking the new
 		 * one, so two base locks never nest here; hwt_lock_base()
-		 * waits for HWT_MIGRATING to clear. Interrupts stay off
+		 * waits for HWT_MIGRATING to clear (its READ_ONCE()s pair with
+		 * these WRITE_ONCE()s, see there). Interrupts stay off
 		 * throughout, and destroy cannot pass both bases meanwhile: it
 		 * waits for this call (synchronize_rcu()) before it drains.
 		 */
@@ -945,6 +1007,7 @@ static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned
 		base = new_base;
 		raw_spin_lock(&base->lock);
 		WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | base->cpu);
+		/* Under the new base's lock: see @stopped. */
 		if (READ_ONCE(w->stopped)) {
 			/*
 			 * Destroy began meanwhile: fail as if it had begun
@@ -1122,6 +1185,13 @@ int hwtimer_cancel(struct hwtimer *timer)
 	int ret;
 
 	hwt_debug_assert_init(timer);
+	/*
+	 * A hint, as in timer_delete(), re-checked under the lock by
+	 * hwt_cancel_locked(). A caller ordered after a start (by its own
+	 * locking) sees the timer pending: the start's WRITE_ONCE() of pprev
+	 * comes before its RELEASE of the base lock, and a moving timer never
+	 * reads as idle (hwt_unlink()).
+	 */
 	if (!hwtimer_pending(timer))
 		return 0;
 	base = hwt_lock_base(timer, &flags);
@@ -1137,14 +1207,18 @@ EXPORT_SYMBOL_GPL(hwtimer_cancel);
  * @running_task to itself, and @t stays on the base running its callback
  * (hwt_target_base()), so a true answer is stable; a racing read of
  * another base's fields can only be false.
+ *
+ * The READ_ONCE()s pair with the WRITE_ONCE()s of @running in
+ * hwt_expire_one() and of @running_task in hwt_run(): @running_task reads
+ * as this task only by this task's own store, and then so does @running
+ * (program order); racing stores of other tasks never read as this one.
  */
 static bool hwt_in_own_callback(const struct hwtimer *t)
 {
 	const struct hwt_base *base = per_cpu_ptr(t->wheel->bases,
 						  READ_ONCE(t->flags) & HWT_CPUMASK);
 
-	/* Racy only when false, see above. */
-	return data_race(base->running == t && base->running_task == current);
+	return READ_ONCE(base->running) == t && READ_ONCE(base->running_task) == current;
 }
 
 static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
@@ -1178,6 +1252,7 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	 */
 	for (;;) {
 		base = hwt_lock_base(t, &flags);
+		/* WRITE_ONCE(): @flags is read without the lock (hwt_lock_base()). */
 		if (shutdown)
 			WRITE_ONCE(t->flags, t->flags | HWT_SHUTDOWN);
 		if (base->running != t) {
@@ -1294,6 +1369,10 @@ EXPORT_SYMBOL_GPL(hwtimer_state);
  */
 u64 hwtimer_expires(const struct hwtimer *timer)
 {
+	/*
+	 * Pairs with the WRITE_ONCE()s in hwt_arm() and hwtimer_forward(): a
+	 * snapshot, no ordering (a whole 64-bit value on 64-bit kernels).
+	 */
 	return READ_ONCE(timer->deadline);
 }
 EXPORT_SYMBOL_GPL(hwtimer_expires);
@@ -1339,6 +1418,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	if (check_mul_overflow(overrun, interval_ns, &add) ||
 	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
 		deadline = KTIME_MAX;
+	/* Read without the lock: hwtimer_expires(). */
 	WRITE_ONCE(timer->deadline, deadline);
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -1686,13 +1766,17 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 		struct hwt_base *base = per_cpu_ptr(wheel->bases, cpu);
 
 		raw_spin_lock_irq(&base->lock);
+		/* Readers under this lock see it from here on: see @stopped. */
 		WRITE_ONCE(wheel->stopped, true);
 		base->post_callback |= HWT_POST_HALT;
 		raw_spin_unlock_irq(&base->lock);
 	}
 	/*
-	 * A start or modify that was moving a timer between two bases when
-	 * the wheel stopped has put it down by now, on a base drained below.
+	 * Calls on timers run with interrupts disabled (hwt_lock_base()),
+	 * which a grace period waits for: those that read @stopped clear
+	 * have returned (passes are waited for below), and a start or modify
+	 * that was moving a timer between two bases when the wheel stopped
+	 * has put it down, on a base drained below.
 	 */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
@@ -1724,6 +1808,7 @@ static int hwt_cpu_prepare(unsigned int cpu)
 
 		raw_spin_lock_irq(&base->lock);
 		base->offline = false;
+		/* Never set here: destroy unlists a wheel before it sets it. */
 		if (READ_ONCE(w->stopped))
 			base->post_callback |= HWT_POST_HALT;
 		else
@@ -1757,6 +1842,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 			break;
 		/* Pending throughout; the cap's count does not change. */
 		hwt_dequeue(old, t, false);
+		/* Under both locks; read without them: hwt_lock_base(). */
 		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new->cpu);
 		/* Absolute ticks: the tick its slack chose holds here too. */
 		hwt_enqueue(new, t, t->expires);
@@ -1880,7 +1966,10 @@ void hwt_core_exit(void)
 	struct hwtimer_wheel *w, *tmp;
 
 	unregister_module_notifier(&hwt_module_nb);
-	/* Clients are gone: only wheels without an owner can be left. */
+	/*
+	 * Clients are gone: only wheels without an owner can be left. No
+	 * mutex for the walk: the destroy below is the list's only writer.
+	 */
 	list_for_each_entry_safe(w, tmp, &hwt_wheels, node) {
 		WARN(1, "hwtimer: wheel '%s' was never destroyed\n", w->name);
 		hwtimer_wheel_destroy(w, NULL, NULL);
@@ -1926,6 +2015,7 @@ void hwt_manual_advance(struct hwtimer_wheel *w, u64 now_ns)
 {
 	unsigned int cpu;
 
+	/* Read by hwt_now() with READ_ONCE(); the passes below run here. */
 	WRITE_ONCE(w->manual_now, now_ns);
 	for_each_possible_cpu(cpu)
 		hwt_manual_run_cpu(w, cpu);

@@ -76,7 +76,9 @@ typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
  *
  * All members are private to hwtimer; callers use the functions below.
  * Fields other than @function and @wheel are written under the lock of the
- * base that @flags names.
+ * base that @flags names; @flags, @deadline and @entry's pprev are also
+ * read without it, so past hwtimer_setup() they are stored with
+ * WRITE_ONCE().
  */
 struct hwtimer {
 	struct hlist_node	entry;
@@ -298,6 +300,11 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns);
  */
 static inline bool hwtimer_pending(const struct hwtimer *timer)
 {
+	/*
+	 * Pairs with the WRITE_ONCE()s of pprev under the base lock: the hlist
+	 * helpers' and hwtimer's own where a timer stops being pending. A
+	 * timer that moves keeps a non-NULL pprev.
+	 */
 	return !hlist_unhashed_lockless(&timer->entry);
 }
 

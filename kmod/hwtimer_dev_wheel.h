@@ -100,8 +100,8 @@ void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now);
  * Return: a due timeout, pending and on no list, or %HWTD_NIL: then
  * *@done says whether the pass is done, else *@budget ran out.
  */
-static __always_inline u32 hwtd_wheel_take_due(struct hwtd_file *file,
-						unsigned int *budget, bool *done)
+static __always_inline u32
+hwtd_wheel_take_due(struct hwtd_file *file, unsigned int *budget, bool *done)
 {
 	u32 idx = hwtd_list_first(file, HWTD_LIST_TODO);
 	struct hwtd_timeout *s;

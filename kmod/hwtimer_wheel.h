@@ -74,10 +74,11 @@
  * level, since t and ev now agree at the level they were in. A cascade
  * never fills the slot it empties (a timer placed now is not due at ev, so
  * not in ev's level-0 slot, and has a digit greater than ev's at a higher
- * level, by (I1)), so it can stop after any timer and go on later. The ticks between two events have nothing to do
- * and are never visited. An idle wheel's clock moves up to now
- * (hwt_forward()) only past ticks before its next event, so timers armed
- * next are placed relative to the present.
+ * level, by (I1)), so it can stop after any timer and go on later. The
+ * ticks between two events have nothing to do and are never visited. An
+ * idle wheel's clock moves up to now (hwt_forward()) only past ticks
+ * before its next event, so timers armed next are placed relative to the
+ * present.
  *
  * What this gives
  * ---------------

@@ -315,11 +315,13 @@ static void invariants_exact_and_bounded(struct kunit *test)
 	}
 	for (i = 0; i < n; i++) {
 		if (gone[i]) {
-			KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 0u, "%s: timer %u fired after its cancel",
+			KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 0u,
+					    "%s: timer %u fired after its cancel",
 					    u->name, i);
 			continue;
 		}
-		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 1u, "%s: timer %u (deadline %llu) fired %u times",
+		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 1u,
+				    "%s: timer %u (deadline %llu) fired %u times",
 				    u->name, i, dl[i], c->fires[i]);
 		KUNIT_EXPECT_GE_MSG(test, c->fired_at[i], dl[i], "%s: timer %u fired early",
 				    u->name, i);
@@ -356,7 +358,8 @@ static void invariants_far_future_free(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, u->cascaded(c), c0,
 			    "%s: far-future timers moved while 1000 ticks passed", u->name);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 0u, "%s: timer %u fired a million ticks early",
+		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 0u,
+				    "%s: timer %u fired a million ticks early",
 				    u->name, i);
 	/* Their slot begins: they cascade, then fire on time. */
 	ki_set_now(c, (1ULL << 20) * KI_TICK + n * KI_TICK);
@@ -433,7 +436,8 @@ static void invariants_arm_as_clock_moves(struct kunit *test)
 		ki_set_now(c, tk * KI_TICK);
 	}
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 1u, "%s: timer %u (deadline %llu) fired %u times",
+		KUNIT_EXPECT_EQ_MSG(test, c->fires[i], 1u,
+				    "%s: timer %u (deadline %llu) fired %u times",
 				    u->name, i, dl[i], c->fires[i]);
 		KUNIT_EXPECT_GE_MSG(test, c->fired_at[i], dl[i], "%s: timer %u fired early",
 				    u->name, i);

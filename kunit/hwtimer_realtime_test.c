@@ -1035,7 +1035,8 @@ static void cc_fn(struct hwtimer *t)
 	struct cc_timer *ct = from_hwtimer(ct, t, t);
 
 	atomic_inc(&ct->fired);
-	if (atomic_read(&ct->rearm) && hwtimer_start(t, (1 + get_random_u32() % 5) * MS, HWTIMER_MODE_REL) == 0)
+	if (atomic_read(&ct->rearm) && hwtimer_start(t, (1 + get_random_u32() % 5) * MS,
+						     HWTIMER_MODE_REL) == 0)
 		atomic_inc(&ct->arms);
 }
 
@@ -1224,7 +1225,8 @@ static void cc_cancel_races_expiry(struct kunit *test)
 	deadline = ktime_get_ns() + 300 * MS;
 	for (i = 0; i < n; i++) {
 		hwtimer_setup(&r->timers[i].t, w, cc_fn);
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&r->timers[i].t, deadline, HWTIMER_MODE_ABS), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&r->timers[i].t, deadline,
+						    HWTIMER_MODE_ABS), 0);
 	}
 	task = kthread_create(cc_cancel_thread, r, "hwt_race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
@@ -1586,7 +1588,8 @@ static void cc_cap_race_never_both_fail(struct kunit *test)
 	c->w = w;
 	for (i = 0; i < CC_CAP - 1; i++) {
 		hwtimer_setup(&c->fill[i], w, cc_cap_fn);
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&c->fill[i], 3600 * 1000 * MS, HWTIMER_MODE_REL), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&c->fill[i], 3600 * 1000 * MS,
+						    HWTIMER_MODE_REL), 0);
 	}
 	hwtimer_setup(&c->a, w, cc_cap_fn);
 	hwtimer_setup(&c->b, w, cc_cap_fn);

@@ -302,19 +302,22 @@ static void place_next_event_and_event_slots(struct kunit *test)
 				best = min(best, start[k]);
 			}
 			ev = hwt_next_event(&g, occ, clk);
-			KUNIT_EXPECT_EQ_MSG(test, ev, best, "slots %u clk %llu", kt_geom_slots[i], clk);
+			KUNIT_EXPECT_EQ_MSG(test, ev, best,
+					    "slots %u clk %llu", kt_geom_slots[i], clk);
 			/* The distinct slots that begin at @ev. */
 			for (want = 0, k = 0; k < N; k++) {
 				for (j = 0; j < k && slot[j] != slot[k]; j++)
 					;
 				want += j == k && start[k] == ev;
 			}
-			for (found = 0, lvl = 0; (idx = hwt_event_slot(&g, occ, ev, &lvl)) >= 0; lvl++) {
+			for (found = 0, lvl = 0;
+			     (idx = hwt_event_slot(&g, occ, ev, &lvl)) >= 0; lvl++) {
 				for (k = 0; k < N && slot[k] != idx; k++)
 					;
 				KUNIT_EXPECT_LT_MSG(test, k, N, "slot %d is not occupied", idx);
 				if (k < N)
-					KUNIT_EXPECT_EQ_MSG(test, start[k], ev, "slot %d does not begin at %llu",
+					KUNIT_EXPECT_EQ_MSG(test, start[k], ev,
+							    "slot %d does not begin at %llu",
 							    idx, ev);
 				found++;
 			}
@@ -445,7 +448,8 @@ static void wheel_lateness_stats_slack(struct kunit *test)
 	 * trailing zeros in 21..28): 1.5 ms after that tick is late, and its
 	 * lateness from the deadline is the largest yet.
 	 */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 20 * MS + 1, 8 * MS, HWTIMER_MODE_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 20 * MS + 1, 8 * MS,
+						  HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 24 * MS - 1);
 	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&kt[2].fires), 0, "slack did not choose tick 24");
 	hwt_manual_advance(w, 25 * MS + 500000);
@@ -454,7 +458,8 @@ static void wheel_lateness_stats_slack(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, s.late, 2ULL, "1.5 ticks after its slack tick not counted late");
 	KUNIT_EXPECT_EQ(test, s.max_late_ns, 5 * MS + 499999);
 	/* Tick 32 for 30 ms + 1: 0.5 ms after the tick is not late, 2.5 after D. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[3].t, 30 * MS + 1, 8 * MS, HWTIMER_MODE_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[3].t, 30 * MS + 1, 8 * MS,
+						  HWTIMER_MODE_ABS), 0);
 	hwt_manual_advance(w, 32 * MS - 1);
 	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&kt[3].fires), 0, "slack did not choose tick 32");
 	hwt_manual_advance(w, 32 * MS + 500000);
@@ -780,7 +785,8 @@ static void wheel_destroy_hands_back_pending(struct kunit *test)
 	kt = kt_alloc(test, w, 100);
 	/* Spread over level 0, the due list and coarse levels. */
 	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (u64)i * i * i * MS, HWTIMER_MODE_REL), 0);
+		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, (u64)i * i * i * MS,
+						    HWTIMER_MODE_REL), 0);
 	/* Delays 0 and 1 ms fire at the first tick boundary; 98 stay pending. */
 	hwt_manual_advance(w, MS);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_destroy(w, kt_count_unprocessed, &n), 98UL);
@@ -800,12 +806,14 @@ static void wheel_max_pending(struct kunit *test)
 
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[i].t, 10 * MS, HWTIMER_MODE_REL), 0);
-	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS, HWTIMER_MODE_REL), -EBUSY, "cap of 3 exceeded");
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS, HWTIMER_MODE_REL), -EBUSY,
+			    "cap of 3 exceeded");
 	KUNIT_EXPECT_FALSE_MSG(test, hwtimer_pending(&kt[3].t), "a rejected start changed state");
 	/* Re-arming a pending timer at the cap is not a new timer. */
 	KUNIT_EXPECT_EQ(test, hwtimer_modify(&kt[0].t, 20 * MS, HWTIMER_MODE_REL), 1);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&kt[1].t), 1);
-	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS, HWTIMER_MODE_REL), 0, "accepted after a cancel");
+	KUNIT_EXPECT_EQ_MSG(test, hwtimer_start(&kt[3].t, 10 * MS, HWTIMER_MODE_REL), 0,
+			    "accepted after a cancel");
 	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS, HWTIMER_MODE_REL), -EBUSY);
 	hwt_manual_advance(w, 10 * MS);
 	KUNIT_EXPECT_EQ(test, hwtimer_start(&kt[1].t, 10 * MS, HWTIMER_MODE_REL), 0);
@@ -847,7 +855,8 @@ static void wheel_far_future_costs_nothing_per_tick(struct kunit *test)
 	int i, fired = 0;
 
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 100 * rev + (u64)(i % 512) * MS, HWTIMER_MODE_REL), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, 100 * rev + (u64)(i % 512) * MS,
+						    HWTIMER_MODE_REL), 0);
 	hwtimer_wheel_stats(w, &s0);
 	/* Walk 50 revolutions tick by tick: nothing is due. */
 	for (t = MS; t <= 50 * rev; t += MS)
@@ -1314,13 +1323,15 @@ static void wheel_slack_picks_aligned_tick(struct kunit *test)
 	struct kt_timer *kt = kt_alloc(test, w, 4);
 
 	/* Ticks 1001..1030: 1024 has the most trailing zeros. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[0].t, 1000 * MS + MS / 2, 30 * MS, HWTIMER_MODE_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[0].t, 1000 * MS + MS / 2, 30 * MS,
+						  HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ(test, kt[0].t.expires, 1024ULL);
 	/* A window of less than a tick: the deadline's tick. */
 	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[1].t, 5 * MS, MS / 2, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ(test, kt[1].t.expires, 5ULL);
 	/* Ticks 100..120: 112; the deadline stays what was asked for. */
-	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 100 * MS, 20 * MS, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[2].t, 100 * MS, 20 * MS,
+						  HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, kt[2].t.expires, 112ULL);
 	KUNIT_EXPECT_EQ(test, hwtimer_expires(&kt[2].t), 100 * MS);
 	/* Ticks 96..100: 96 itself has the most. */
@@ -1365,9 +1376,11 @@ static void wheel_slack_random_bounds(struct kunit *test)
 		}
 		dl = now + delay;
 		if (i & 1)
-			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, delay, slack[i], HWTIMER_MODE_REL), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, delay, slack[i],
+								  HWTIMER_MODE_REL), 0);
 		else
-			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, dl, slack[i], HWTIMER_MODE_ABS), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, dl, slack[i],
+								  HWTIMER_MODE_ABS), 0);
 		KUNIT_ASSERT_EQ(test, kt[i].t.deadline, dl);
 		ticks[i] = kt[i].t.expires;
 		if (ticks[i] > hwt_expiry_tick(&w->time, dl))
@@ -1424,10 +1437,12 @@ static void wheel_slack_zero_is_exact(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, hwtimer_start(&kt[i].t, dl, HWTIMER_MODE_ABS), 0);
 			break;
 		case 1:
-			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, dl, 0, HWTIMER_MODE_ABS), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kt[i].t, dl, 0,
+								  HWTIMER_MODE_ABS), 0);
 			break;
 		case 2:
-			KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kt[i].t, dl, 0, HWTIMER_MODE_ABS), 0);
+			KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kt[i].t, dl, 0,
+								   HWTIMER_MODE_ABS), 0);
 			break;
 		default:
 			KUNIT_ASSERT_EQ(test, hwtimer_modify(&kt[i].t, dl, HWTIMER_MODE_ABS), 0);
@@ -1444,7 +1459,8 @@ static void wheel_slack_zero_is_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kd[1].t.expires, 1024ULL);
 	KUNIT_ASSERT_EQ(test, hwtimer_start_range(&kd[2].t, 1000 * MS + 1, 0, HWTIMER_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ_MSG(test, kd[2].t.expires, 1001ULL, "explicit slack 0 must win");
-	KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kd[3].t, 1000 * MS + 1, 0, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_modify_range(&kd[3].t, 1000 * MS + 1, 0,
+						   HWTIMER_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, kd[3].t.expires, 1001ULL);
 }
 
@@ -1480,7 +1496,8 @@ static void wheel_slack_coalesces(struct kunit *test)
 		u64 d = mul_u64_u32_shr(span, get_random_u32(), 32) + 1;
 
 		KUNIT_ASSERT_EQ(test, hwtimer_start(&k0[i].t, d, HWTIMER_MODE_REL), 0);
-		KUNIT_ASSERT_EQ(test, hwtimer_start_range(&k1[i].t, d, d / 10, HWTIMER_MODE_REL), 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_start_range(&k1[i].t, d, d / 10,
+							  HWTIMER_MODE_REL), 0);
 	}
 	t0 = kt_run_ticks(w0, span + 10 * MS);
 	t1 = kt_run_ticks(w1, span + span / 10 + 10 * MS);

@@ -75,6 +75,9 @@
 
 #include "hwtimer_user.h"
 
+#define BENCH_RND_SEED	0x6877746d64657621ULL
+#include "bench_delay.h"
+
 #define MAX_REPS	32
 #define MAX_ROUNDS	64
 #define MAX_PASSES	16
@@ -87,9 +90,6 @@
 
 /* A command no device answers but with ENOTTY: the empty ioctl. */
 #define HWTB_IOC_EMPTY	_IOWR(HWTIMER_IOC_MAGIC, 0x3f, struct hwtimer_batch)
-
-#define DELAY_MIN_NS	(10 * SEC)
-#define DELAY_MAX_NS	(7200 * SEC)
 
 static const char *sizes_arg = "1000,100000";
 static unsigned int reps = 3, rounds = 16, passes = 5;
@@ -116,29 +116,6 @@ static void die(const char *what)
 {
 	error("%s: %s", what, strerror(errno));
 	exit(1);
-}
-
-/* Random numbers (xorshift64*): runs are repeatable. */
-static uint64_t rnd_state = 0x6877746d64657621ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dULL;
-}
-
-/* As hwtbench-user's: spread evenly over the doublings of the range. */
-#define DELAY_OCTAVES	9.4919		/* log2(DELAY_MAX_NS / DELAY_MIN_NS) */
-
-static uint64_t rnd_delay(void)
-{
-	double x = (double)(rnd() >> 11) / (double)(1ULL << 53) * DELAY_OCTAVES;
-	unsigned int b = (unsigned int)x;
-	double d = (double)DELAY_MIN_NS * (double)(1ULL << b) * (1.0 + (x - b));
-
-	return d < (double)DELAY_MAX_NS ? (uint64_t)d : DELAY_MAX_NS - 1;
 }
 
 static void sleep_until(uint64_t t)

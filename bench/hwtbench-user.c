@@ -112,6 +112,10 @@
 #include "libhwtimer.h"
 #include "uwheel.h"
 
+/* The delays of the arm, cancel and modify runs. */
+#define BENCH_RND_SEED	0x6877746d62656e63ULL
+#include "bench_delay.h"
+
 #define MAX_REPS	32
 #define MAX_SIZES	8
 #define READ_RECS	4096
@@ -139,10 +143,6 @@ static bool peers_only, no_tfd, cpu_clock;
 static unsigned long sizes[MAX_SIZES];
 static unsigned int nsizes;
 static int errors;
-
-/* Random delays of the arm, cancel and modify runs. */
-#define DELAY_MIN_NS	(10 * NSEC)
-#define DELAY_MAX_NS	(2 * HOUR_NS)
 
 /* One figure over the repetitions; @fn is its N. */
 struct fig {
@@ -423,33 +423,6 @@ static void wait_quiet(const char *what)
 	if (waited)
 		printf("D user settle before %s: %.0f ms of others' CPU waited out in %u ms%s\n",
 		       what, waited / 1e6, ms, quiet ? "" : " (not quiet)");
-}
-
-/* Random numbers (xorshift64*): runs are repeatable. */
-static __u64 rnd_state = 0x6877746d62656e63ULL;
-
-static __u64 rnd(void)
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dULL;
-}
-
-/*
- * A delay spread evenly over the doublings of [DELAY_MIN_NS, DELAY_MAX_NS)
- * (log-uniform, linear within a doubling): as many timeouts of 10 to 20 s
- * as of 1 to 2 h, over every level of the wheel and many of its slots.
- */
-#define DELAY_OCTAVES	9.4919		/* log2(DELAY_MAX_NS / DELAY_MIN_NS) */
-
-static __u64 rnd_delay(void)
-{
-	double x = (double)(rnd() >> 11) / (double)(1ULL << 53) * DELAY_OCTAVES;
-	unsigned int k = (unsigned int)x;
-	double d = (double)DELAY_MIN_NS * (double)(1ULL << k) * (1.0 + (x - k));
-
-	return d < (double)DELAY_MAX_NS ? (__u64)d : DELAY_MAX_NS - 1;
 }
 
 /* Two sets of random delays: arming, and re-arming (modify). */

@@ -49,7 +49,7 @@ URING_LIBS ?= -luring
 
 bench-user: $(BENCH_BIN)/hwtbench-user $(BENCH_BIN)/hwtbench-rt $(BENCH_BIN)/hwtbench-dev
 
-$(BENCH_BIN)/%: bench/%.c bench/uwheel.h bench/bench_delay.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h) | $(KSELFTEST_H)
+$(BENCH_BIN)/%: bench/%.c bench/uwheel.h bench/bench_random.h bench/bench_report.h $(LIB_A) $(wildcard include/uapi/linux/*.h tools/include/*.h lib/*.h) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
 	$(USER_CC) $(USER_CFLAGS) $(URING_CFLAGS) $(USER_LDFLAGS) -o $@ $< $(LIB_A) $(URING_LIBS)
 

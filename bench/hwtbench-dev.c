@@ -75,8 +75,11 @@
 
 #include "hwtimer_user.h"
 
+#define BENCH_NAME	"dev"
+#include "bench_report.h"
+
 #define BENCH_RND_SEED	0x6877746d64657621ULL
-#include "bench_delay.h"
+#include "bench_random.h"
 
 #define MAX_REPS	32
 #define MAX_ROUNDS	64
@@ -96,27 +99,7 @@ static unsigned int reps = 3, rounds = 16, passes = 5;
 static unsigned int k = 1024;
 static unsigned long sizes[MAX_SIZES];
 static unsigned int nsizes;
-static int errors;
 static uint64_t tick_ns;
-
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("E dev: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	errors++;
-}
-
-static void die(const char *what)
-{
-	error("%s: %s", what, strerror(errno));
-	exit(1);
-}
 
 static void sleep_until(uint64_t t)
 {
@@ -355,15 +338,7 @@ static void populate(struct dfile *f, unsigned long s, bool keep)
 /* @cnt distinct random pending timeouts of file A into @out; taken out with @remove. */
 static void pick_victims(unsigned long *out, unsigned long cnt, bool remove)
 {
-	unsigned long j, pos, t;
-
-	for (j = 0; j < cnt; j++) {
-		pos = rnd() % (nlive - j);
-		t = live[pos];
-		live[pos] = live[nlive - 1 - j];
-		live[nlive - 1 - j] = t;
-		out[j] = t;
-	}
+	rnd_pick(live, nlive, out, cnt);
 	if (remove)
 		nlive -= cnt;
 }

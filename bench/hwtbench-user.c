@@ -113,8 +113,11 @@
 #include "uwheel.h"
 
 /* The delays of the arm, cancel and modify runs. */
+#define BENCH_NAME	"user"
+#include "bench_report.h"
+
 #define BENCH_RND_SEED	0x6877746d62656e63ULL
-#include "bench_delay.h"
+#include "bench_random.h"
 
 #define MAX_REPS	32
 #define MAX_SIZES	8
@@ -142,7 +145,6 @@ static const char *sizes_arg = "1000,100000,1000000";
 static bool peers_only, no_tfd, cpu_clock;
 static unsigned long sizes[MAX_SIZES];
 static unsigned int nsizes;
-static int errors;
 
 /* One figure over the repetitions; @fn is its N. */
 struct fig {
@@ -159,25 +161,6 @@ static unsigned int nfigs;
 enum { LAT_HWT, LAT_TFD, LAT_NR };
 static const char *const lat_fac[LAT_NR] = { "hwtimer", "timerfd_epoll" };
 static unsigned long long hist[LAT_NR][HIST_BINS + 1];
-
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("E user: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	errors++;
-}
-
-static void die(const char *what)
-{
-	error("%s: %s", what, strerror(errno));
-	exit(1);
-}
 
 /* A libhwtimer or liburing call failed with -@err. */
 static void die_err(const char *what, int err)
@@ -2041,15 +2024,7 @@ static struct hwtimer_modify_entry smod[CHUNK_MAX];
 /* @k distinct random pending timeouts into @out; taken out of live with @remove. */
 static void pick_victims(unsigned long *out, unsigned long k, bool remove)
 {
-	unsigned long j, pos, t;
-
-	for (j = 0; j < k; j++) {
-		pos = rnd() % (nlive - j);
-		t = live[pos];
-		live[pos] = live[nlive - 1 - j];
-		live[nlive - 1 - j] = t;
-		out[j] = t;
-	}
+	rnd_pick(live, nlive, out, k);
 	if (remove)
 		nlive -= k;
 }

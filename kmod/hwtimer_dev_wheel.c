@@ -49,6 +49,7 @@
 /* The file's wheel: 64 slots at level 0 (hwt_geom_init(&g, 64)). */
 static const struct hwt_geom hwtd_geom = {
 	.lvl0_bits = HWT_LVL_BITS,
+	.lvl0_slots = HWT_LVL_SIZE,
 	.levels = HWTD_LEVELS,
 	.lvl1_off = HWT_LVL_SIZE,
 	.nslots = HWTD_NSLOTS,

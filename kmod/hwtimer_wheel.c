@@ -877,7 +877,10 @@ void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 EXPORT_SYMBOL_GPL(hwtimer_setup);
 
 /* hwt_arm() options, as __mod_timer()'s. */
-#define HWT_ARM_MODIFY	BIT(0)	/* re-arm a pending timer, not -EALREADY */
+#define HWT_ARM_REL	BIT(0)	/* the time is a delay from now */
+#define HWT_ARM_MODIFY	BIT(1)	/* re-arm a pending timer, not -EALREADY */
+#define HWT_ARM_AT	BIT(2)	/* the caller read the wheel's clock: @now */
+static_assert(HWT_ARM_REL == HWTIMER_MODE_REL);
 
 /*
  * The base a timer on @base should be queued on: this CPU's, unless the
@@ -927,22 +930,32 @@ static __always_inline unsigned int hwt_choose(struct hwt_base *base, u64 now_ti
 }
 
 /*
- * Arm @t for @deadline (ns of the wheel's clock, already clamped to KTIME_MAX),
- * allowing it to fire up to @slack ns later; @now is the wheel's clock, read
- * once by the caller. The one copy behind every start and modify.
+ * Arm @t for @time: a delay from now with %HWT_ARM_REL, else a deadline in
+ * ns of the wheel's clock (clamped to KTIME_MAX), allowing it to fire up
+ * to @slack ns later (%HWTIMER_SLACK_DEFAULT: the wheel's). The clock is
+ * read here, or given as @now with %HWT_ARM_AT. The one copy behind every
+ * start and modify: the exported calls jump straight here.
  */
-static int hwt_arm(struct hwtimer *t, u64 now, u64 deadline, u64 slack, unsigned int opts)
+static int hwt_arm(struct hwtimer *t, u64 time, u64 slack, u64 now, unsigned int opts)
 {
 	struct hwtimer_wheel *w = t->wheel;
 	struct hwt_base *base, *new_base;
 	unsigned long flags;
-	u64 first, tick, now_tick, event;
+	u64 deadline, first, tick, now_tick, event;
 	unsigned int idx;
 	bool was_pending, slacked;
 	int ret;
 
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
+	if (!(opts & HWT_ARM_AT))
+		now = hwt_now(w);
+	if (opts & HWT_ARM_REL)
+		deadline = hwt_deadline(now, time);
+	else
+		deadline = min_t(u64, time, KTIME_MAX);
+	if (slack == HWTIMER_SLACK_DEFAULT)
+		slack = w->slack_ns;
 	/* Pure arithmetic on the wheel's constants: outside the lock. */
 	first = hwt_expiry_tick(&w->time, deadline);
 	now_tick = hwt_now_tick(&w->time, now);
@@ -1045,23 +1058,6 @@ out_unlock:
 	return ret;
 }
 
-/*
- * The deadline @time_ns in @mode gives, the wheel's clock being @now, as
- * hwtimer_start_range() says: clamped to KTIME_MAX.
- */
-static __always_inline u64 hwt_mode_deadline(u64 now, u64 time_ns, enum hwtimer_mode mode)
-{
-	if (mode & HWTIMER_MODE_REL)
-		return hwt_deadline(now, time_ns);
-	return min_t(u64, time_ns, KTIME_MAX);
-}
-
-/* The slack a call asked for: @slack_ns, or the wheel's default. */
-static __always_inline u64 hwt_call_slack(const struct hwtimer *t, u64 slack_ns)
-{
-	return slack_ns == HWTIMER_SLACK_DEFAULT ? t->wheel->slack_ns : slack_ns;
-}
-
 /**
  * hwtimer_start_range - arm a timer, with slack
  * @timer: a timer set up with hwtimer_setup() and not pending
@@ -1099,12 +1095,8 @@ static __always_inline u64 hwt_call_slack(const struct hwtimer *t, u64 slack_ns)
 int hwtimer_start_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			enum hwtimer_mode mode)
 {
-	u64 now;
-
 	hwt_debug_assert_init(timer);
-	now = hwt_now(timer->wheel);
-	return hwt_arm(timer, now, hwt_mode_deadline(now, time_ns, mode),
-		       hwt_call_slack(timer, slack_ns), 0);
+	return hwt_arm(timer, time_ns, slack_ns, 0, mode & HWTIMER_MODE_REL);
 }
 EXPORT_SYMBOL_GPL(hwtimer_start_range);
 
@@ -1127,12 +1119,8 @@ EXPORT_SYMBOL_GPL(hwtimer_start_range);
 int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			 enum hwtimer_mode mode)
 {
-	u64 now;
-
 	hwt_debug_assert_init(timer);
-	now = hwt_now(timer->wheel);
-	return hwt_arm(timer, now, hwt_mode_deadline(now, time_ns, mode),
-		       hwt_call_slack(timer, slack_ns), HWT_ARM_MODIFY);
+	return hwt_arm(timer, time_ns, slack_ns, 0, (mode & HWTIMER_MODE_REL) | HWT_ARM_MODIFY);
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_range);
 
@@ -1150,8 +1138,8 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_range);
 int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
 {
 	hwt_debug_assert_init(timer);
-	return hwt_arm(timer, now, min_t(u64, deadline_ns, KTIME_MAX),
-		       timer->wheel->slack_ns, HWT_ARM_MODIFY);
+	return hwt_arm(timer, deadline_ns, HWTIMER_SLACK_DEFAULT, now,
+		       HWT_ARM_MODIFY | HWT_ARM_AT);
 }
 
 /* Cancel @t if pending; the caller holds @base->lock. */

@@ -214,6 +214,7 @@ static __always_inline u64 hwt_slack_tick(const struct hwt_time *tm, u64 deadlin
 /**
  * struct hwt_geom - the shape of a wheel
  * @lvl0_bits: log2 of level 0's slots
+ * @lvl0_slots: level 0's slots, 2^@lvl0_bits
  * @levels: levels, the top one reaching bit 63
  * @lvl1_off: index of level 1's first slot: level 0's slots, at least 64,
  *            so that each level above starts a bitmap word
@@ -221,6 +222,7 @@ static __always_inline u64 hwt_slack_tick(const struct hwt_time *tm, u64 deadlin
  */
 struct hwt_geom {
 	u32	lvl0_bits;
+	u32	lvl0_slots;
 	u32	levels;
 	u32	lvl1_off;
 	u32	nslots;
@@ -230,6 +232,7 @@ struct hwt_geom {
 static inline void hwt_geom_init(struct hwt_geom *g, u32 slots)
 {
 	g->lvl0_bits = ilog2(slots);
+	g->lvl0_slots = slots;
 	g->levels = 1 + DIV_ROUND_UP(64 - g->lvl0_bits, HWT_LVL_BITS);
 	g->lvl1_off = max_t(u32, slots, HWT_LVL_SIZE);
 	g->nslots = g->lvl1_off + (g->levels - 1) * HWT_LVL_SIZE;
@@ -274,7 +277,7 @@ static __always_inline unsigned int hwt_digit(const struct hwt_geom *g, u64 t, u
  */
 static __always_inline unsigned int hwt_level(const struct hwt_geom *g, u64 t, u64 clk)
 {
-	if (t - clk < BIT_ULL(g->lvl0_bits))
+	if (t - clk < g->lvl0_slots)
 		return 0;
 	return (fls64(t ^ clk) - 1 - g->lvl0_bits) / HWT_LVL_BITS + 1;
 }
@@ -299,10 +302,17 @@ static __always_inline unsigned int hwt_slot_level(const struct hwt_geom *g, uns
 static __always_inline unsigned int hwt_slot(const struct hwt_geom *g, u64 t, u64 clk,
 					     u64 *start)
 {
-	unsigned int lvl = hwt_level(g, t, clk), shift = hwt_lvl_shift(g, lvl);
+	unsigned int up, shift;
 
+	/* hwt_level(), each case with its own arithmetic. */
+	if (t - clk < g->lvl0_slots) {
+		*start = t;
+		return t & (g->lvl0_slots - 1);
+	}
+	up = (fls64(t ^ clk) - 1 - g->lvl0_bits) / HWT_LVL_BITS;	/* level - 1 */
+	shift = g->lvl0_bits + up * HWT_LVL_BITS;
 	*start = t >> shift << shift;
-	return hwt_lvl_off(g, lvl) + hwt_digit(g, t, lvl);
+	return g->lvl1_off + up * HWT_LVL_SIZE + ((t >> shift) & HWT_LVL_MASK);
 }
 
 /* hwt_can_stay()'s second case: a tick not earlier, in a slot above level 0. */

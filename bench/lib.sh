@@ -6,8 +6,9 @@
 #
 #   bench_run MODE          `runner.sh bench MODE`: a boot of its own, MODE
 #                           full (the non-debug bench kernel, full N;
-#                           results in build/bench/, the table also into
-#                           docs/benchmarks.md), smoke (tiny N on the debug
+#                           results in build/bench/, the tables also into
+#                           docs/benchmarks.md, the targets into README.md),
+#                           smoke (tiny N on the debug
 #                           kernel; build/bench/smoke-KERNEL/) or ab (the
 #                           bench kernel, this tree's module against
 #                           revision ALT's; build/bench/ab/) or icount (the
@@ -42,6 +43,14 @@
 # the device's data path per entry, runs where asked and in the
 # instruction-count boot), SMP (vCPUs, default 2), MEM (default 2G),
 # VM_TIMEOUT (seconds).
+
+# A perl program for -0pi: replace what lies between the lines
+# <!-- $MARK-begin --> and <!-- $MARK-end --> with the file $TABLE.
+# shellcheck disable=SC2016 # perl's variables
+put_between='
+	BEGIN { local $/; open(my $f, "<", $ENV{TABLE}) or die "$ENV{TABLE}: $!"; $t = <$f>; }
+	s/(<!-- \Q$ENV{MARK}\E-begin -->\n).*?(<!-- \Q$ENV{MARK}\E-end -->)/$1$t$2/s or die "no $ENV{MARK} markers\n";
+'
 
 bench_conf() {
 	local mode=$1 kparams uparams wparams dparams='' only kbench="info memory" b
@@ -125,7 +134,7 @@ bench_stage() {
 }
 
 # Into OUT: report.txt (the table and the target lines), results.json,
-# results.csv, table.md and the plot's data files.
+# results.csv, table.md, targets.md and the plot's data files.
 bench_judge() {
 	local log=$1 out=$2 rc=0
 	mkdir -p "$out"
@@ -324,12 +333,11 @@ bench_run() {
 	bench_judge "$log" "$out" >&2
 
 	if [ "$bmode" = full ] && [ "$kernel" = 6.1 ] && [ "$failed" = 0 ] && [ -f docs/benchmarks.md ]; then
-		# The latest table goes into the documentation, between its markers.
-		TABLE=$out/table.md perl -0pi -e '
-			BEGIN { local $/; open(my $f, "<", $ENV{TABLE}) or die "$ENV{TABLE}: $!"; $t = <$f>; }
-			s/(<!-- bench-table-begin -->\n).*?(<!-- bench-table-end -->)/$1$t$2/s
-		' docs/benchmarks.md
-		say "table written into docs/benchmarks.md (make bench-plot draws the plot)"
+		# The latest figures go into the documentation, between markers:
+		# the tables into docs/benchmarks.md, the targets into README.md.
+		TABLE=$out/table.md MARK=bench-table perl -0pi -e "$put_between" docs/benchmarks.md
+		TABLE=$out/targets.md MARK=bench-targets perl -0pi -e "$put_between" README.md
+		say "tables written into docs/benchmarks.md, targets into README.md (make bench-plot draws the plot)"
 	fi
 	# The report last, so that the output ends with "bench: N of M targets met".
 	cat "$out/report.txt"

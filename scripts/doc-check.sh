@@ -16,9 +16,9 @@
 #     fields, in the same order, of the same types.
 #  4. One version: MODULE_VERSION, dkms.conf, lib/lib.mk, every page's
 #     footer and the paths of samples/out-of-tree/ agree.
-#  5. README.md is at most 350 lines, docs/benchmarks.md at most 180
-#     outside the table `make bench` writes into it, and neither they nor
-#     docs/ tell the project's history (issue numbers, numbered runs).
+#  5. README.md is at most 350 lines and docs/benchmarks.md at most 400,
+#     with what `make bench` writes into them, and neither they nor docs/
+#     tell the project's history (issue numbers, numbered runs).
 #
 # Prints one line per failure ("FAIL doc-check: ...") and ends with "N
 # passed, N failed, 0 skipped"; exits non-zero if anything failed.
@@ -147,8 +147,8 @@ done
 # 5. Guides, not logs.
 lines=$(wc -l <README.md)
 if [ "$lines" -le 350 ]; then ok; else bad "README.md has $lines lines, more than 350"; fi
-lines=$(awk '/bench-table-begin/ { t = 1 } !t { n++ } /bench-table-end/ { t = 0 } END { print n }' docs/benchmarks.md)
-if [ "$lines" -le 180 ]; then ok; else bad "docs/benchmarks.md has $lines lines outside the benchmark table, more than 180"; fi
+lines=$(wc -l <docs/benchmarks.md)
+if [ "$lines" -le 400 ]; then ok; else bad "docs/benchmarks.md has $lines lines, more than 400"; fi
 if hist=$(grep -n -i -E '\bissues? #?[0-9]+|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|[0-9]+(st|nd|rd|th)) (full )?run\b' README.md docs/*.md); then
 	bad "history in the documentation:"
 	sed 's/^/    /' <<<"$hist"

@@ -55,6 +55,10 @@ static const struct hwt_geom hwtd_geom = {
 	.nslots = HWTD_NSLOTS,
 };
 
+/* What hwt_geom_init(&g, HWT_LVL_SIZE) computes, checked at compile time. */
+static_assert(1 + DIV_ROUND_UP(64 - HWT_LVL_BITS, HWT_LVL_BITS) == HWTD_LEVELS);
+static_assert(HWT_LVL_SIZE + (HWTD_LEVELS - 1) * HWT_LVL_SIZE == HWTD_NSLOTS);
+
 /* ---- clocks ------------------------------------------------------------------ */
 
 /*

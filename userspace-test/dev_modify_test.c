@@ -39,7 +39,7 @@ TEST_F(hwt, modify_earlier_in_same_slot)
 
 	HWT_NEED_DEV();
 	if (l2 / 4 < 500 * MS || l2 > 10 * SEC)
-		SKIP(return, "a level-2 slot of %llu ns: too short to tell a late record from a slow host, or too long to wait for",
+		SKIP(return, "a level-2 slot of %llu ns: a late record too hard to tell from a slow host, or too long to wait for",
 		     (unsigned long long)l2);
 
 	for (j = 0; j < HWT_PROBES; j++) {
@@ -75,7 +75,7 @@ TEST_F(hwt, modify_earlier_in_same_slot)
 		EXPECT_EQ(to[j], rec.deadline_ns);
 		EXPECT_LE(to[j], rec.expired_ns) TH_LOG("probe %d: expired before its deadline", j);
 		EXPECT_GT(to[j] + l2 / 4, rec.expired_ns)
-			TH_LOG("probe %d: modified from +%llu to +%llu ns, it expired %llu ns after its new deadline (a tick is %llu ns, the old deadline %llu ns later)",
+			TH_LOG("probe %d: moved from +%llu to +%llu ns, it expired %llu ns late (tick %llu ns; the old deadline was %llu ns later)",
 			       j, (unsigned long long)(from[j] - base),
 			       (unsigned long long)(to[j] - base),
 			       (unsigned long long)(rec.expired_ns - to[j]),

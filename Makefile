@@ -28,9 +28,9 @@ HWT_OUT ?= $(CURDIR)/build
 
 # The kselftest headers every user-space program includes (the tests are
 # written against 6.1's harness), copied into build/: from KSRC when it is
-# a kernel source tree, else from 6.1's source, which scripts/kernel.sh
-# unpacks into the cache the first time (about a minute; make deps
-# installs linux-source-6.1).
+# a kernel source tree, else 6.1's (scripts/kernel.sh kselftest: from the
+# unpacked source in the cache if there is one, else those two files alone
+# from linux-source-6.1's tarball, which make deps installs).
 KSELFTEST := $(HWT_OUT)/kselftest
 KSELFTEST_H := $(KSELFTEST)/kselftest_harness.h
 
@@ -84,12 +84,13 @@ tools: $(TOOL_BIN)
 $(KSELFTEST_H):
 	@mkdir -p $(@D)
 	@ksrc='$(KSRC)'; \
-	if [ ! -f "$$ksrc/tools/testing/selftests/kselftest_harness.h" ]; then \
-		ksrc=$$(scripts/kernel.sh source 6.1) || \
+	if [ -f "$$ksrc/tools/testing/selftests/kselftest_harness.h" ]; then \
+		cp "$$ksrc/tools/testing/selftests/kselftest.h" \
+		   "$$ksrc/tools/testing/selftests/kselftest_harness.h" $(@D)/; \
+	else \
+		scripts/kernel.sh kselftest $(@D) || \
 		{ echo "hwtimer: the user-space programs need 6.1's kselftest_harness.h: run 'make deps' (linux-source-6.1), or give KSRC=<kernel source>" >&2; exit 1; }; \
-	fi; \
-	cp "$$ksrc/tools/testing/selftests/kselftest_harness.h" \
-	   "$$ksrc/tools/testing/selftests/kselftest.h" $(@D)/
+	fi
 
 $(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)

@@ -105,11 +105,11 @@ build_stock() {
 # Static, so one build serves every kernel of an architecture: ARCH
 # (x86_64: build/, arm64: build/arm64/, cross-built, without the -m32
 # twins; scripts/lib.sh, user_make). kselftest_harness.h is 6.1's whatever
-# the kernels: the tests are written against it (6.12's compiles them too,
-# with -Wclobbered noise from its macros).
+# the kernels (KSRC's if given: the Makefile's KSELFTEST_H): the tests are
+# written against it (6.12's compiles them too, with -Wclobbered noise
+# from its macros).
 build_user() {
-	local arch=$1 ksrc targets=()
-	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1 (scripts/deps.sh)"
+	local arch=$1 ksrc=${KSRC:-} targets=()
 	[ "$mode" = runner-test ] || targets+=(user)
 	[ $stress = 1 ] && targets+=(stress-user)
 	[ $bench = 1 ] && targets+=(bench-user)

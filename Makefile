@@ -120,6 +120,8 @@ install-kernel-api:
 	@echo "A module that calls hwtimer builds with these lines in its Kbuild:"
 	@echo "  ccflags-y += -I$(KAPI_DIR)/include"
 	@echo "  KBUILD_EXTRA_SYMBOLS += $(KAPI_DIR)/\$$(KERNELRELEASE)/Module.symvers"
+	@echo "and builds, from its directory, against the kernel tree they are for:"
+	@echo "  make -C $$(scripts/kdir.sh 2>/dev/null) M=\$$PWD modules"
 
 uninstall-kernel-api:
 	rm -rf $(DESTDIR)$(KAPI_DIR)

@@ -9,8 +9,10 @@
 # The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt,
 # 7.3): `make check` runs every kernel of KERNELS (default: default_kernels
 # in scripts/runner.sh), or only KERNEL when one is given (make check
-# KERNEL=7.3); every other VM target (run, shell, runner-test, stress,
-# bench...) boots KERNEL, 6.1 by default.
+# KERNEL=7.3); with neither, it also builds the modules against the arm64
+# kernels (build_stock in scripts/runner.sh), as CI does. Every other VM
+# target (run, shell, runner-test, stress, bench...) boots KERNEL, 6.1 by
+# default.
 
 # The kernel build tree: KDIR if given, else the running kernel's, else
 # Debian's default headers (linux-headers-amd64); scripts/kdir.sh holds the
@@ -134,8 +136,9 @@ doc-check:
 help:
 	@echo 'hwtimer $(HWTIMER_VERSION). Targets (README.md; the VM: docs/testing.md):'
 	@echo '  make                 build kmod/hwtimer.ko and the samples against KDIR'
-	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3'
-	@echo '                       (KERNEL=7.3 for one; ~30 min cached, +4-14 min a kernel)'
+	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3, and'
+	@echo '                       the modules for arm64 (~30 min cached, +4-14 min a kernel:'
+	@echo '                       5 the first time); KERNEL=7.3 boots one, builds no arm64'
 	@echo '  make run             boot the 6.1 VM with the module loaded, run the demo'
 	@echo '  make shell           the same VM with a shell'
 	@echo '  make deps            install the Debian packages all of this uses'

@@ -154,7 +154,7 @@ echo "deb-check: hwtimer_sample.ko built for $kver, depends on hwtimer"
 # The block's first line names the directories its "later:" line removes.
 { head -n 1 "$tmp/block.sh"; sed -n 's/^# later: //p' "$tmp/block.sh"; } >"$tmp/later.sh"
 bash -euo pipefail -c 'sudo() { "$@"; }; . "$1"' deb-check "$tmp/later.sh" >>"$tmp/sample.log" 2>&1 ||
-	{ cat "$tmp/sample.log" >&2; fail "the README's removal of the dependent module failed"
+	{ cat "$tmp/sample.log" >&2; fail "the README's removal of the dependent module failed"; }
 [ ! -e "/usr/src/${sample/\//-}" ] && [ -z "$(dkms status "$sample")" ] ||
 	fail "the README's removal left the sample in /usr/src or DKMS"
 

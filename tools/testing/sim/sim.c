@@ -53,6 +53,7 @@ static struct {
 	unsigned int	nops;
 	bool		faults;
 	bool		verbose;
+	bool		no_invariant;	/* only the promises, not the structures */
 	u64		tick[HWTD_PRECISIONS];
 	u32		slots[HWTD_PRECISIONS];
 	u32		file_cap, user_cap, global_cap;
@@ -260,6 +261,7 @@ struct atimer {
 	u64		slack;
 	u64		armed_at;
 	u64		period;		/* re-armed by its callback with hwtimer_forward() */
+	unsigned int	periods_left;
 	unsigned long	fired;
 };
 
@@ -298,7 +300,8 @@ static void atimer_fn(struct hwtimer *t)
 	a->pending = false;
 	a->fired++;
 	mw->pending--;
-	if (!a->period)
+	/* Periodic for a while: a short period against a long advance would fire without end. */
+	if (!a->period || !a->periods_left--)
 		return;
 	over = hwtimer_forward(t, a->period);
 	expect = now >= a->deadline ? (now - a->deadline) / a->period + 1 : 0;
@@ -325,7 +328,7 @@ static void check_base(struct hwtimer_wheel *w, unsigned int cpu)
 	struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
 	u64 ev, need;
 
-	if (w->stopped)
+	if (w->stopped || cfg.no_invariant)
 		return;
 	if (base->offline) {
 		check(!base->npending, "wheel %s: offline CPU %u's base holds %lu timers", w->name, cpu,
@@ -333,6 +336,8 @@ static void check_base(struct hwtimer_wheel *w, unsigned int cpu)
 		return;
 	}
 	check(!base->processing, "wheel %s: base %u processing between steps", w->name, cpu);
+	if (!base->npending)
+		return;
 	if (!hlist_empty(&base->due) || base->cascading) {
 		need = hwt_tick_start(&w->time, base->clk);
 	} else {
@@ -364,6 +369,8 @@ static void check_file(struct mfile *f)
 	struct hwtd_file *k = f->k;
 	u64 ev, need;
 
+	if (cfg.no_invariant)
+		return;
 	if (k->processing) {
 		check(sim_work_queued(&k->work), "file %ld: in a pass between steps with no work queued",
 		      f - files);
@@ -426,7 +433,8 @@ static void check_api_overdue(void)
 	}
 }
 
-static void check_all(bool overdue)
+/* @only_cpu: the bases of that CPU only (what one thing run there can change), else all. */
+static void check_all(bool overdue, int only_cpu)
 {
 	unsigned int i, cpu;
 
@@ -440,7 +448,8 @@ static void check_all(bool overdue)
 	}
 	for (i = 0; i < nwheels; i++)
 		for (cpu = 0; cpu < sim_ncpus; cpu++)
-			check_base(wheels[i].w, cpu);
+			if (only_cpu < 0 || (int)cpu == only_cpu)
+				check_base(wheels[i].w, cpu);
 	/* The device's wheels: every file has a timer on each. */
 	for (i = 0; i < MAX_FILES; i++) {
 		unsigned int p, c;
@@ -450,7 +459,8 @@ static void check_all(bool overdue)
 		for (p = 0; p < HWTD_PRECISIONS; p++)
 			for (c = 0; c < HWTD_CLOCKS; c++)
 				for (cpu = 0; cpu < sim_ncpus; cpu++)
-					check_base(files[i].k->timers[p][c].timer.wheel, cpu);
+					if (only_cpu < 0 || (int)cpu == only_cpu)
+						check_base(files[i].k->timers[p][c].timer.wheel, cpu);
 		break;
 	}
 	if (overdue)
@@ -462,7 +472,7 @@ static void check_all(bool overdue)
 /* After each thing the machine runs: records that reached a ring left the kernel now. */
 static void after_item(void)
 {
-	check_all(false);
+	check_all(false, sim_item_cpu);
 }
 
 /* ---- operations on the device -------------------------------------------------------------- */
@@ -600,7 +610,7 @@ static void op_ring(void)
 	sim_uread(a, &p, sizeof(p));
 	sim_uunmap(region);
 	if (f->ring_entries) {
-		check(ret == -EBUSY, "a second RING returned %ld", ret);
+		check(ret == -EBUSY || (ret == -EFAULT && sim_faults), "a second RING returned %ld", ret);
 		return;
 	}
 	if (ret && sim_faults && (ret == -ENOMEM || ret == -EFAULT))
@@ -654,6 +664,19 @@ static void op_poll(void)
 	observe_ring(f);
 }
 
+/* Records read() took off the kernel queue but could not copy out: they left, unseen. */
+static struct hwtimer_expiry lost[64];
+static unsigned int nlost;
+
+static void read_copy_hook(const void *from, unsigned long n, unsigned long left)
+{
+	const struct hwtimer_expiry *recs = from;
+	unsigned long i;
+
+	for (i = (n - left) / sizeof(*recs); i < n / sizeof(*recs) && nlost < ARRAY_SIZE(lost); i++)
+		lost[nlost++] = recs[i];
+}
+
 static void op_read(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
@@ -665,7 +688,10 @@ static void op_read(void)
 	if (!f)
 		return;
 	a = ubuf(max * sizeof(rec), cur->r[2], &region);
+	nlost = 0;
+	sim_copy_to_user_hook = read_copy_hook;
 	ret = FCALL(user_cpu(cur->r[3]), fops->read(&f->filp, (char *)a, max * sizeof(rec), NULL));
+	sim_copy_to_user_hook = NULL;
 	if (ret == -EAGAIN) {
 		check(!f->k->nqueued, "read() returned EAGAIN with %lu records queued", f->k->nqueued);
 	} else if (ret < 0) {
@@ -677,7 +703,9 @@ static void op_read(void)
 			model_record(f, &rec, file_now(f), "read");
 		}
 	}
-	/* A fault after records were taken off loses them, as the man page says: not modelled. */
+	/* A fault after records were taken off loses them (hwtimer(4)): they left all the same. */
+	for (i = 0; i < nlost; i++)
+		model_record(f, &lost[i], file_now(f), "read (lost to a fault)");
 	sim_uunmap(region);
 }
 
@@ -824,12 +852,13 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			 timing_check(f, e->flags, e->expires_ns, e->period_ns, now, &host);
 		if (!expect && f->nto >= min_t(u32, cfg.file_cap, HWTD_MAX_TIMEOUTS))
 			expect = -ENOSPC;
+		/* Memory comes before the caps' charge. */
+		if (e->result == -ENOMEM && sim_faults && !expect)
+			expect = -ENOMEM;
 		/* Timeouts that ended in this hold are uncharged when it ends (hwtd_hold_end()). */
 		if (!expect && (model_user_count(f->user) + b->unch >= cfg.user_cap ||
 				model_global_count() + b->unch >= cfg.global_cap))
 			expect = -EDQUOT;
-		if (e->result == -ENOMEM && sim_faults && !expect)
-			expect = -ENOMEM;
 		check(e->result == expect,
 		      "ARM entry %u (expires %llu flags %#x period %llu slack %llu): result %d, the model %d",
 		      i, e->expires_ns, e->flags, e->period_ns, e->slack_ns, e->result, expect);
@@ -1229,6 +1258,7 @@ static void op_api_arm(bool modify)
 	a->slack = slack;
 	a->armed_at = now;
 	a->period = (r >> 8) % 6 == 0 ? mw->tick * (1 + (r >> 50) % 30) : 0;
+	a->periods_left = 1 + (r >> 12) % 16;
 }
 
 static void op_api_cancel(void)
@@ -1475,7 +1505,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 		default:
 			op_fn[cur->kind]();
 		}
-		check_all(cur->kind == OP_ADVANCE);
+		check_all(cur->kind == OP_ADVANCE, -1);
 		done++;
 	}
 	/* The end: close everything, let what is left run, destroy, unload. */
@@ -1514,23 +1544,35 @@ struct result {
 	char		msg[512];
 };
 
-/* Run in a child: the module's static state starts clean each time. */
-static struct result run_child(u64 seed, unsigned int nops, const unsigned char *keep)
+/*
+ * Run in a child: the module's static state starts clean each time, and a
+ * crash is a failure like any other. Started by run_start(), collected by
+ * run_wait(); run_child() does both.
+ */
+struct child {
+	pid_t	pid;
+	int	fd;
+	u64	seed;
+	bool	faults;
+};
+
+static struct child run_start(u64 seed, bool faults, unsigned int nops, const unsigned char *keep)
 {
-	struct result res = { };
+	struct child c = { .seed = seed, .faults = faults };
 	int fd[2];
-	pid_t pid;
 
 	if (pipe(fd))
 		exit(3);
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
+	c.pid = fork();
+	if (c.pid < 0)
 		exit(3);
-	if (!pid) {
+	if (!c.pid) {
+		struct result res = { };
 		jmp_buf jb;
 
 		close(fd[0]);
+		cfg.faults = faults;
 		sim_fail_jmp = &jb;
 		if (setjmp(jb)) {
 			res.failed = true;
@@ -1544,19 +1586,33 @@ static struct result run_child(u64 seed, unsigned int nops, const unsigned char 
 		_exit(0);
 	}
 	close(fd[1]);
-	if (read(fd[0], &res, sizeof(res)) != sizeof(res)) {
-		int st;
+	c.fd = fd[0];
+	return c;
+}
 
-		waitpid(pid, &st, 0);
+static struct result run_wait(struct child *c)
+{
+	struct result res = { };
+	int st = 0;
+
+	if (read(c->fd, &res, sizeof(res)) != sizeof(res)) {
+		waitpid(c->pid, &st, 0);
 		res.failed = true;
+		res.failed_at = ULONG_MAX;
 		snprintf(res.msg, sizeof(res.msg), "crashed (%s %d)",
 			 WIFSIGNALED(st) ? "signal" : "exit", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-		close(fd[0]);
-		return res;
+	} else {
+		waitpid(c->pid, NULL, 0);
 	}
-	close(fd[0]);
-	waitpid(pid, NULL, 0);
+	close(c->fd);
 	return res;
+}
+
+static struct result run_child(u64 seed, unsigned int nops, const unsigned char *keep)
+{
+	struct child c = run_start(seed, cfg.faults, nops, keep);
+
+	return run_wait(&c);
 }
 
 /* Keep lists: "3,5-9,12". */
@@ -1595,8 +1651,17 @@ static unsigned char *parse_keep(const char *s, unsigned int n)
 	return keep;
 }
 
-/* Delta debugging: drop chunks of operations while the run still fails. */
-static unsigned char *shrink(u64 seed, unsigned int nops, unsigned long failed_at, unsigned int budget)
+/* Two failures are the same when their messages agree up to the first number. */
+static bool same_failure(const char *a, const char *b)
+{
+	size_t n = strcspn(b, "0123456789");
+
+	return !strncmp(a, b, n);
+}
+
+/* Delta debugging: drop chunks of operations while the run still fails the same way. */
+static unsigned char *shrink(u64 seed, unsigned int nops, unsigned long failed_at, unsigned int budget,
+			     const char *want)
 {
 	unsigned int n = failed_at == ULONG_MAX ? nops : failed_at + 1, chunk, i, j, tries = 0;
 	unsigned char *keep = calloc(nops, 1);
@@ -1620,7 +1685,7 @@ static unsigned char *shrink(u64 seed, unsigned int nops, unsigned long failed_a
 			memset(keep + i, 0, len);
 			tries++;
 			r = run_child(seed, nops, keep);
-			if (r.failed)
+			if (r.failed && same_failure(r.msg, want))
 				progress = true;
 			else
 				memcpy(keep + i, save, len);
@@ -1648,9 +1713,14 @@ static void print_ops(u64 seed, unsigned int nops, const unsigned char *keep)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: sim [--seed N] [--seeds K] [--ops M] [--faults] [--keep LIST] [--all] [--no-shrink]\n"
-		"  runs seeds N .. N+K-1, M operations each; stops at the first failure unless --all;\n"
-		"  --keep LIST replays only those operations of seed N (as a failure prints them)\n");
+		"usage: sim [--seed N] [--seeds K] [--ops M] [--faults | --faults-every F] [--jobs J]\n"
+		"           [--keep LIST] [--verbose] [--all] [--no-shrink] [--shrink-budget B]\n"
+		"           [--no-invariant]\n"
+		"  runs seeds N .. N+K-1, M operations each, J at a time; with fault injection\n"
+		"  (allocations, user copies, pinning) for all seeds or every F-th; stops at the\n"
+		"  first failure unless --all, and shrinks it to a replayable --keep LIST of the\n"
+		"  seed's operations (--verbose prints what each operation did); --no-invariant\n"
+		"  checks only the promises, not the driver invariant read from the structures\n");
 	exit(2);
 }
 
@@ -1661,9 +1731,16 @@ int main(int argc, char **argv)
 		{ "ops", required_argument, NULL, 'o' }, { "faults", no_argument, NULL, 'f' },
 		{ "keep", required_argument, NULL, 'k' }, { "all", no_argument, NULL, 'a' },
 		{ "no-shrink", no_argument, NULL, 'x' }, { "verbose", no_argument, NULL, 'v' },
-		{ "shrink-budget", required_argument, NULL, 'b' }, { }
+		{ "shrink-budget", required_argument, NULL, 'b' }, { "jobs", required_argument, NULL, 'j' },
+		{ "faults-every", required_argument, NULL, 'F' },
+		{ "no-invariant", no_argument, NULL, 'I' }, { }
 	};
-	u64 seed = 1, nseeds = 1000;
+	u64 seed = 1, nseeds = 1000, next, fail_seed = U64_MAX;
+	struct child kids[16];
+	unsigned int nrun = 0, jobs = 2, fault_every = 0;
+	struct result fail_res = { };
+	bool fail_faults = false;
+	unsigned char *keep = NULL;
 	unsigned long passed = 0, failed = 0, total_ops = 0;
 	const char *keep_arg = NULL;
 	bool all = false, do_shrink = true;
@@ -1679,7 +1756,10 @@ int main(int argc, char **argv)
 		case 'n': nseeds = strtoull(optarg, NULL, 0); break;
 		case 'o': cfg.nops = strtoul(optarg, NULL, 0); break;
 		case 'f': cfg.faults = true; break;
-		case 'k': keep_arg = optarg; nseeds = 1; break;
+		case 'k': keep_arg = optarg; break;
+		case 'j': jobs = clamp(strtoul(optarg, NULL, 0), 1UL, ARRAY_SIZE(kids)); break;
+		case 'I': cfg.no_invariant = true; break;
+		case 'F': fault_every = strtoul(optarg, NULL, 0); break;
 		case 'a': all = true; break;
 		case 'x': do_shrink = false; break;
 		case 'v': cfg.verbose = true; break;
@@ -1688,42 +1768,76 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (u64 s = seed; s < seed + nseeds; s++) {
-		unsigned char *keep = keep_arg ? parse_keep(keep_arg, cfg.nops) : NULL;
-		struct result r = run_child(s, cfg.nops, keep);
+	if (keep_arg) {
+		keep = parse_keep(keep_arg, cfg.nops);
+		nseeds = 1;
+	}
+	/* Seeds run @jobs at a time; the lowest failing one is reported, whatever the timing. */
+	next = seed;
+	while (next < seed + nseeds || nrun) {
+		struct result r;
+		unsigned int k;
 
+		while (nrun < jobs && next < seed + nseeds && (all || fail_seed == U64_MAX)) {
+			bool faults = cfg.faults || (fault_every && next % fault_every == 0);
+
+			kids[nrun++] = run_start(next++, faults, cfg.nops, keep);
+		}
+		if (!nrun)
+			break;
+		r = run_wait(&kids[0]);
 		if (!r.failed) {
 			passed++;
 			total_ops += r.ops;
-			free(keep);
-			continue;
+		} else {
+			failed++;
+			if (kids[0].seed < fail_seed) {
+				fail_seed = kids[0].seed;
+				fail_faults = kids[0].faults;
+				fail_res = r;
+			}
+			if (all)
+				printf("FAIL seed %llu%s: %s\n", kids[0].seed, kids[0].faults ? " (faults)" : "",
+				       r.msg);
 		}
-		failed++;
-		printf("FAIL seed %llu%s: %s\n", s, cfg.faults ? " (faults)" : "", r.msg);
+		for (k = 1; k < nrun; k++)
+			kids[k - 1] = kids[k];
+		nrun--;
+	}
+	if (fail_seed != U64_MAX) {
+		struct result r = fail_res;
+
+		cfg.faults = fail_faults;
+		if (!all)
+			printf("FAIL seed %llu%s: %s\n", fail_seed, fail_faults ? " (faults)" : "", r.msg);
 		if (r.failed_at != ULONG_MAX)
 			printf("  at op %lu\n", r.failed_at);
 		if (!keep && do_shrink) {
 			unsigned int n = 0, i;
+			char want[512];
 
-			keep = shrink(s, cfg.nops, r.failed_at, budget);
-			r = run_child(s, cfg.nops, keep);
+			snprintf(want, sizeof(want), "%s", r.msg);
+			keep = shrink(fail_seed, cfg.nops, r.failed_at, budget, want);
+			r = run_child(fail_seed, cfg.nops, keep);
 			for (i = 0; i < cfg.nops; i++)
 				n += keep[i];
 			printf("shrunk to %u operations: %s\n", n, r.msg);
-			print_ops(s, cfg.nops, keep);
-			printf("replay: %s --seed %llu --ops %u%s --keep ", argv[0], s, cfg.nops,
-			       cfg.faults ? " --faults" : "");
+			print_ops(fail_seed, cfg.nops, keep);
+			printf("replay: %s --seed %llu --ops %u%s --keep ", argv[0], fail_seed, cfg.nops,
+			       fail_faults ? " --faults" : "");
 			print_keep(stdout, keep, cfg.nops);
-			printf("\n");
+			printf(" --verbose\n");
+		} else if (!keep) {
+			printf("replay: %s --seed %llu --ops %u%s --verbose\n", argv[0], fail_seed, cfg.nops,
+			       fail_faults ? " --faults" : "");
 		}
-		free(keep);
-		if (!all)
-			break;
 	}
+	free(keep);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	printf("sim: %lu operations over %lu seeds in %.1f s: %.0f operations/s%s\n", total_ops,
 	       passed + failed, secs, total_ops / (secs > 0 ? secs : 1), cfg.faults ? " (faults)" : "");
-	printf("%lu passed, %lu failed\n", passed, failed);
+	/* Seeds, counted as scripts/runner.sh counts its items. */
+	printf("%lu passed, %lu failed, 0 skipped\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -480,9 +480,15 @@ unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
 	return sim_kcopy((unsigned long)from, to, n, false);
 }
 
+void (*sim_copy_to_user_hook)(const void *from, unsigned long n, unsigned long left);
+
 unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
 {
-	return sim_kcopy((unsigned long)to, (void *)from, n, true);
+	unsigned long left = sim_kcopy((unsigned long)to, (void *)from, n, true);
+
+	if (sim_copy_to_user_hook)
+		sim_copy_to_user_hook(from, n, left);
+	return left;
 }
 
 int pin_user_pages_fast(unsigned long start, int nr, unsigned int gup_flags, struct page **pages)
@@ -743,6 +749,7 @@ static void sim_hrt_run(struct hrtimer *t)
 	if (!sim_online[t->cpu])
 		sim_fail("hrtimer due on offline CPU %u", t->cpu);
 	saved = sim_enter(t->cpu, 1);
+	sim_item_cpu = t->cpu;
 	t->running = true;
 	if (t->function(t) != HRTIMER_NORESTART)
 		sim_fail("hrtimer callback asked for a restart");
@@ -760,6 +767,7 @@ static void sim_work_run(struct work_struct *w)
 	if (cpu == WORK_CPU_UNBOUND || cpu >= sim_ncpus || !sim_online[cpu])
 		cpu = sim_pick_online(sim_rng_next(&sim_mrng));
 	saved = sim_enter(cpu, w->wq->bh);
+	sim_item_cpu = cpu;
 	w->running = true;
 	w->func(w);
 	w->running = false;
@@ -783,6 +791,7 @@ unsigned int sim_runnable(void)
 }
 
 void (*sim_after_item)(void);
+int sim_item_cpu;
 
 static bool __sim_run_one(void);
 

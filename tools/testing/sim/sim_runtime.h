@@ -64,8 +64,12 @@ unsigned int sim_runnable(void);
 bool sim_run_one(void);
 /* Called at each release of a spinlock (the scenario follows a call hold by hold). */
 extern void (*sim_unlock_hook)(struct sim_lock *l);
+/* Called at each copy_to_user(), with what it could not copy. */
+extern void (*sim_copy_to_user_hook)(const void *from, unsigned long n, unsigned long left);
 /* Called after each thing the machine ran (the scenario's checks). */
 extern void (*sim_after_item)(void);
+/* The CPU the last thing ran on. */
+extern int sim_item_cpu;
 /* Run until nothing is runnable. */
 void sim_drain(void);
 /* Move the clock to @t, firing every hrtimer on time on the way. */

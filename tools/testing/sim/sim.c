@@ -335,6 +335,9 @@ static void check_base(struct hwtimer_wheel *w, unsigned int cpu)
 		      base->npending);
 		return;
 	}
+	/* A pass of a process-context wheel may be interrupted between two holds. */
+	if (base->processing && sim_nested() && sim_work_running(&base->work))
+		return;
 	check(!base->processing, "wheel %s: base %u processing between steps", w->name, cpu);
 	if (!base->npending)
 		return;
@@ -371,9 +374,11 @@ static void check_file(struct mfile *f)
 
 	if (cfg.no_invariant)
 		return;
+	if (k->closing)
+		return;
 	if (k->processing) {
-		check(sim_work_queued(&k->work), "file %ld: in a pass between steps with no work queued",
-		      f - files);
+		check(sim_work_queued(&k->work) || (sim_nested() && sim_work_running(&k->work)),
+		      "file %ld: in a pass between steps with no work queued", f - files);
 		return;
 	}
 	check(k->heads[HWTD_LIST_TODO].next & HWTD_HEAD, "file %ld: todo list not empty outside a pass",
@@ -401,6 +406,8 @@ static void check_overdue(struct mfile *f)
 	u64 now = file_now(f);
 	unsigned int i;
 
+	if (f->k->closing)
+		return;
 	for (i = 0; i < f->nto; i++) {
 		struct mto *m = &f->to[i];
 		struct hwtd_timeout *s;
@@ -532,6 +539,25 @@ static void op_open(void)
 	f->tick = cfg.tick[0];
 }
 
+/* How far the clock may move at each interleaving of the call running (0: none). */
+static u64 interleave_ns;
+static u32 interleave_rate = 250;	/* per 1000 releases */
+
+static bool interleave_now(void)
+{
+	return interleave_ns && !sim_softirq && !sim_nested() &&
+	       sim_rng_chance(&sim_mrng, interleave_rate, 1000);
+}
+
+static struct hwtd_file *interleave_file;
+
+/* At the releases of @interleave_file's lock. */
+static void interleave_hook(struct sim_lock *l)
+{
+	if (l == &interleave_file->lock && interleave_now())
+		sim_interleave(interleave_ns);
+}
+
 static void op_close(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
@@ -541,7 +567,13 @@ static void op_close(void)
 		return;
 	if (f->ring_addr)
 		sim_uunmap(f->ring_addr);
+	f->ring_addr = 0;
+	/* Expirations race with the close: passes run at its releases of locks. */
+	interleave_ns = cur->r[2] % 3 ? 0 : (cur->r[2] >> 8) % (4 * f->tick);
+	interleave_file = f->k;
+	sim_unlock_hook = interleave_hook;
 	ret = FCALL(user_cpu(cur->r[1]), fops->release(&the_inode, &f->filp));
+	sim_unlock_hook = NULL;
 	check(ret == 0, "release() returned %d", ret);
 	f->open = false;
 	f->nto = 0;
@@ -799,7 +831,9 @@ struct batch {
 	u8		ents[48 * sizeof(struct hwtimer_get_entry)];
 	u8		orig[48 * sizeof(struct hwtimer_get_entry)];
 	unsigned int	next;		/* entries the model has replayed */
-	u64		now;
+	u64		now;		/* the call's clock: relative times count from it */
+	u64		hnow;		/* the clock of the hold being replayed */
+	bool		started;	/* the call has read its clock */
 	int		first_err;
 	unsigned int	nfailed;
 	long		unch;		/* timeouts ended in this hold, still charged */
@@ -808,7 +842,8 @@ struct batch {
 
 static void batch_note_end(void)
 {
-	if (bat)
+	/* Not a pass run in between: its holds uncharge their own. */
+	if (bat && !sim_nested())
 		bat->unch++;
 }
 
@@ -842,7 +877,7 @@ static void entry_failed(struct batch *b, int err)
 static u64 verify_entry(struct batch *b, unsigned int i)
 {
 	struct mfile *f = b->f;
-	u64 now = b->now, host = 0;
+	u64 now = b->now, hnow = b->hnow, host = 0;
 	int expect;
 
 	if (b->cmd == HWTIMER_IOC_ARM) {
@@ -875,8 +910,8 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			       e->id, host, e->period_ns, e->slack_ns);
 		f->to[f->nto++] = (struct mto){ .id = e->id, .cookie = e->cookie, .deadline = host,
 						.period = e->period_ns, .slack = e->slack_ns,
-						.armed_at = now };
-		return host <= now ? e->id : 0;
+						.armed_at = hnow };
+		return e->id;
 	}
 	if (b->cmd == HWTIMER_IOC_MODIFY) {
 		struct hwtimer_modify_entry *e = (void *)(b->ents + i * b->size);
@@ -896,10 +931,10 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 		}
 		check(e->deadline_ns == host, "MODIFY deadline_ns %llu, the model %llu", e->deadline_ns, host);
 		if (e->status == HWTIMER_STATUS_PENDING)
-			check(now <= mto_latest(f, m), "MODIFY found id %#llx (deadline %llu) pending past its latest time %llu",
+			check(hnow <= mto_latest(f, m), "MODIFY found id %#llx (deadline %llu) pending past its latest time %llu",
 			      m->id, m->deadline, mto_latest(f, m));
 		else
-			check(e->status == HWTIMER_STATUS_EXPIRED && now >= m->deadline,
+			check(e->status == HWTIMER_STATUS_EXPIRED && hnow >= m->deadline,
 			      "MODIFY status %u of id %#llx (deadline %llu, now %llu)", e->status, m->id,
 			      m->deadline, now);
 		if (cfg.verbose)
@@ -907,8 +942,8 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			       m->id, m->deadline, host, e->status);
 		m->deadline = host;
 		m->period = e->period_ns;
-		m->armed_at = now;
-		return host <= now ? m->id : 0;
+		m->armed_at = hnow;
+		return m->id;
 	}
 	if (b->cmd == HWTIMER_IOC_CANCEL) {
 		struct hwtimer_cancel_entry *e = (void *)(b->ents + i * b->size);
@@ -922,9 +957,9 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			return 0;
 		}
 		if (e->status == HWTIMER_STATUS_PENDING)
-			check(now <= mto_latest(f, m), "CANCEL found id %#llx pending past its latest time", m->id);
+			check(hnow <= mto_latest(f, m), "CANCEL found id %#llx pending past its latest time", m->id);
 		else
-			check(e->status == HWTIMER_STATUS_EXPIRED && now >= m->deadline,
+			check(e->status == HWTIMER_STATUS_EXPIRED && hnow >= m->deadline,
 			      "CANCEL status %u for id %#llx (deadline %llu, now %llu)", e->status, m->id,
 			      m->deadline, now);
 		mto_end(f, m);
@@ -947,11 +982,12 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 		      m->id, e->cookie, e->deadline_ns, e->period_ns, e->slack_ns, m->cookie,
 		      m->deadline, m->period, m->slack);
 		if (e->status == HWTIMER_STATUS_PENDING) {
-			check(now <= mto_latest(f, m), "GET: id %#llx pending past its latest time", m->id);
-			check(e->remaining_ns == (m->deadline > now ? m->deadline - now : 0),
-			      "GET: remaining %llu, the model %llu", e->remaining_ns, m->deadline - now);
+			check(hnow <= mto_latest(f, m), "GET: id %#llx pending past its latest time", m->id);
+			/* GET reads the clock in its hold. */
+			check(e->remaining_ns == (m->deadline > hnow ? m->deadline - hnow : 0),
+			      "GET: remaining %llu, the model %llu", e->remaining_ns, m->deadline - hnow);
 		} else {
-			check(e->status == HWTIMER_STATUS_EXPIRED && now >= m->deadline,
+			check(e->status == HWTIMER_STATUS_EXPIRED && hnow >= m->deadline,
 			      "GET: status %u of id %#llx (deadline %llu, now %llu)", e->status, m->id,
 			      m->deadline, now);
 		}
@@ -969,6 +1005,7 @@ static void batch_sync(struct batch *b)
 	unsigned int nrec = 0, p, i, nref;
 	u32 tail = f->seen;
 
+	b->hnow = file_now(f);
 	sim_uread(b->eaddr, b->ents, b->n * b->size);
 	for (p = b->next; p < b->n; p++)
 		if (*ent_result(b, p) == POISON)
@@ -997,12 +1034,12 @@ static void batch_sync(struct batch *b)
 		nref = min(min_t(u32, b->q0, room), min_t(u32, HWTD_HOLD_MAX, nrec));
 	}
 	for (i = 0; i < nref; i++)
-		model_record(f, &recs[i], b->now, "ring (refill)");
+		model_record(f, &recs[i], b->hnow, "ring (refill)");
 	for (; b->next < p; b->next++) {
 		u64 id = verify_entry(b, b->next);
 
 		if (id && i < nrec && recs[i].id == id) {
-			model_record(f, &recs[i], b->now, "ring (at once)");
+			model_record(f, &recs[i], b->hnow, "ring (at once)");
 			i++;
 		}
 	}
@@ -1015,8 +1052,19 @@ static void batch_sync(struct batch *b)
 
 static void batch_unlock_hook(struct sim_lock *l)
 {
-	if (bat && l == &bat->f->k->lock && !sim_softirq)
-		batch_sync(bat);
+	if (!bat || l != &bat->f->k->lock || sim_softirq || sim_nested())
+		return;
+	batch_sync(bat);
+	if (interleave_now()) {
+		sim_interleave(interleave_ns);
+		/* What the passes in between did, the ring's observer has seen. */
+		bat->q0 = bat->f->k->nqueued;
+	}
+	/* The first release is nbusy's: the call reads its clock right after it. */
+	if (!bat->started) {
+		bat->started = true;
+		bat->now = file_now(bat->f);
+	}
 }
 
 /* Run a batch of @n entries (written at @ents) through the ioctl; replay it into the model. */
@@ -1051,6 +1099,7 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	sim_uwrite(h, &hb, sizeof(hb));
 	bat = &b;
 	sim_unlock_hook = batch_unlock_hook;
+	interleave_ns = cur->r[3] % 3 ? 0 : (cur->r[3] >> 8) % (4 * f->tick);
 	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, cmd, h));
 	sim_unlock_hook = NULL;
 	bat = NULL;

@@ -74,11 +74,15 @@ extern int sim_item_cpu;
 void sim_drain(void);
 /* Move the clock to @t, firing every hrtimer on time on the way. */
 void sim_advance_to(u64 t);
+/* Let the rest of the machine run, and the clock move up to @max_ns, between two holds of a lock. */
+void sim_interleave(u64 max_ns);
+bool sim_nested(void);
 /* The earliest queued hrtimer expiry, monotonic ns; U64_MAX if none. */
 u64 sim_next_hrtimer(void);
 /* Whether @t is queued, and when it expires (monotonic ns). */
 bool sim_hrtimer_queued(const struct hrtimer *t);
 bool sim_work_queued(const struct work_struct *w);
+bool sim_work_running(const struct work_struct *w);
 
 /* CPU hotplug: the cpuhp callbacks registered by the module. */
 void sim_cpu_down(unsigned int cpu, unsigned int control);

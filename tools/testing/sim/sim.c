@@ -66,7 +66,7 @@ static const struct op *cur;
 /* ---- the model of the device -------------------------------------------------------- */
 
 #define MAX_FILES	4
-#define MAX_TO		512
+#define MAX_TO		1024
 #define NUSERS		2
 
 struct mto {			/* a live timeout */
@@ -828,8 +828,8 @@ struct batch {
 	size_t		size;
 	unsigned int	n;
 	unsigned long	eaddr;
-	u8		ents[48 * sizeof(struct hwtimer_get_entry)];
-	u8		orig[48 * sizeof(struct hwtimer_get_entry)];
+	u8		ents[160 * sizeof(struct hwtimer_get_entry)];
+	u8		orig[160 * sizeof(struct hwtimer_get_entry)];
 	unsigned int	next;		/* entries the model has replayed */
 	u64		now;		/* the call's clock: relative times count from it */
 	u64		hnow;		/* the clock of the hold being replayed */
@@ -1129,13 +1129,17 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 static void op_arm(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
-	struct hwtimer_arm_entry e[48];
+	struct hwtimer_arm_entry e[150];
 	unsigned int n, i, flags;
 	u64 now, r;
 
 	if (!f)
 		return;
-	n = 1 + cur->r[1] % (cur->r[1] % 8 ? 4 : ARRAY_SIZE(e));
+	/* A few mostly, sometimes more than a hold's worth (HWTD_HOLD_MAX). */
+	n = 1 + cur->r[1] % (cur->r[1] % 8 ? 4 : cur->r[1] % 3 ? 48 : ARRAY_SIZE(e));
+	n = min(n, MAX_TO - f->nto);
+	if (!n)
+		return;
 	flags = cur->r[1] % 5 ? HWTIMER_BATCH_CONTINUE : 0;
 	r = cur->r[1] >> 8;
 	memset(e, 0, sizeof(e));
@@ -1188,13 +1192,13 @@ static u64 pick_id_once(struct mfile *f, u64 r, const void *ents, size_t size, u
 static void op_modify(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
-	struct hwtimer_modify_entry e[32];
+	struct hwtimer_modify_entry e[150];
 	unsigned int n, i, flags;
 	u64 now, r;
 
 	if (!f)
 		return;
-	n = 1 + cur->r[1] % (cur->r[1] % 8 ? 3 : ARRAY_SIZE(e));
+	n = 1 + cur->r[1] % (cur->r[1] % 8 ? 3 : cur->r[1] % 3 ? 32 : ARRAY_SIZE(e));
 	flags = cur->r[1] % 5 ? HWTIMER_BATCH_CONTINUE : 0;
 	r = cur->r[1] >> 8;
 	memset(e, 0, sizeof(e));
@@ -1211,6 +1215,9 @@ static void op_modify(void)
 			u64 back = (r >> 16) % (r % 2 ? 64 * f->tick : m->deadline - now);
 
 			e[i].expires_ns = m->deadline - back;
+		} else if (m && r % 7 == 2 && m->deadline > now + 8 * f->tick) {
+			/* Just ahead of the call's clock: passes in between may pass it. */
+			e[i].expires_ns = now + 1 + (r >> 16) % (6 * f->tick);
 		} else if (m && r % 3 == 1 && m->deadline <= (u64)KTIME_MAX - (1ULL << 40)) {
 			e[i].expires_ns = m->deadline + (r >> 16) % (4096 * f->tick);
 		} else {

@@ -98,12 +98,36 @@ struct mfile {
 	u32			seen;		/* records observed up to here */
 	u64			last_expired;
 	u64			max_deadline;	/* of records seen with a deadline that was ahead */
+	u64			seq;		/* which open of the run */
 	unsigned long		records;
 };
 
 static struct mfile files[MAX_FILES];
 static const struct file_operations *fops;
 static struct inode the_inode;
+
+/* Every id a file of this run handed out: an id is never handed out twice (hwtimer(4)). */
+#define IDSET_BITS	16
+static struct { u64 id, seq; } idset[1 << IDSET_BITS];	/* seq 0: empty */
+static unsigned long idset_n;
+static u64 open_seq;
+
+static bool idset_add(u64 seq, u64 id)
+{
+	u64 h = (id ^ seq * 0xff51afd7ed558ccdULL) * 0x9e3779b97f4a7c15ULL;
+	unsigned int i = h >> (64 - IDSET_BITS);
+
+	while (idset[i].seq) {
+		if (idset[i].seq == seq && idset[i].id == id)
+			return false;
+		i = (i + 1) & ((1 << IDSET_BITS) - 1);
+	}
+	if (idset_n++ > (3 << IDSET_BITS) / 4)
+		return true;	/* full: stop remembering, never a false failure */
+	idset[i].id = id;
+	idset[i].seq = seq;
+	return true;
+}
 
 static u64 file_now(const struct mfile *f)
 {
@@ -535,6 +559,7 @@ static void op_open(void)
 		return;
 	}
 	f->open = true;
+	f->seq = ++open_seq;
 	f->k = f->filp.private_data;
 	f->tick = cfg.tick[0];
 }
@@ -903,6 +928,8 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			return 0;
 		}
 		check(!mto_find(f, e->id), "ARM returned id %#llx, which is live", e->id);
+		check(idset_add(f->seq, e->id), "ARM returned id %#llx, which the file handed out before",
+		      e->id);
 		check(f->nto < MAX_TO, "model full");
 		check(e->deadline_ns == host, "ARM deadline_ns %llu, the model %llu", e->deadline_ns, host);
 		if (cfg.verbose)

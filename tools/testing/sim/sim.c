@@ -24,12 +24,12 @@
 enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
-	OP_API_CANCEL, OP_CPU, OP_NKINDS
+	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
-	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu",
+	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst",
 };
 
 /* How often each is drawn. */
@@ -37,7 +37,7 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_ADVANCE] = 30, [OP_RUN] = 8, [OP_OPEN] = 2, [OP_CLOSE] = 1, [OP_CONFIG] = 2,
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
-	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1,
+	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -267,7 +267,7 @@ static void observe_ring(struct mfile *f)
 /* ---- the model of the API users ---------------------------------------------------------- */
 
 #define MAX_WHEELS	4
-#define MAX_ATIMERS	96
+#define MAX_ATIMERS	512
 
 struct mwheel {
 	struct hwtimer_wheel	*w;
@@ -782,6 +782,11 @@ static void op_info(void)
 	if (ret == -EFAULT && sim_faults)
 		return;
 	check(ret == 0, "INFO returned %ld", ret);
+	{
+		struct seq_file m = { };
+
+		FCALL(user_cpu(cur->r[3]), (fops->show_fdinfo(&m, &f->filp), 0));
+	}
 	check(info.pending + info.queued == f->nto, "INFO: pending %llu + queued %llu, the model %u live",
 	      info.pending, info.queued, f->nto);
 	check((long)info.user_count == model_user_count(f->user), "INFO: user_count %llu, the model %ld",
@@ -1175,6 +1180,9 @@ static void op_arm(void)
 		r = sim_rng_next(&(struct sim_rng){ r + i });
 		e[i].cookie = cur_op << 8 | i;
 		e[i].expires_ns = pick_delay(f->tick, r);
+		/* A burst: the whole batch on one tick, or nearly (passes of many holds). */
+		if (n > 8 && cur->r[2] % 3 == 0)
+			e[i].expires_ns = pick_delay(f->tick, cur->r[2] >> 2) + (cur->r[2] % 2 ? 0 : r % f->tick);
 		if (r % 7 == 0) {
 			e[i].flags = HWTIMER_TIMEOUT_ABS;
 			e[i].expires_ns = r % 11 ? now + e[i].expires_ns - (r % 13 ? 0 : f->tick * 3) :
@@ -1353,13 +1361,66 @@ static void op_api_cancel(void)
 	if (!wheels[a->wheel].w)
 		return;
 	s = sim_enter(user_cpu(cur->r[2]), 0);
-	ret = cur->r[1] % 2 ? hwtimer_cancel(&a->t) : hwtimer_cancel_sync(&a->t);
+	check(hwtimer_state(&a->t) == (a->pending ? HWTIMER_PENDING : HWTIMER_IDLE),
+	      "hwtimer_state() %d, the model %s", hwtimer_state(&a->t), a->pending ? "pending" : "idle");
+	switch (cur->r[1] % 4) {
+	case 0:
+	case 1:
+		ret = hwtimer_cancel(&a->t);
+		break;
+	case 2:
+		ret = hwtimer_cancel_sync(&a->t);
+		break;
+	default:
+		/* For good: no start until it is set up again. */
+		ret = hwtimer_shutdown_sync(&a->t);
+		check(hwtimer_state(&a->t) == HWTIMER_SHUTDOWN, "hwtimer_state() after shutdown: %d",
+		      hwtimer_state(&a->t));
+		check(hwtimer_start(&a->t, 1000, HWTIMER_MODE_REL) == -EIDRM &&
+		      hwtimer_modify(&a->t, 1000, HWTIMER_MODE_REL) == -EIDRM,
+		      "start or modify after shutdown did not fail with EIDRM");
+		hwtimer_setup(&a->t, wheels[a->wheel].w, atimer_fn);
+		break;
+	}
 	sim_check_clean("hwtimer_cancel");
 	sim_leave(s);
 	check(ret == a->pending, "hwtimer_cancel returned %d, the model %d", ret, a->pending);
 	if (a->pending)
 		wheels[a->wheel].pending--;
 	a->pending = false;
+}
+
+/* Many timers of one wheel on one tick, or a few: long passes, big cascades. */
+static void op_api_burst(void)
+{
+	struct mwheel *mw = &wheels[cur->r[0] % nwheels];
+	u64 r = cur->r[1], now = wheel_now(mw), delay = pick_delay(mw->tick, r >> 8);
+	unsigned int i, n = 0, want = 20 + r % 200;
+	struct sim_ctx s = sim_enter(user_cpu(cur->r[2]), 0);
+
+	for (i = 0; i < MAX_ATIMERS && n < want; i++) {
+		struct atimer *a = &atimers[(cur->r[3] + i) % MAX_ATIMERS];
+		u64 d = delay + (r % 3 ? 0 : (r >> 20) % (4 * mw->tick));
+		int ret;
+
+		if (a->pending || &wheels[a->wheel] != mw)
+			continue;
+		n++;
+		ret = hwtimer_start_range(&a->t, d, 0, HWTIMER_MODE_REL);
+		if (mw->c.max_pending && mw->pending >= mw->c.max_pending) {
+			check(ret == -EBUSY, "start at the cap returned %d", ret);
+			continue;
+		}
+		check(ret == 0, "hwtimer_start() returned %d", ret);
+		mw->pending++;
+		a->pending = true;
+		a->deadline = d >= (u64)KTIME_MAX - now ? KTIME_MAX : now + d;
+		a->slack = 0;
+		a->armed_at = now;
+		a->period = 0;
+	}
+	sim_check_clean("hwtimer_start");
+	sim_leave(s);
 }
 
 static void op_cpu(void)
@@ -1465,7 +1526,19 @@ static void setup_world(struct sim_rng *wr)
 	cfg.file_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 40) : 262144;
 	cfg.user_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 60) : 524288;
 	cfg.global_cap = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 80) : 1048576;
-	sim_local_jitter = sim_rng_chance(wr, 1, 2) ? sim_rng_below(wr, 400000) : 0;
+	/* local_clock() per reading: still, a little, or past a pass's budget (HWT_PASS_NS) at once. */
+	switch (sim_rng_below(wr, 4)) {
+	case 0:
+		sim_local_jitter = 0;
+		break;
+	case 1:
+	case 2:
+		sim_local_jitter = sim_rng_below(wr, 400000);
+		break;
+	default:
+		sim_local_jitter = 500000 + sim_rng_below(wr, 3000000);
+		break;
+	}
 	sim_fault_rate = cfg.faults ? 1 + sim_rng_below(wr, 300) : 0;
 }
 
@@ -1535,6 +1608,18 @@ static void destroy_wheels(void)
 			wheels[0].pending--;
 		}
 	}
+	for (i = 0; i < nwheels; i++) {
+		struct hwtimer_stats st;
+		unsigned long fired = 0, k;
+
+		for (k = 0; k < MAX_ATIMERS; k++)
+			if (atimers[k].wheel == i)
+				fired += atimers[k].fired;
+		hwtimer_wheel_stats(wheels[i].w, &st);
+		check(!st.early && st.fired == fired && st.pending == wheels[i].pending,
+		      "wheel %u stats: early %llu, fired %llu pending %llu, the model %lu and %lu", i,
+		      st.early, st.fired, st.pending, fired, wheels[i].pending);
+	}
 	for (i = 1; i < nwheels; i++) {
 		unsigned long n = 0, expect = wheels[i].pending, got;
 
@@ -1584,6 +1669,9 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 			break;
 		case OP_API_CANCEL:
 			op_api_cancel();
+			break;
+		case OP_API_BURST:
+			op_api_burst();
 			break;
 		default:
 			op_fn[cur->kind]();
@@ -1666,7 +1754,7 @@ static struct child run_start(u64 seed, bool faults, unsigned int nops, const un
 		fflush(stdout);
 		if (write(fd[1], &res, sizeof(res)) != sizeof(res))
 			_exit(3);
-		_exit(0);
+		exit(0);	/* atexit handlers: coverage data */
 	}
 	close(fd[1]);
 	c.fd = fd[0];

@@ -99,10 +99,36 @@ struct mfile {
 	u64			last_expired;
 	u64			max_deadline;	/* of records seen with a deadline that was ahead */
 	u64			seq;		/* which open of the run */
+	s64			ring_off[HWTD_CLOCKS];	/* namespace of the ring's maker */
 	unsigned long		records;
 };
 
 static struct mfile files[MAX_FILES];
+
+/* Time namespaces: 0 is the host's; the others are ahead or behind. */
+#define NNS	3
+static s64 ns_off[NNS][HWTD_CLOCKS];
+static unsigned int cur_ns;	/* the namespace of the task making this operation's calls */
+
+static void set_task_ns(unsigned int ns)
+{
+	cur_ns = ns;
+	sim_timens_mono = ns_off[ns][0];
+	sim_timens_boot = ns_off[ns][1];
+}
+
+/* A host time as a namespace shows it: hwtimer(4)'s clamp to [0, INT64_MAX]. */
+static u64 to_ns(u64 t, s64 off)
+{
+	if (off >= 0)
+		return t > (u64)KTIME_MAX - off ? KTIME_MAX : t + off;
+	return t < (u64)-off ? 0 : min_t(u64, t + off, KTIME_MAX);
+}
+
+static s64 task_off(const struct mfile *f)
+{
+	return ns_off[cur_ns][f->boottime];
+}
 static const struct file_operations *fops;
 static struct inode the_inode;
 
@@ -186,11 +212,23 @@ static u64 mto_latest(const struct mfile *f, const struct mto *m)
 	return r;
 }
 
-/* A record left the kernel at time @now (file clock): check it against the model. */
-static void model_record(struct mfile *f, const struct hwtimer_expiry *rec, u64 now, const char *how)
+/*
+ * A record left the kernel at time @now (file clock, host), its times shown
+ * in the namespace of offset @off: check it against the model.
+ */
+static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64 now, s64 off,
+			 const char *how)
 {
-	struct mto *m = mto_find(f, rec->id);
+	struct mto *m = mto_find(f, urec->id);
+	struct hwtimer_expiry r = *urec, *rec = &r;
 	u64 latest, missed = 0, next, delta;
+
+	/* Namespace times, then the host's for the checks (expiries are never clamped here). */
+	check(!m || rec->deadline_ns == to_ns(m->deadline, off),
+	      "file %ld: record of id %#llx has deadline %llu, the model %llu (namespace offset %lld)",
+	      f - files, rec->id, rec->deadline_ns, to_ns(m->deadline, off), off);
+	rec->deadline_ns = m ? m->deadline : 0;
+	rec->expired_ns -= off;
 
 	f->records++;
 	if (cfg.verbose)
@@ -200,9 +238,6 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *rec, u64 
 	      f - files, how, rec->id, rec->cookie);
 	check(rec->cookie == m->cookie, "file %ld: record of id %#llx has cookie %llu, armed with %llu",
 	      f - files, rec->id, rec->cookie, m->cookie);
-	check(rec->deadline_ns == min_t(u64, m->deadline, KTIME_MAX),
-	      "file %ld: record of id %#llx has deadline %llu, the model %llu", f - files, rec->id,
-	      rec->deadline_ns, m->deadline);
 	check(rec->expired_ns >= m->deadline,
 	      "file %ld: EARLY record: id %#llx cookie %llu expired at %llu, %llu ns before its deadline %llu",
 	      f - files, rec->id, rec->cookie, rec->expired_ns, m->deadline - rec->expired_ns, m->deadline);
@@ -259,7 +294,7 @@ static void observe_ring(struct mfile *f)
 
 		sim_uread(f->ring_addr + f->rp.records_off +
 			  (f->seen & (f->ring_entries - 1)) * sizeof(rec), &rec, sizeof(rec));
-		model_record(f, &rec, file_now(f), "ring");
+		model_record(f, &rec, file_now(f), f->ring_off[f->boottime], "ring");
 		f->seen++;
 	}
 }
@@ -689,6 +724,9 @@ static void op_ring(void)
 		pages[i] = vmf.page;
 	}
 	f->ring_addr = sim_umap_pages(pages, n, SIM_PROT_R | SIM_PROT_W);
+	/* Its records show the times of its maker's namespace. */
+	f->ring_off[0] = ns_off[cur_ns][0];
+	f->ring_off[1] = ns_off[cur_ns][1];
 	f->ring_entries = p.entries;
 	f->rp = p;
 	f->seen = 0;
@@ -757,12 +795,12 @@ static void op_read(void)
 		check(ret % sizeof(rec) == 0 && ret <= (ssize_t)(max * sizeof(rec)), "read() returned %zd", ret);
 		for (i = 0; i < ret / sizeof(rec); i++) {
 			sim_uread(a + i * sizeof(rec), &rec, sizeof(rec));
-			model_record(f, &rec, file_now(f), "read");
+			model_record(f, &rec, file_now(f), task_off(f), "read");
 		}
 	}
 	/* A fault after records were taken off loses them (hwtimer(4)): they left all the same. */
 	for (i = 0; i < nlost; i++)
-		model_record(f, &lost[i], file_now(f), "read (lost to a fault)");
+		model_record(f, &lost[i], file_now(f), task_off(f), "read (lost to a fault)");
 	sim_uunmap(region);
 }
 
@@ -824,7 +862,14 @@ static u64 pick_delay(u64 tick, u64 r)
 	}
 }
 
-static int timing_check(struct mfile *f, u32 flags, u64 expires, u64 period, u64 now, u64 *host)
+/*
+ * An entry's timing as hwtimer(4) has it: times in the caller's namespace
+ * (offset @off), at most INT64_MAX there; *@host the deadline on the host's
+ * clock, *@out the one written back (a deadline before the host clock's
+ * start is long past: the namespace's time of host 0).
+ */
+static int timing_check(struct mfile *f, u32 flags, u64 expires, u64 period, u64 now, s64 off,
+			u64 *host, u64 *out)
 {
 	u64 ns;
 
@@ -834,11 +879,19 @@ static int timing_check(struct mfile *f, u32 flags, u64 expires, u64 period, u64
 		return -EINVAL;
 	if (flags & HWTIMER_TIMEOUT_ABS)
 		ns = expires;
-	else if (check_add_overflow(now, expires, &ns))
+	else if (check_add_overflow(to_ns(now, off), expires, &ns))
 		return -EINVAL;
 	if (ns > (u64)KTIME_MAX)
 		return -EINVAL;
-	*host = ns;
+	*out = ns;
+	if (off < 0) {
+		*host = ns + (u64)-off;
+	} else if (ns >= (u64)off) {
+		*host = ns - off;
+	} else {
+		*host = 0;
+		*out = off;
+	}
 	return 0;
 }
 
@@ -864,6 +917,7 @@ struct batch {
 	u64		now;		/* the call's clock: relative times count from it */
 	u64		hnow;		/* the clock of the hold being replayed */
 	bool		started;	/* the call has read its clock */
+	s64		off;		/* the caller's namespace offset of the file's clock */
 	int		first_err;
 	unsigned int	nfailed;
 	long		unch;		/* timeouts ended in this hold, still charged */
@@ -907,14 +961,14 @@ static void entry_failed(struct batch *b, int err)
 static u64 verify_entry(struct batch *b, unsigned int i)
 {
 	struct mfile *f = b->f;
-	u64 now = b->now, hnow = b->hnow, host = 0;
+	u64 now = b->now, hnow = b->hnow, host = 0, out = 0;
 	int expect;
 
 	if (b->cmd == HWTIMER_IOC_ARM) {
 		struct hwtimer_arm_entry *e = (void *)(b->ents + i * b->size);
 
 		expect = e->slack_ns > (u64)KTIME_MAX ? -EINVAL :
-			 timing_check(f, e->flags, e->expires_ns, e->period_ns, now, &host);
+			 timing_check(f, e->flags, e->expires_ns, e->period_ns, now, b->off, &host, &out);
 		if (!expect && f->nto >= min_t(u32, cfg.file_cap, HWTD_MAX_TIMEOUTS))
 			expect = -ENOSPC;
 		/* Memory comes before the caps' charge. */
@@ -936,7 +990,7 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 		check(idset_add(f->seq, e->id), "ARM returned id %#llx, which the file handed out before",
 		      e->id);
 		check(f->nto < MAX_TO, "model full");
-		check(e->deadline_ns == host, "ARM deadline_ns %llu, the model %llu", e->deadline_ns, host);
+		check(e->deadline_ns == out, "ARM deadline_ns %llu, the model %llu", e->deadline_ns, out);
 		if (cfg.verbose)
 			printf("  file %ld: armed id %#llx deadline %llu period %llu slack %llu\n", f - files,
 			       e->id, host, e->period_ns, e->slack_ns);
@@ -949,7 +1003,7 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 		struct hwtimer_modify_entry *e = (void *)(b->ents + i * b->size);
 		struct mto *m;
 
-		expect = timing_check(f, e->flags, e->expires_ns, e->period_ns, now, &host);
+		expect = timing_check(f, e->flags, e->expires_ns, e->period_ns, now, b->off, &host, &out);
 		m = mto_find(f, e->id);
 		if (!expect && !m)
 			expect = -ENOENT;
@@ -961,7 +1015,7 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			entry_failed(b, expect);
 			return 0;
 		}
-		check(e->deadline_ns == host, "MODIFY deadline_ns %llu, the model %llu", e->deadline_ns, host);
+		check(e->deadline_ns == out, "MODIFY deadline_ns %llu, the model %llu", e->deadline_ns, out);
 		if (e->status == HWTIMER_STATUS_PENDING)
 			check(hnow <= mto_latest(f, m), "MODIFY found id %#llx (deadline %llu) pending past its latest time %llu",
 			      m->id, m->deadline, mto_latest(f, m));
@@ -1008,7 +1062,7 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			entry_failed(b, -ENOENT);
 			return 0;
 		}
-		check(e->cookie == m->cookie && e->deadline_ns == min_t(u64, m->deadline, KTIME_MAX) &&
+		check(e->cookie == m->cookie && e->deadline_ns == to_ns(m->deadline, b->off) &&
 		      e->period_ns == m->period && e->slack_ns == m->slack,
 		      "GET id %#llx: cookie %llu deadline %llu period %llu slack %llu, the model %llu %llu %llu %llu",
 		      m->id, e->cookie, e->deadline_ns, e->period_ns, e->slack_ns, m->cookie,
@@ -1066,12 +1120,12 @@ static void batch_sync(struct batch *b)
 		nref = min(min_t(u32, b->q0, room), min_t(u32, HWTD_HOLD_MAX, nrec));
 	}
 	for (i = 0; i < nref; i++)
-		model_record(f, &recs[i], b->hnow, "ring (refill)");
+		model_record(f, &recs[i], b->hnow, f->ring_off[f->boottime], "ring (refill)");
 	for (; b->next < p; b->next++) {
 		u64 id = verify_entry(b, b->next);
 
 		if (id && i < nrec && recs[i].id == id) {
-			model_record(f, &recs[i], b->hnow, "ring (at once)");
+			model_record(f, &recs[i], b->hnow, f->ring_off[f->boottime], "ring (at once)");
 			i++;
 		}
 	}
@@ -1115,6 +1169,7 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	b.size = size;
 	b.n = n;
 	b.now = file_now(f);
+	b.off = task_off(f);
 	b.q0 = f->k->nqueued;
 	memcpy(b.ents, ents, n * size);
 	for (i = 0; i < n; i++)
@@ -1185,7 +1240,8 @@ static void op_arm(void)
 			e[i].expires_ns = pick_delay(f->tick, cur->r[2] >> 2) + (cur->r[2] % 2 ? 0 : r % f->tick);
 		if (r % 7 == 0) {
 			e[i].flags = HWTIMER_TIMEOUT_ABS;
-			e[i].expires_ns = r % 11 ? now + e[i].expires_ns - (r % 13 ? 0 : f->tick * 3) :
+			e[i].expires_ns = r % 11 ? to_ns(now, task_off(f)) + e[i].expires_ns -
+						   (r % 13 ? 0 : f->tick * 3) :
 					  (u64)KTIME_MAX - r % 1000;
 		}
 		if (r % 9 == 0)
@@ -1249,12 +1305,12 @@ static void op_modify(void)
 			/* Earlier, by less than a level-1 slot mostly: the late-modify class. */
 			u64 back = (r >> 16) % (r % 2 ? 64 * f->tick : m->deadline - now);
 
-			e[i].expires_ns = m->deadline - back;
+			e[i].expires_ns = to_ns(m->deadline - back, task_off(f));
 		} else if (m && r % 7 == 2 && m->deadline > now + 8 * f->tick) {
 			/* Just ahead of the call's clock: passes in between may pass it. */
-			e[i].expires_ns = now + 1 + (r >> 16) % (6 * f->tick);
+			e[i].expires_ns = to_ns(now + 1 + (r >> 16) % (6 * f->tick), task_off(f));
 		} else if (m && r % 3 == 1 && m->deadline <= (u64)KTIME_MAX - (1ULL << 40)) {
-			e[i].expires_ns = m->deadline + (r >> 16) % (4096 * f->tick);
+			e[i].expires_ns = to_ns(m->deadline + (r >> 16) % (4096 * f->tick), task_off(f));
 		} else {
 			e[i].flags = 0;
 			e[i].expires_ns = pick_delay(f->tick, r >> 5);
@@ -1344,6 +1400,9 @@ static void op_api_arm(bool modify)
 	      modify ? "modify" : "start", ret, modify ? a->pending : 0);
 	if (!a->pending)
 		mw->pending++;
+	if (cfg.verbose)
+		printf("  API timer %ld (wheel %u) %s: deadline %llu slack %llu at %llu\n", a - atimers,
+		       a->wheel, modify ? "modified" : "started", deadline, slack, now);
 	a->pending = true;
 	a->deadline = deadline;
 	a->slack = slack;
@@ -1469,14 +1528,18 @@ static void op_cpu(void)
 			 * that stopped with timers on its due list, a BH
 			 * continuation queued on the CPU that goes).
 			 */
-			if (cur->r[2] % 2 && next != U64_MAX && next - sim_now < 100 * cfg.tick[0]) {
+			if (cur->r[2] % 2 && next != U64_MAX && next - sim_now < 100 * cfg.tick[0] &&
+			    !sim_runnable()) {
 				unsigned int k = cur->r[2] % 3;
 
 				sim_now = max(sim_now, next);
 				while (k-- && sim_run_one())
 					;
-				grant_hotplug_latency();
 			}
+			if (cfg.verbose)
+				printf("  CPU %u down (control %u), %u runnable\n", cpu, control, sim_runnable());
+			if (sim_runnable())
+				grant_hotplug_latency();
 			sim_cpu_down(cpu, control);
 		}
 	} else {
@@ -1610,6 +1673,14 @@ static void setup_world(struct sim_rng *wr)
 		break;
 	}
 	sim_fault_rate = cfg.faults ? 1 + sim_rng_below(wr, 300) : 0;
+	/* Time namespaces, half the seeds: one ahead of the host's clocks, one behind. */
+	memset(ns_off, 0, sizeof(ns_off));
+	if (sim_rng_chance(wr, 1, 2)) {
+		ns_off[1][0] = sim_rng_below(wr, 1000 * NSEC_PER_SEC);
+		ns_off[1][1] = sim_rng_below(wr, 1000 * NSEC_PER_SEC);
+		ns_off[2][0] = -(s64)sim_rng_below(wr, sim_now / 2);
+		ns_off[2][1] = -(s64)sim_rng_below(wr, sim_now / 2);
+	}
 }
 
 static void load_module(void)
@@ -1728,6 +1799,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 		cur = &ops[i];
 		*failed_at = i;
 		sim_step_name = op_names[cur->kind];
+		set_task_ns((cur->r[3] >> 40) % NNS);
 		if (cfg.verbose)
 			printf("op %lu: %s at %llu\n", i, op_names[cur->kind], sim_now);
 		switch (cur->kind) {

@@ -551,8 +551,26 @@ u64 local_clock(void)
 	return sim_now + sim_local_extra;
 }
 
-void timens_add_monotonic(struct timespec64 *ts) { }
-void timens_add_boottime(struct timespec64 *ts) { }
+/* The time namespace of the task making a call: its offsets from the host's clocks. */
+s64 sim_timens_mono, sim_timens_boot;
+
+static void sim_timens_add(struct timespec64 *ts, s64 off)
+{
+	s64 ns = timespec64_to_ns(ts) + off;
+
+	ts->tv_sec = ns / (s64)NSEC_PER_SEC;
+	ts->tv_nsec = ns % (s64)NSEC_PER_SEC;
+}
+
+void timens_add_monotonic(struct timespec64 *ts)
+{
+	sim_timens_add(ts, sim_timens_mono);
+}
+
+void timens_add_boottime(struct timespec64 *ts)
+{
+	sim_timens_add(ts, sim_timens_boot);
+}
 
 /* ---- hrtimers --------------------------------------------------------------------------- */
 

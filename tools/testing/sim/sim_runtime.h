@@ -43,6 +43,9 @@ extern u64 sim_boot_off;
 /* How much local_clock() may jump per call (0: it follows the clock). */
 extern u64 sim_local_jitter;
 
+/* The time namespace of the task making a call (timens_add_monotonic(), _boottime()). */
+extern s64 sim_timens_mono, sim_timens_boot;
+
 /* CPUs */
 extern bool sim_online[SIM_NR_CPUS];
 unsigned int sim_pick_online(u64 r);

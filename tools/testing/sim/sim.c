@@ -282,11 +282,16 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64
 /* New records in a file's ring: they left the kernel now. */
 static void observe_ring(struct mfile *f)
 {
-	u32 tail;
+	u32 tail, flags;
 
 	if (!f->ring_addr)
 		return;
 	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	/* Each hold publishes the flags word: records wait in the kernel, or not. */
+	sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+	check(flags == (f->k->nqueued ? HWTIMER_RING_OVERFLOW : 0),
+	      "file %ld: ring flags %#x with %lu records in the kernel queue", f - files, flags,
+	      f->k->nqueued);
 	check(tail - f->seen <= f->ring_entries, "file %ld: ring tail %u runs %u past the records seen",
 	      f - files, tail, tail - f->seen);
 	while (f->seen != tail) {

@@ -202,14 +202,25 @@ struct batch;
 static struct batch *bat;
 static void batch_note_end(void);
 
-/* The latest a record of @m may be stamped: its deadline (or arming, if later) + slack + a tick. */
-static u64 mto_latest(const struct mfile *f, const struct mto *m)
+/*
+ * The latest a record of @m may be stamped: a tick after its deadline (or
+ * its arming, if later), or the end of its slack if that is later. The
+ * man page's "slack plus one tick" bound, made exact: a slacked timeout
+ * takes the last tick that begins by deadline + slack, or the first tick
+ * at or after the deadline when none does (hwt_slack_tick()).
+ */
+static u64 latest_of(u64 deadline, u64 armed_at, u64 slack, u64 tick)
 {
-	u64 base = max(m->deadline, m->armed_at), r;
+	u64 base = max(deadline, armed_at), r;
 
-	if (check_add_overflow(base, m->slack, &r) || check_add_overflow(r, f->tick, &r))
+	if (check_add_overflow(base, max(slack, tick), &r))
 		return U64_MAX;
 	return r;
+}
+
+static u64 mto_latest(const struct mfile *f, const struct mto *m)
+{
+	return latest_of(m->deadline, m->armed_at, m->slack, f->tick);
 }
 
 /*
@@ -340,11 +351,7 @@ static u64 wheel_now(const struct mwheel *mw)
 
 static u64 atimer_latest(const struct atimer *a)
 {
-	u64 base = max(a->deadline, a->armed_at), r;
-
-	if (check_add_overflow(base, a->slack, &r) || check_add_overflow(r, wheels[a->wheel].tick, &r))
-		return U64_MAX;
-	return r;
+	return latest_of(a->deadline, a->armed_at, a->slack, wheels[a->wheel].tick);
 }
 
 static void atimer_fn(struct hwtimer *t)
@@ -1247,7 +1254,7 @@ static void op_arm(void)
 			e[i].flags = HWTIMER_TIMEOUT_ABS;
 			e[i].expires_ns = r % 11 ? to_ns(now, task_off(f)) + e[i].expires_ns -
 						   (r % 13 ? 0 : f->tick * 3) :
-					  (u64)KTIME_MAX - r % 1000;
+					  r % 2 ? (u64)KTIME_MAX - r % 1000 : r % 1000;
 		}
 		if (r % 9 == 0)
 			e[i].period_ns = f->tick * (1 + (r >> 20) % 50) - (r % 5 == 0);

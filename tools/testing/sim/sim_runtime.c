@@ -456,13 +456,14 @@ bool sim_access_ok(unsigned long addr, size_t n)
 /* The kernel's copy: stops at the first byte it cannot reach, or where a fault is injected. */
 static unsigned long sim_kcopy(unsigned long uaddr, void *buf, unsigned long n, bool out)
 {
-	unsigned long left = n;
+	unsigned long left = n, stop = n;
 
 	sim_might_sleep(out ? "copy_to_user" : "copy_from_user", 0);
+	/* An injected fault lets a random prefix through, as a fault mid-copy does. */
 	if (sim_fault_now())
-		return n;
-	while (left) {
-		size_t c = min(left, PAGE_SIZE - offset_in_page(uaddr));
+		stop = n ? sim_rng_below(&sim_mrng, n) : 0;
+	while (left > n - stop) {
+		size_t c = min(left - (n - stop), PAGE_SIZE - offset_in_page(uaddr));
 		struct page *p = sim_upage(uaddr, out ? SIM_PROT_W | SIM_PROT_R : SIM_PROT_R);
 
 		if (!p)
@@ -475,7 +476,7 @@ static unsigned long sim_kcopy(unsigned long uaddr, void *buf, unsigned long n, 
 		buf = (char *)buf + c;
 		left -= c;
 	}
-	return 0;
+	return left;
 }
 
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)

@@ -611,6 +611,25 @@ static void op_open(void)
 	f->tick = cfg.tick[0];
 }
 
+/* With no file open, the device holds nothing: its own counts of what it allocated. */
+static void check_no_files_left(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open)
+			return;
+	check(!atomic_long_read(&hwtd_stats.files) && !atomic_long_read(&hwtd_stats.chunks) &&
+	      !atomic_long_read(&hwtd_stats.extras) && !atomic_long_read(&hwtd_stats.leaves) &&
+	      !atomic_long_read(&hwtd_stats.rings) && !atomic_long_read(&hwtd_stats.ring_pages) &&
+	      !atomic_long_read(&hwtd_count),
+	      "no file open, yet the device holds files %ld chunks %ld extras %ld leaves %ld rings %ld ring pages %ld timeouts %ld",
+	      atomic_long_read(&hwtd_stats.files), atomic_long_read(&hwtd_stats.chunks),
+	      atomic_long_read(&hwtd_stats.extras), atomic_long_read(&hwtd_stats.leaves),
+	      atomic_long_read(&hwtd_stats.rings), atomic_long_read(&hwtd_stats.ring_pages),
+	      atomic_long_read(&hwtd_count));
+}
+
 /* How far the clock may move at each interleaving of the call running (0: none). */
 static u64 interleave_ns;
 static u32 interleave_rate = 250;	/* per 1000 releases */
@@ -649,6 +668,7 @@ static void op_close(void)
 	check(ret == 0, "release() returned %d", ret);
 	f->open = false;
 	f->nto = 0;
+	check_no_files_left();
 }
 
 /* A user buffer of @len bytes at a random offset in its pages; returns its address. */

@@ -9,8 +9,10 @@
 # The test kernels, as scripts/kernel.sh names them (6.1, 6.12, 6.12-rt,
 # 7.3): `make check` runs every kernel of KERNELS (default: default_kernels
 # in scripts/runner.sh), or only KERNEL when one is given (make check
-# KERNEL=7.3); every other VM target (run, shell, runner-test, stress,
-# bench...) boots KERNEL, 6.1 by default.
+# KERNEL=7.3); with neither, it also builds the modules against the arm64
+# kernels (build_stock in scripts/runner.sh), as CI does. Every other VM
+# target (run, shell, runner-test, stress, bench...) boots KERNEL, 6.1 by
+# default.
 
 # The kernel build tree: KDIR if given, else the running kernel's, else
 # Debian's default headers (linux-headers-amd64); scripts/kdir.sh holds the
@@ -28,9 +30,9 @@ HWT_OUT ?= $(CURDIR)/build
 
 # The kselftest headers every user-space program includes (the tests are
 # written against 6.1's harness), copied into build/: from KSRC when it is
-# a kernel source tree, else from 6.1's source, which scripts/kernel.sh
-# unpacks into the cache the first time (about a minute; make deps
-# installs linux-source-6.1).
+# a kernel source tree, else 6.1's (scripts/kernel.sh kselftest: from the
+# unpacked source in the cache if there is one, else those two files alone
+# from linux-source-6.1's tarball, which make deps installs).
 KSELFTEST := $(HWT_OUT)/kselftest
 KSELFTEST_H := $(KSELFTEST)/kselftest_harness.h
 
@@ -84,12 +86,13 @@ tools: $(TOOL_BIN)
 $(KSELFTEST_H):
 	@mkdir -p $(@D)
 	@ksrc='$(KSRC)'; \
-	if [ ! -f "$$ksrc/tools/testing/selftests/kselftest_harness.h" ]; then \
-		ksrc=$$(scripts/kernel.sh source 6.1) || \
+	if [ -f "$$ksrc/tools/testing/selftests/kselftest_harness.h" ]; then \
+		cp "$$ksrc/tools/testing/selftests/kselftest.h" \
+		   "$$ksrc/tools/testing/selftests/kselftest_harness.h" $(@D)/; \
+	else \
+		scripts/kernel.sh kselftest $(@D) || \
 		{ echo "hwtimer: the user-space programs need 6.1's kselftest_harness.h: run 'make deps' (linux-source-6.1), or give KSRC=<kernel source>" >&2; exit 1; }; \
-	fi; \
-	cp "$$ksrc/tools/testing/selftests/kselftest_harness.h" \
-	   "$$ksrc/tools/testing/selftests/kselftest.h" $(@D)/
+	fi
 
 $(HWT_OUT)/ut/%-32: $(UT_DIR)/%.c $(USER_DEPS) $(LIB32_A) | $(KSELFTEST_H)
 	@mkdir -p $(@D)
@@ -119,6 +122,8 @@ install-kernel-api:
 	@echo "A module that calls hwtimer builds with these lines in its Kbuild:"
 	@echo "  ccflags-y += -I$(KAPI_DIR)/include"
 	@echo "  KBUILD_EXTRA_SYMBOLS += $(KAPI_DIR)/\$$(KERNELRELEASE)/Module.symvers"
+	@echo "and builds, from its directory, against the kernel tree they are for:"
+	@echo "  make -C $$(scripts/kdir.sh 2>/dev/null) M=\$$PWD modules"
 
 uninstall-kernel-api:
 	rm -rf $(DESTDIR)$(KAPI_DIR)
@@ -131,8 +136,9 @@ doc-check:
 help:
 	@echo 'hwtimer $(HWTIMER_VERSION). Targets (README.md; the VM: docs/testing.md):'
 	@echo '  make                 build kmod/hwtimer.ko and the samples against KDIR'
-	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3'
-	@echo '                       (KERNEL=7.3 for one; ~30 min cached, +4-14 min a kernel)'
+	@echo '  make check           every test in debug-kernel VMs: 6.1, 6.12-rt, 7.3, and'
+	@echo '                       the modules for arm64 (~30 min cached, +4-14 min a kernel:'
+	@echo '                       5 the first time); KERNEL=7.3 boots one, builds no arm64'
 	@echo '  make run             boot the 6.1 VM with the module loaded, run the demo'
 	@echo '  make shell           the same VM with a shell'
 	@echo '  make deps            install the Debian packages all of this uses'

@@ -867,7 +867,8 @@ static __always_inline struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigne
  * @timer: the timer, embedded in the caller's object
  * @wheel: the wheel it will run on (hwtimer_default_wheel() or one of the
  *         caller's)
- * @function: the callback
+ * @function: the callback; not NULL (a start or modify of a timer without
+ *            one fails with -EINVAL, with a warning)
  *
  * Must be called once before any other operation on @timer, and never
  * while @timer is pending or its callback runs. A timer on the stack is
@@ -1109,7 +1110,8 @@ out_unlock:
  * Return: 0 on success; -EALREADY if @timer is pending (use
  * hwtimer_modify_range() to re-arm); -EBUSY if the wheel's pending cap is
  * reached; -ESHUTDOWN if the wheel is being destroyed; -EIDRM if @timer
- * was shut down with hwtimer_shutdown_sync(). On error nothing changes.
+ * was shut down with hwtimer_shutdown_sync(); -EINVAL, with a warning, if
+ * @timer has no wheel or no callback. On error nothing changes.
  */
 int hwtimer_start_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			enum hwtimer_mode mode)
@@ -1133,7 +1135,8 @@ EXPORT_SYMBOL_GPL(hwtimer_start_range);
  *
  * Context: any context, including hard interrupts.
  * Return: 1 if @timer was pending, 0 if it was not, or -EBUSY, -ESHUTDOWN,
- * -EIDRM as for hwtimer_start_range(); on error nothing changes.
+ * -EIDRM, -EINVAL as for hwtimer_start_range() (never -EALREADY); on error
+ * nothing changes.
  */
 int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			 enum hwtimer_mode mode)
@@ -1731,7 +1734,8 @@ static unsigned long hwt_drain(struct hwt_base *base,
 
 /**
  * hwtimer_wheel_destroy - stop a wheel, hand back its timers, free it
- * @wheel: the wheel; not the default wheel
+ * @wheel: the wheel; not the default wheel. NULL or an ERR_PTR() value
+ *         does nothing and returns 0
  * @unprocessed: called once for every timer still pending, after it was
  *               removed (so it may be freed or reused), in process context
  *               with no hwtimer lock held; may be NULL

@@ -27,16 +27,27 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-kdir=$(scripts/kdir.sh)
+die() {
+	echo "install-kernel-api: $*" >&2
+	exit 1
+}
+
+kdir=$(scripts/kdir.sh) || die "no kernel build tree (scripts/kdir.sh says why, above)"
+[ -d "$kdir" ] || die "no kernel build tree at $kdir (give KDIR=<a configured kernel tree>)"
 # The release the kernel reports (uname -r), and the one kbuild calls
 # KERNELRELEASE in a plain build against the tree: Debian's header trees
 # say 6.1.192 in include/config/kernel.release for a 6.1.0-57-amd64
 # kernel (DKMS passes KERNELRELEASE=$(uname -r)). Both names lead to the
 # file.
-krel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generated/utsrelease.h" 2>/dev/null)
-kbrel=$(cat "$kdir/include/config/kernel.release" 2>/dev/null) || true
-[ -n "$krel" ] && [ -n "$kbrel" ] ||
-	{ echo "install-kernel-api: $kdir is not a configured kernel tree (no release in include/)" >&2; exit 1; }
+uts=$kdir/include/generated/utsrelease.h
+rel=$kdir/include/config/kernel.release
+for f in "$uts" "$rel"; do
+	[ -r "$f" ] || die "$kdir is not a configured kernel build tree: no ${f#"$kdir"/} (give KDIR=<a configured kernel tree>)"
+done
+krel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$uts")
+kbrel=$(cat "$rel")
+[ -n "$krel" ] || die "$uts defines no UTS_RELEASE"
+[ -n "$kbrel" ] || die "$rel is empty"
 tree=${HWT_OUT:-$top/build}/kapi/$krel
 mkdir -p "$tree"
 find kmod include -type f \( -name '*.[ch]' -o -name Kbuild \) -print0 |
@@ -44,11 +55,10 @@ find kmod include -type f \( -name '*.[ch]' -o -name Kbuild \) -print0 |
 echo "obj-y += kmod/" >"$tree/Kbuild"
 if ! make -C "$kdir" M="$tree" -j"$(nproc)" modules >"$tree.log" 2>&1; then
 	cat "$tree.log" >&2
-	echo "install-kernel-api: building hwtimer.ko against $kdir failed (above)" >&2
-	exit 1
+	die "building hwtimer.ko against $kdir failed (above)"
 fi
 grep -q '	hwtimer_start_range	' "$tree/Module.symvers" ||
-	{ echo "install-kernel-api: $tree/Module.symvers lists no hwtimer symbol" >&2; exit 1; }
+	die "$tree/Module.symvers lists no hwtimer symbol"
 
 install -d "$dir/include/linux" "$dir/$krel"
 install -m 644 include/linux/hwtimer.h "$dir/include/linux/"

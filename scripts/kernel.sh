@@ -6,6 +6,13 @@
 #   scripts/kernel.sh [FLAVOUR [KERNEL]]    prints the kernel build directory
 #   scripts/kernel.sh source [KERNEL]       prints the extracted source tree
 #                                           only (no kernel is built)
+#   scripts/kernel.sh kselftest DIR         copies 6.1's kselftest_harness.h
+#                                           and kselftest.h into DIR: from
+#                                           the extracted source if there
+#                                           is one, else those two files
+#                                           alone from the package's
+#                                           tarball (40 KB, not 1.5 GB),
+#                                           kept in the cache
 #   scripts/kernel.sh --cached [FLAVOUR [KERNEL]]
 #                                           prints the build directory if
 #                                           that kernel is built, else fails;
@@ -34,7 +41,13 @@ if [ "${1:-}" = --cached ]; then
 	shift
 fi
 flavour=${1:-debug}
-kernel=${2:-${KERNEL:-6.1}}
+if [ "$flavour" = kselftest ]; then
+	# The user-space programs are written against 6.1's harness.
+	kdest=${2:?usage: kernel.sh kselftest DIR}
+	kernel=6.1
+else
+	kernel=${2:-${KERNEL:-6.1}}
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "kernel.sh: $*" >&2; exit 2; }
 
@@ -86,8 +99,38 @@ extract() {
 	flock -u 7
 }
 
-# The user-space tests take kselftest_harness.h from the sources alone.
-if [ "$flavour" = source ] && [ -n "$cached" ]; then
+# The user-space programs need two headers of the source, not the whole
+# tree: kept in the cache beside the sources, taken from the tree if it is
+# extracted (make check's 6.1 kernel extracts it), else read alone from
+# the tarball, once. Each copy goes through a temporary directory, so an
+# interrupted one leaves no header behind (kselftest_harness.h is make's
+# target).
+if [ "$flavour" = kselftest ]; then
+	sel=tools/testing/selftests
+	ks=$src-kselftest
+	if [ ! -f "$ks/kselftest_harness.h" ]; then
+		mkdir -p "$cache/src"
+		tmp=$(mktemp -d "$ks.XXXXXX")
+		if [ -f "$src/.hwtimer-extracted" ]; then
+			cp "$src/$sel/kselftest_harness.h" "$src/$sel/kselftest.h" "$tmp/"
+		else
+			# --occurrence: stop reading once both are found.
+			tar -C "$tmp" -xJf "$tarball" --occurrence=1 --strip-components=4 \
+				"$pkg/$sel/kselftest_harness.h" "$pkg/$sel/kselftest.h" ||
+				{ rm -rf "$tmp"; die "no $sel/kselftest_harness.h and kselftest.h in $tarball"; }
+		fi
+		chmod 755 "$tmp"
+		# Another checkout may have put them there meanwhile.
+		mv -T "$tmp" "$ks" 2>/dev/null || rm -rf "$tmp"
+	fi
+	mkdir -p "$kdest"
+	tmp=$(mktemp -d "$kdest/.kselftest.XXXXXX")
+	cp "$ks/kselftest_harness.h" "$ks/kselftest.h" "$tmp/"
+	mv "$tmp/kselftest.h" "$kdest/"
+	mv "$tmp/kselftest_harness.h" "$kdest/"
+	rmdir "$tmp"
+	exit 0
+elif [ "$flavour" = source ] && [ -n "$cached" ]; then
 	# 6.1 and 6.12 carry kernel.sh's mark; 7.3 is unpacked by fetch.sh.
 	{ [ -f "$src/.hwtimer-extracted" ] || { [ -z "$tarball" ] && [ -d "$src" ]; }; } && echo "$src"
 	exit $?

@@ -208,7 +208,7 @@ own_boot() {
 	fi
 	kbuild_tree "modules (W=1)" "$kdir" "$kb" "$@" || abort "module build failed"
 	# kselftest.h: 6.1's on every kernel, as for the tests (runner.sh).
-	ksrc=$(scripts/kernel.sh source 6.1) || abort "no linux-source-6.1"
+	ksrc=${KSRC:-}
 	# shellcheck disable=SC2034 # for stress_stage and bench_stage
 	uout=$(user_out "$(kernel_arch "$kernel")")
 	user_make "$(kernel_arch "$kernel")" "$ksrc" "$user" || abort "$user: build failed"

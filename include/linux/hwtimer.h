@@ -254,7 +254,8 @@ int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
  * @time_ns: a delay (%HWTIMER_MODE_REL) or a deadline (%HWTIMER_MODE_ABS)
  * @mode: how to read @time_ns
  *
- * hwtimer_start_range() with %HWTIMER_SLACK_DEFAULT.
+ * hwtimer_start_range() with %HWTIMER_SLACK_DEFAULT: the slack is the
+ * wheel's &hwtimer_wheel_config.slack_ns, 0 unless its creator set one.
  *
  * Context: any context, including hard interrupts.
  * Return: as hwtimer_start_range().
@@ -270,7 +271,8 @@ static inline int hwtimer_start(struct hwtimer *timer, u64 time_ns, enum hwtimer
  * @time_ns: a delay (%HWTIMER_MODE_REL) or a deadline (%HWTIMER_MODE_ABS)
  * @mode: how to read @time_ns
  *
- * hwtimer_modify_range() with %HWTIMER_SLACK_DEFAULT.
+ * hwtimer_modify_range() with %HWTIMER_SLACK_DEFAULT: the wheel's slack,
+ * as for hwtimer_start().
  *
  * Context: any context, including hard interrupts.
  * Return: as hwtimer_modify_range().

@@ -76,6 +76,7 @@ struct mto {			/* a live timeout */
 	u64	period;
 	u64	slack;
 	u64	armed_at;	/* when it was armed or re-armed */
+	u64	item;		/* the machine's item that last made its record, + 1 */
 };
 
 struct mfile {
@@ -200,6 +201,10 @@ static long model_global_count(void)
 
 struct batch;
 static struct batch *bat;
+
+/* Counts the things the machine ran; records seen after one are that one's. */
+static u64 item_no = 1;
+static bool in_item;
 static void batch_note_end(void);
 
 /*
@@ -263,6 +268,12 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64
 	      "file %ld: records out of order: expired_ns %llu after %llu", f - files, rec->expired_ns,
 	      f->last_expired);
 	f->last_expired = rec->expired_ns;
+	/* An expiry pass expires each timeout once at most (hwtimer_dev_records.c). */
+	if (in_item) {
+		check(m->item != item_no, "file %ld: one pass made two records of id %#llx", f - files,
+		      m->id);
+		m->item = item_no;
+	}
 	/* A timeout without slack never comes after one whose deadline is a tick or more later. */
 	if (m->armed_at < m->deadline) {
 		if (!m->slack)
@@ -550,7 +561,10 @@ static void check_all(bool overdue, int only_cpu)
 /* After each thing the machine runs: records that reached a ring left the kernel now. */
 static void after_item(void)
 {
+	in_item = true;
 	check_all(false, sim_item_cpu);
+	in_item = false;
+	item_no++;
 }
 
 /* ---- operations on the device -------------------------------------------------------------- */

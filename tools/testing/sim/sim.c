@@ -76,7 +76,7 @@ struct mto {			/* a live timeout */
 	u64	period;
 	u64	slack;
 	u64	armed_at;	/* when it was armed or re-armed */
-	u64	item;		/* the machine's item that last made its record, + 1 */
+	u64	item;		/* the pass (pass_epoch) that last made its record */
 };
 
 struct mfile {
@@ -100,6 +100,7 @@ struct mfile {
 	u64			last_expired;
 	u64			max_deadline;	/* of records seen with a deadline that was ahead */
 	u64			seq;		/* which open of the run */
+	u64			pass_epoch;	/* passes seen to end, + 1 */
 	s64			ring_off[HWTD_CLOCKS];	/* namespace of the ring's maker */
 	unsigned long		records;
 };
@@ -202,8 +203,7 @@ static long model_global_count(void)
 struct batch;
 static struct batch *bat;
 
-/* Counts the things the machine ran; records seen after one are that one's. */
-static u64 item_no = 1;
+/* Records seen after a thing the machine ran are that thing's. */
 static bool in_item;
 static void batch_note_end(void);
 
@@ -268,11 +268,15 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64
 	      "file %ld: records out of order: expired_ns %llu after %llu", f - files, rec->expired_ns,
 	      f->last_expired);
 	f->last_expired = rec->expired_ns;
-	/* An expiry pass expires each timeout once at most (hwtimer_dev_records.c). */
+	/*
+	 * An expiry pass expires each timeout once at most (hwtimer_dev_records.c),
+	 * however many slices (items) it takes: a pass is the items from one in
+	 * which the file was found out of a pass to the next such.
+	 */
 	if (in_item) {
-		check(m->item != item_no, "file %ld: one pass made two records of id %#llx", f - files,
-		      m->id);
-		m->item = item_no;
+		check(m->item != f->pass_epoch, "file %ld: one pass made two records of id %#llx",
+		      f - files, m->id);
+		m->item = f->pass_epoch;
 	}
 	/* A timeout without slack never comes after one whose deadline is a tick or more later. */
 	if (m->armed_at < m->deadline) {
@@ -561,10 +565,14 @@ static void check_all(bool overdue, int only_cpu)
 /* After each thing the machine runs: records that reached a ring left the kernel now. */
 static void after_item(void)
 {
+	unsigned int i;
+
 	in_item = true;
 	check_all(false, sim_item_cpu);
 	in_item = false;
-	item_no++;
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && !files[i].k->processing)
+			files[i].pass_epoch++;
 }
 
 /* ---- operations on the device -------------------------------------------------------------- */
@@ -621,6 +629,7 @@ static void op_open(void)
 	}
 	f->open = true;
 	f->seq = ++open_seq;
+	f->pass_epoch = 1;
 	f->k = f->filp.private_data;
 	f->tick = cfg.tick[0];
 }

@@ -1133,9 +1133,15 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			check(e->remaining_ns == (m->deadline > hnow ? m->deadline - hnow : 0),
 			      "GET: remaining %llu, the model %llu", e->remaining_ns, m->deadline - hnow);
 		} else {
+			u64 over = m->period && hnow > m->deadline ? (hnow - m->deadline) / m->period : 0;
+
 			check(e->status == HWTIMER_STATUS_EXPIRED && hnow >= m->deadline,
 			      "GET: status %u of id %#llx (deadline %llu, now %llu)", e->status, m->id,
 			      m->deadline, now);
+			/* What a read would count now. */
+			check(e->overrun == over && !e->remaining_ns,
+			      "GET: id %#llx expired with overrun %llu remaining %llu, the model %llu and 0",
+			      m->id, e->overrun, e->remaining_ns, over);
 		}
 		return 0;
 	}
@@ -1463,6 +1469,9 @@ static void op_api_arm(bool modify)
 	if (cfg.verbose)
 		printf("  API timer %ld (wheel %u) %s: deadline %llu slack %llu at %llu\n", a - atimers,
 		       a->wheel, modify ? "modified" : "started", deadline, slack, now);
+	check(hwtimer_expires(&a->t) == deadline && hwtimer_pending(&a->t),
+	      "API timer %ld: hwtimer_expires() %llu pending %d after a start, the model %llu",
+	      a - atimers, hwtimer_expires(&a->t), hwtimer_pending(&a->t), deadline);
 	a->pending = true;
 	a->deadline = deadline;
 	a->slack = slack;

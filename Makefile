@@ -150,7 +150,7 @@ help:
 	@echo '  make lib-check       the library, its pages and install, on the host'
 	@echo '  make doc-check       README and man page programs compile; docs agree'
 	@echo '  make sim             the module'"'"'s sources simulated in user space against a'
-	@echo '                       model, 1000 seeds (sim-soak: 3000, ASan; SIM_SRC=)'
+	@echo '                       model, 1000 seeds (sim-soak: 1000 x 3000 ops, ASan)'
 	@echo '  make user            the test programs and tools (build/ut, build/tools)'
 	@echo '  make runner-test     prove the runner fails broken fixtures'
 	@echo '  make stress          stress, faults, fuzzing, hotplug (stress-smoke, soak,'

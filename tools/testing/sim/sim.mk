@@ -9,7 +9,7 @@
 #                     at the first failure and prints its seed and the
 #                     shrunk operations as a replay command (a minute at
 #                     most; `make check` runs it once for all kernels)
-#   make sim-soak     the same, longer: SIM_SOAK_SEEDS (default 3000) of
+#   make sim-soak     the same, longer: SIM_SOAK_SEEDS (default 1000) of
 #                     SIM_SOAK_OPS (default 3000), every 3rd with faults,
 #                     built with ASan and UBSan (SIM_SANITIZE=0 without:
 #                     about 10 times faster); `make soak` runs it first
@@ -27,7 +27,7 @@ SIM_OPS ?= 1000
 SIM_SEED ?= 1
 SIM_JOBS ?= 2
 SIM_FLAGS ?=
-SIM_SOAK_SEEDS ?= 3000
+SIM_SOAK_SEEDS ?= 1000
 SIM_SOAK_OPS ?= 3000
 SIM_SANITIZE ?= 1
 SIM_SRC ?= $(CURDIR)/kmod

@@ -149,6 +149,8 @@ help:
 	@echo '                       check-kcsan)'
 	@echo '  make bench           benchmarks on a -O2 kernel (bench-plot, bench-smoke,'
 	@echo '                       bench-ab ALT=REV, bench-icount, bench-trace)'
+	@echo '  make mutants         the audit mutants and the tests that kill them'
+	@echo '                       (MUTANTS_VM=1 boots; make mutate: mechanical ones)'
 	@echo '  make clean           remove build/ and kbuild output'
 
 # ---------------------------------------------------------------------------
@@ -179,3 +181,6 @@ include bench/bench.mk
 
 # Stress, fault injection, fuzzing, KCSAN: make stress, stress-smoke, check-kcsan.
 include stress/stress.mk
+
+# make mutants, make mutate: tools/testing/mutants/mutants.mk.
+include tools/testing/mutants/mutants.mk

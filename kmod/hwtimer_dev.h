@@ -271,7 +271,7 @@ struct hwtd_timer {
  * @cascaded: timeouts an expiry pass took from a slot and placed in
  *            another (the per-CPU wheels' stats count the same)
  * @timer: the driving timer in use, the one on @wheel, armed for the
- *         earliest tick that may have work
+ *         start of the earliest occupied slot or earlier
  * @timers: a driving timer on each of the device's wheels
  * @wheel: the per-CPU wheel of the file's precision and clock
  * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)

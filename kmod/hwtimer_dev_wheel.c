@@ -20,10 +20,11 @@
  * The driving timer
  * -----------------
  * One struct hwtimer per file (@timer), on the per-CPU wheel of the
- * file's precision and clock, is armed for the earliest tick that may
- * have work (@armed). Arming a timeout touches the per-CPU wheel only when
- * its tick is earlier than @armed; cancelling never does (an expiry that
- * finds nothing due re-arms for the next tick with work). Its callback
+ * file's precision and clock, is armed for the start of the earliest
+ * occupied slot or earlier (@armed): (I3) of hwtimer_wheel.h. Arming a
+ * timeout touches the per-CPU wheel only when the slot it fills begins
+ * before @armed; cancelling never does (an expiry that finds nothing due
+ * re-arms for the next tick with work). Its callback
  * runs an expiry pass, which the layer of records drives
  * (hwtimer_dev_records.c): the wheel gives it the due timeouts up to the
  * pass's target tick, and is re-armed when the pass ends.
@@ -202,6 +203,17 @@ static void hwtd_forward(struct hwtd_file *file, u64 now)
 		hwt_forward(&file->clk, hwt_now_tick(&file->time, now), file->next_event);
 }
 
+/*
+ * (I3) of hwtimer_wheel.h, in kernels that check it: not during a pass,
+ * nor once the file closes or for a KUnit file, which has no driver.
+ */
+static void hwtd_check_driver(struct hwtd_file *file)
+{
+	hwtd_lockdep_assert(file);
+	if (!file->processing && !file->closing && !file->manual)
+		WARN_ON_ONCE(hwt_driver_late(&hwtd_geom, file->occupied, file->clk, file->armed));
+}
+
 /* Arm the driving timer for @tick; @now is the file's clock, read before. */
 static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 {
@@ -214,6 +226,20 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 	ret = hwt_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
 	/* The device's wheels have no cap, and outlive every file. */
 	WARN_ON_ONCE(ret < 0);
+}
+
+/*
+ * Arm the driving timer when a placement filled a slot that begins before
+ * the tick it is armed for (@next_event is at or before that slot's
+ * start), keeping (I3) of hwtimer_wheel.h; not during a pass, which arms
+ * it when it ends. Not for the timeout's own tick: a modify may leave the
+ * timeout in its slot with an earlier tick (hwtd_wheel_extend()).
+ */
+static __always_inline void hwtd_arm_placed(struct hwtd_file *file, u64 now)
+{
+	if (!file->processing && file->next_event < file->armed)
+		hwtd_arm_timer(file, file->next_event, now);
+	hwtd_check_driver(file);
 }
 
 /*
@@ -277,8 +303,7 @@ bool hwtd_wheel_start(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 	s->tick = __hwtd_tick(file, s->deadline, slack);
 	if (!hwtd_place(file, s, idx))
 		return true;
-	if (!file->processing && s->tick < file->armed)
-		hwtd_arm_timer(file, s->tick, now);
+	hwtd_arm_placed(file, now);
 	return false;
 }
 
@@ -301,8 +326,7 @@ void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 		hwtd_list_add(file, HWTD_LIST_TODO, idx);
 		return;
 	}
-	if (!file->processing && s->tick < file->armed)
-		hwtd_arm_timer(file, s->tick, now);
+	hwtd_arm_placed(file, now);
 }
 
 /**
@@ -313,15 +337,17 @@ void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
  * @now: host time of the file's clock, read under the lock or before
  *
  * A modify whose new tick its slot still serves (hwt_can_stay_at(): the
- * same slot, or a later tick in a slot above level 0) leaves the
- * timeout there, or on the todo list, and only sets its tick: the slot
- * begins at or before the new tick, so the expiry pass takes it out by
- * then and re-places it by its tick (hwtd_wheel_take_due()), and the driving timer
- * is armed for that slot's start or earlier already. A timeout extended
- * again and again is re-placed once per slot it waits in, not once per
- * modify, and such a modify touches no other timeout. On the todo list
- * its @slot is the one it came from, which began at the wheel's clock:
- * never the slot of a tick to come, so only a later tick stays there.
+ * same slot, or a later tick in a slot above level 0) leaves the timeout
+ * there, or on the todo list, and only sets its tick: the slot begins at
+ * or before the new tick, so the expiry pass takes it out by then and
+ * re-places it by its tick (hwtd_wheel_take_due()), and the driving timer
+ * is armed for that slot's start or earlier already ((I3) of
+ * hwtimer_wheel.h; in a pass, the pass arms it when it ends). A timeout
+ * extended again and again is re-placed once per slot it waits in, not
+ * once per modify, and such a modify touches no other timeout. On the todo
+ * list its @slot is the one it came from, which began at the wheel's
+ * clock: never the slot of a tick to come, so only a later tick stays
+ * there.
  *
  * Context: the file lock held.
  * Return: true if it did so; false, having changed nothing, when the
@@ -343,6 +369,7 @@ bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 	if (!hwt_can_stay_at(&hwtd_geom, s->slot, s->tick, tick, file->clk))
 		return false;
 	s->tick = tick;
+	hwtd_check_driver(file);
 	return true;
 }
 
@@ -406,6 +433,7 @@ void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now)
 	file->next_event = ev;
 	if (ev != U64_MAX)
 		hwtd_arm_timer(file, ev, now);
+	hwtd_check_driver(file);
 }
 
 /* ---- the driving timer ---------------------------------------------------- */

@@ -86,11 +86,12 @@
  *             hold)
  * @next_event: a tick at or before the earliest tick with work (the start
  *              of an occupied slot); U64_MAX when nothing is queued
- * @armed: the tick @hrt is programmed for, 0 when @cont is queued (the
- *         next pass comes now), or U64_MAX when neither; @hrt may also be
- *         armed for an earlier tick than @next_event after timers were
- *         cancelled or moved away (it then expires once and finds less, or
- *         nothing, to do)
+ * @armed: the tick @hrt is programmed for, 0 when the next pass comes now
+ *         (@cont is queued, or @work's loop goes on), or U64_MAX when
+ *         neither; at or before the start of the earliest occupied slot
+ *         whenever no pass runs ((I3) of hwtimer_wheel.h), and earlier than
+ *         @next_event after timers were cancelled or moved away (it then
+ *         expires once and finds less, or nothing, to do)
  * @running: the timer whose callback runs now, or NULL; written under
  *            @lock with WRITE_ONCE(), read without it by hwt_sync_wait()
  *            and hwt_in_own_callback()

@@ -414,6 +414,22 @@ static __always_inline void hwt_program(struct hwt_base *base)
 }
 
 /*
+ * (I3) of hwtimer_wheel.h, in kernels that check it: the hrtimer armed for
+ * the start of the earliest occupied slot or before, whenever a base that
+ * can be armed is not in a pass (@armed 0: its next pass is queued).
+ */
+static void hwt_check_driver(struct hwt_base *base)
+{
+	struct hwtimer_wheel *w = base->wheel;
+
+	lockdep_assert_held(&base->lock);
+	if (HWT_CHECK_DRIVER && !hwt_is_manual(w) && !base->processing && !base->offline &&
+	    !READ_ONCE(w->stopped))
+		WARN_ON_ONCE(hwt_driver_late(&w->geom, base->pending_map, base->clk,
+					     base->armed));
+}
+
+/*
  * Move an idle base's clock up to @tick, the tick that contains now (or an
  * earlier one), so that a new timer's distance is measured from the
  * present: hwt_forward() of hwtimer_wheel.h, not while a cascade of the
@@ -717,18 +733,20 @@ static bool hwt_run(struct hwt_base *base)
 		/* Work is due now: earliest event is the current clock. */
 		base->next_event = 0;
 		/* @stopped as above: destroy kills a @cont queued before it. */
-		if (!hwt_is_manual(w) && !(w->flags & HWTIMER_WHEEL_PROCESS) &&
-		    !READ_ONCE(w->stopped) && !base->offline) {
+		if (!hwt_is_manual(w) && !READ_ONCE(w->stopped) && !base->offline) {
 			/*
-			 * A fresh softirq pass, behind whatever else is
-			 * pending; @armed 0 says one is coming, so that no
-			 * start arms the hrtimer meanwhile.
+			 * @armed 0 says a pass is coming, so that no start
+			 * arms the hrtimer meanwhile: a fresh softirq pass,
+			 * behind whatever else is pending, or the next one
+			 * of hwt_work_fn()'s loop.
 			 */
 			base->armed = 0;
-			hwt_bh_queue(&base->cont);
+			if (!(w->flags & HWTIMER_WHEEL_PROCESS))
+				hwt_bh_queue(&base->cont);
 		}
 	} else {
 		hwt_program(base);
+		hwt_check_driver(base);
 	}
 	raw_spin_unlock_irq(&base->lock);
 	hwt_expiry_unlock(base);
@@ -1046,6 +1064,7 @@ static int hwt_arm(struct hwtimer *t, u64 time, u64 slack, u64 now, unsigned int
 	base->npending++;
 	hwt_program(base);
 out_armed:
+	hwt_check_driver(base);
 	base->stats.started++;
 	trace_hwtimer_start(t, base->cpu);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -1842,6 +1861,7 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 		old->cascading = false;
 	}
 	hwt_program(new);
+	hwt_check_driver(new);
 	raw_spin_unlock(&old->lock);
 	raw_spin_unlock(&new->lock);
 	local_irq_enable();

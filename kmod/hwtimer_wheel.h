@@ -2,7 +2,7 @@
 /*
  * The timing wheel, written once: its time, its geometry, where a timer
  * goes, which tick has work next, and how the wheel's clock moves. The
- * per-CPU bases (hwtimer_core.c) and the device's per-file wheels
+ * per-CPU bases (hwtimer_wheel.c) and the device's per-file wheels
  * (hwtimer_dev_wheel.c) both run it. They store their timers differently
  * (a struct hwtimer embedded in its user's object, on hlists; a file's
  * timeouts in lists linked by index), so each moves its own entries, with
@@ -79,6 +79,23 @@
  * idle wheel's clock moves up to now (hwt_forward()) only past ticks
  * before its next event, so timers armed next are placed relative to the
  * present.
+ *
+ * The driver
+ * ----------
+ * Something outside the wheel runs its passes at the right time: a per-CPU
+ * base's hrtimer, a device file's driving timer. Both keep
+ *
+ *  (I3) whenever the wheel is not in a pass, its driver is armed for a
+ *       tick at or before the start of the earliest occupied slot.
+ *
+ * The slot's start, not the tick of the timer that made it occupied: a
+ * timer may stay in its slot when a modify gives it an earlier tick of the
+ * same slot (hwt_can_stay()), and nothing re-arms the driver then. So a
+ * far timer wakes its driver once per level it cascades through. A pass
+ * that ends arms the driver for hwt_next_event(); a placement arms it when
+ * the slot it filled begins before the driver's tick. Kernels built with
+ * CONFIG_DEBUG_OBJECTS_TIMERS check (I3) after every operation
+ * (hwt_driver_late()).
  *
  * What this gives
  * ---------------
@@ -433,6 +450,21 @@ static __always_inline int hwt_event_slot(const struct hwt_geom *g, const unsign
 			return idx;
 	}
 	return -1;
+}
+
+/*
+ * Whether (I3) is broken: the wheel, not in a pass, has an occupied slot
+ * that begins before @armed, the tick its driver is armed for (U64_MAX
+ * when it is not). Checked only where HWT_CHECK_DRIVER is true: kernels
+ * with CONFIG_DEBUG_OBJECTS_TIMERS, and the user-space simulation.
+ */
+#ifndef HWT_CHECK_DRIVER
+#define HWT_CHECK_DRIVER IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS)
+#endif
+static inline bool hwt_driver_late(const struct hwt_geom *g, const unsigned long *occ, u64 clk,
+				   u64 armed)
+{
+	return HWT_CHECK_DRIVER && armed > hwt_next_event(g, occ, clk);
 }
 
 /*

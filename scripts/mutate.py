@@ -26,9 +26,10 @@ added this file):
          hwtd_wheel_rearm or queue_work (a pass's continuation) as a
          statement, or replaced by 0 where its value is used
 
-Skipped: comments, string and character literals, preprocessor lines,
-statements that are only asserts (lockdep_assert*, hwtd_lockdep_assert,
-WARN_ON*, BUG_ON, BUILD_BUG_ON, static_assert), code under
+Skipped: comments, string and character literals, preprocessor lines
+other than #define, statements that are only asserts (lockdep_assert*, hwtd_lockdep_assert,
+WARN_ON*, BUG_ON, BUILD_BUG_ON, static_assert) and the predicate of the
+debug check of (I3) (lines naming HWT_CHECK_DRIVER), code under
 "#if IS_ENABLED(CONFIG_KUNIT)" or "if (IS_ENABLED(CONFIG_KUNIT) ...)"
 (KUnit's helpers and manual clock, not the product) and the
 "#else" of "#if BITS_PER_LONG == 64" (32-bit builds only).
@@ -105,11 +106,14 @@ def skipped_lines(clean):
     lines = clean.split("\n")
     stack = []  # per #if: (skip_if_branch, skip_else_branch, in_else)
     in_assert = False
-    cont = False
+    cont = define = False
     for no, line in enumerate(lines, 1):
         s = line.strip()
         if cont or s.startswith("#"):
-            skip.add(no)
+            # A macro's body is code; every other directive is not.
+            if not (s.startswith("#define") or (cont and define)):
+                skip.add(no)
+            define = s.startswith("#define") or (cont and define)
             cont = s.endswith("\\")
             if s.startswith("#if"):
                 kunit = "CONFIG_KUNIT" in s
@@ -128,6 +132,9 @@ def skipped_lines(clean):
         # "if (IS_ENABLED(CONFIG_KUNIT) ...)" and its statement: KUnit's.
         if re.match(r"^\s*if \(IS_ENABLED\(CONFIG_KUNIT\)", line):
             skip.update((no, no + 1))
+        # The predicate of the debug check of (I3) (hwt_driver_late()).
+        if "HWT_CHECK_DRIVER" in line:
+            skip.add(no)
         if in_assert or ASSERT_STMT.match(line):
             skip.add(no)
             in_assert = ";" not in line

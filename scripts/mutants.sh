@@ -106,22 +106,25 @@ build_step() {
 
 # What a VM run's result lines say failed, in one line.
 vm_fails() {
-	grep -E '^FAIL ' "$1" | cut -c6-160 | head -n 4 | paste -sd ';' - | sed 's/|/\\|/g'
+	grep -E '^FAIL ' "$1" | sed -E 's/^FAIL ([^ ]*vm\.log:[0-9]+: )?//; s/\[ *[0-9.]+\] //;
+		s| at /[^ ]*/kmod/| at kmod/|; s/\+0x[0-9a-f]+\/0x[0-9a-f]+//' |
+		cut -c1-120 | head -n 4 | paste -sd ';' - | sed 's/|/\\|/g; s/;/; /g'
 }
 
-# The user-space programs for the guest, built once per run, in a scratch
-# copy of the unpatched tree: the mutants change only the kernel side, and
-# each mutant's tree gets a copy of them.
-user_built=
+# The user-space programs for the guest, built once per run (the marker
+# $out/base/built.$$), in a scratch copy of the unpatched tree: the mutants
+# change only the kernel side, and each mutant's tree gets a copy of them.
+user_built=$out/base/tree/build
 build_user_once() {
 	local ksrc b=$out/base
-	[ -z "$user_built" ] || return 0
+	[ -e "$b/built.$$" ] && return 0
 	ksrc=$("$top/scripts/kernel.sh" source 6.1) || return 1
 	copy_tree "$b/tree"
 	say "building the user-space programs once, in $b/tree"
 	(cd "$b/tree" && make -s KSRC="$ksrc" HWT_OUT="$b/tree/build" user stress-user) \
 		>"$b/user.log" 2>&1 || { cat "$b/user.log" >&2; return 1; }
-	user_built=$b/tree/build
+	rm -f "$b"/built.*
+	touch "$b/built.$$"
 }
 
 # 3. The VM: prints killed, survived or a reason it did not run; the

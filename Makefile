@@ -143,6 +143,8 @@ help:
 	@echo '  make lib             build/lib: libhwtimer.a and .so (and a -m32 .a)'
 	@echo '  make lib-check       the library, its pages and install, on the host'
 	@echo '  make doc-check       README and man page programs compile; docs agree'
+	@echo '  make sim             the module'"'"'s sources simulated in user space against a'
+	@echo '                       model, 1000 seeds (sim-soak: 3000, ASan; SIM_SRC=)'
 	@echo '  make user            the test programs and tools (build/ut, build/tools)'
 	@echo '  make runner-test     prove the runner fails broken fixtures'
 	@echo '  make stress          stress, faults, fuzzing, hotplug (stress-smoke, soak,'
@@ -181,6 +183,9 @@ include bench/bench.mk
 
 # Stress, fault injection, fuzzing, KCSAN: make stress, stress-smoke, check-kcsan.
 include stress/stress.mk
+
+# The deterministic simulation of the module's sources in user space: make sim, sim-soak.
+include tools/testing/sim/sim.mk
 
 # make mutants, make mutate: tools/testing/mutants/mutants.mk.
 include tools/testing/mutants/mutants.mk

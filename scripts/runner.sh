@@ -179,6 +179,17 @@ doc_check() {
 	say "documentation checked ($last)"
 }
 
+# The module's sources simulated in user space against a model
+# (tools/testing/sim/README): the seeds, counted as items. Once per run.
+sim_check() {
+	local res last
+	res=$(make -s sim HWT_OUT="$out" 2>&1) || true
+	last=$(tail -n 1 <<<"$res")
+	sed '$d' <<<"$res" | grep -E '^(FAIL|  |shrunk|replay|sim:)' || true
+	add_counts "$last" || fail "make sim did not finish: $(tail -n 3 <<<"$res")"
+	say "simulation run ($last)"
+}
+
 # The modules against the test kernel (C=2: sparse checks every file each
 # time), and the fixtures with a hwtimer.ko of their own (which the
 # debugobjects fixture loads: runner-test needs nothing of the product),
@@ -461,6 +472,7 @@ for a in $(for k in $kernels; do kernel_arch "$k"; done | sort -u); do
 	build_user "$a"
 done
 [ "$mode" = check ] && doc_check
+[ "$mode" = check ] && sim_check
 parser_fixtures
 # Once for all kernels' parts, with the first one's kernel.
 kdir=$(scripts/kernel.sh debug "${kernels%% *}") || abort "no ${kernels%% *} debug kernel"

@@ -1,0 +1,1843 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulation's driver and model (README): loads the module (its real
+ * init), runs seeded random operations against the device (through its
+ * file operations, with user buffers in simulated user memory) and the
+ * kernel API (wheels of its own, hotplug of CPUs), and checks each step
+ * against a model of what hwtimer(4) and include/linux/hwtimer.h promise,
+ * and the driver invariant against the structures themselves.
+ */
+#include <getopt.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_runtime.h"
+#include "hwtimer_internal.h"
+#include "hwtimer_dev.h"
+#include "hwtimer_dev_table.h"
+#include "hwtimer_dev_account.h"
+
+#define check(c, fmt...)	do { if (unlikely(!(c))) sim_fail(fmt); } while (0)
+
+/* ---- operations --------------------------------------------------------------- */
+
+enum op_kind {
+	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
+	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
+	OP_API_CANCEL, OP_CPU, OP_NKINDS
+};
+
+static const char *const op_names[OP_NKINDS] = {
+	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
+	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu",
+};
+
+/* How often each is drawn. */
+static const unsigned int op_weight[OP_NKINDS] = {
+	[OP_ADVANCE] = 30, [OP_RUN] = 8, [OP_OPEN] = 2, [OP_CLOSE] = 1, [OP_CONFIG] = 2,
+	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
+	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
+	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1,
+};
+
+/* An operation: a kind and random numbers it reads against the state of the moment. */
+struct op {
+	u8	kind;
+	u64	r[4];
+};
+
+/* ---- the run's configuration -------------------------------------------------------- */
+
+static struct {
+	u64		seed;
+	unsigned int	nops;
+	bool		faults;
+	bool		verbose;
+	bool		no_invariant;	/* only the promises, not the structures */
+	u64		tick[HWTD_PRECISIONS];
+	u32		slots[HWTD_PRECISIONS];
+	u32		file_cap, user_cap, global_cap;
+} cfg;
+
+static struct sim_rng orng;	/* the operations' stream */
+static unsigned long cur_op;	/* index of the operation running */
+static const struct op *cur;
+
+/* ---- the model of the device -------------------------------------------------------- */
+
+#define MAX_FILES	4
+#define MAX_TO		512
+#define NUSERS		2
+
+struct mto {			/* a live timeout */
+	u64	id;
+	u64	cookie;
+	u64	deadline;	/* file clock, host */
+	u64	period;
+	u64	slack;
+	u64	armed_at;	/* when it was armed or re-armed */
+};
+
+struct mfile {
+	bool			open;
+	struct file		filp;
+	struct cred		cred;
+	struct hwtd_file	*k;
+	unsigned int		user;
+	bool			boottime;
+	unsigned int		precision;
+	u64			tick;
+	struct mto		to[MAX_TO];
+	unsigned int		nto;
+	u64			dead[16];	/* recently ended ids */
+	unsigned int		ndead;
+	/* the ring, as user space sees it */
+	unsigned long		ring_addr;
+	u32			ring_entries;
+	struct hwtimer_ring_params rp;
+	u32			seen;		/* records observed up to here */
+	u64			last_expired;
+	u64			max_deadline;	/* of records seen with a deadline that was ahead */
+	unsigned long		records;
+};
+
+static struct mfile files[MAX_FILES];
+static const struct file_operations *fops;
+static struct inode the_inode;
+
+static u64 file_now(const struct mfile *f)
+{
+	return f->boottime ? ktime_get_boottime_ns() : ktime_get_ns();
+}
+
+static struct mto *mto_find(struct mfile *f, u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nto; i++)
+		if (f->to[i].id == id)
+			return &f->to[i];
+	return NULL;
+}
+
+static void mto_end(struct mfile *f, struct mto *m)
+{
+	f->dead[f->ndead++ % ARRAY_SIZE(f->dead)] = m->id;
+	*m = f->to[--f->nto];
+}
+
+static long model_user_count(unsigned int user)
+{
+	long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && files[i].user == user)
+			n += files[i].nto;
+	return n;
+}
+
+static long model_global_count(void)
+{
+	long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open)
+			n += files[i].nto;
+	return n;
+}
+
+struct batch;
+static struct batch *bat;
+static void batch_note_end(void);
+
+/* The latest a record of @m may be stamped: its deadline (or arming, if later) + slack + a tick. */
+static u64 mto_latest(const struct mfile *f, const struct mto *m)
+{
+	u64 base = max(m->deadline, m->armed_at), r;
+
+	if (check_add_overflow(base, m->slack, &r) || check_add_overflow(r, f->tick, &r))
+		return U64_MAX;
+	return r;
+}
+
+/* A record left the kernel at time @now (file clock): check it against the model. */
+static void model_record(struct mfile *f, const struct hwtimer_expiry *rec, u64 now, const char *how)
+{
+	struct mto *m = mto_find(f, rec->id);
+	u64 latest, missed = 0, next, delta;
+
+	f->records++;
+	if (cfg.verbose)
+		printf("  file %ld: %s record id %#llx deadline %llu expired %llu overrun %llu at %llu\n",
+		       f - files, how, rec->id, rec->deadline_ns, rec->expired_ns, rec->overrun, now);
+	check(m, "file %ld: %s record of id %#llx, which is not live (cookie %llu): a record twice, or of a cancelled timeout",
+	      f - files, how, rec->id, rec->cookie);
+	check(rec->cookie == m->cookie, "file %ld: record of id %#llx has cookie %llu, armed with %llu",
+	      f - files, rec->id, rec->cookie, m->cookie);
+	check(rec->deadline_ns == min_t(u64, m->deadline, KTIME_MAX),
+	      "file %ld: record of id %#llx has deadline %llu, the model %llu", f - files, rec->id,
+	      rec->deadline_ns, m->deadline);
+	check(rec->expired_ns >= m->deadline,
+	      "file %ld: EARLY record: id %#llx cookie %llu expired at %llu, %llu ns before its deadline %llu",
+	      f - files, rec->id, rec->cookie, rec->expired_ns, m->deadline - rec->expired_ns, m->deadline);
+	latest = mto_latest(f, m);
+	check(rec->expired_ns <= latest,
+	      "file %ld: LATE record: id %#llx cookie %llu deadline %llu (armed at %llu, slack %llu, tick %llu) expired at %llu, %llu ns after the latest allowed",
+	      f - files, rec->id, rec->cookie, m->deadline, m->armed_at, m->slack, f->tick,
+	      rec->expired_ns, rec->expired_ns - latest);
+	check(rec->expired_ns <= now, "file %ld: record stamped %llu, in the future of %llu", f - files,
+	      rec->expired_ns, now);
+	check(rec->expired_ns >= f->last_expired,
+	      "file %ld: records out of order: expired_ns %llu after %llu", f - files, rec->expired_ns,
+	      f->last_expired);
+	f->last_expired = rec->expired_ns;
+	/* A timeout without slack never comes after one whose deadline is a tick or more later. */
+	if (m->armed_at < m->deadline) {
+		if (!m->slack)
+			check(f->max_deadline < m->deadline + f->tick,
+			      "file %ld: record of deadline %llu comes after one of deadline %llu, a tick (%llu) or more later",
+			      f - files, m->deadline, f->max_deadline, f->tick);
+		f->max_deadline = max(f->max_deadline, m->deadline);
+	}
+	if (!m->period) {
+		check(rec->flags == 0 && rec->overrun == 0, "file %ld: one-shot record with flags %u overrun %llu",
+		      f - files, rec->flags, rec->overrun);
+		mto_end(f, m);
+		batch_note_end();
+		return;
+	}
+	if (now > m->deadline)
+		missed = (now - m->deadline) / m->period;
+	check(rec->flags == HWTIMER_EXPIRY_REARMED && rec->overrun == missed,
+	      "file %ld: periodic record id %#llx: flags %u overrun %llu, the model %llu (left at %llu, deadline %llu, period %llu)",
+	      f - files, rec->id, rec->flags, rec->overrun, missed, now, m->deadline, m->period);
+	if (check_mul_overflow(missed + 1, m->period, &delta) ||
+	    check_add_overflow(m->deadline, delta, &next))
+		next = U64_MAX;
+	m->deadline = next;
+	m->armed_at = now;
+}
+
+/* New records in a file's ring: they left the kernel now. */
+static void observe_ring(struct mfile *f)
+{
+	u32 tail;
+
+	if (!f->ring_addr)
+		return;
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	check(tail - f->seen <= f->ring_entries, "file %ld: ring tail %u runs %u past the records seen",
+	      f - files, tail, tail - f->seen);
+	while (f->seen != tail) {
+		struct hwtimer_expiry rec;
+
+		sim_uread(f->ring_addr + f->rp.records_off +
+			  (f->seen & (f->ring_entries - 1)) * sizeof(rec), &rec, sizeof(rec));
+		model_record(f, &rec, file_now(f), "ring");
+		f->seen++;
+	}
+}
+
+/* ---- the model of the API users ---------------------------------------------------------- */
+
+#define MAX_WHEELS	4
+#define MAX_ATIMERS	96
+
+struct mwheel {
+	struct hwtimer_wheel	*w;
+	struct hwtimer_wheel_config c;
+	char			name[16];
+	u64			tick;
+	unsigned long		pending;
+};
+
+struct atimer {
+	struct hwtimer	t;
+	unsigned int	wheel;
+	bool		pending;
+	u64		deadline;
+	u64		slack;
+	u64		armed_at;
+	u64		period;		/* re-armed by its callback with hwtimer_forward() */
+	unsigned int	periods_left;
+	unsigned long	fired;
+};
+
+static struct mwheel wheels[MAX_WHEELS];
+static unsigned int nwheels;
+static struct atimer atimers[MAX_ATIMERS];
+
+static u64 wheel_now(const struct mwheel *mw)
+{
+	return (mw->c.flags & HWTIMER_WHEEL_BOOTTIME) ? ktime_get_boottime_ns() : ktime_get_ns();
+}
+
+static u64 atimer_latest(const struct atimer *a)
+{
+	u64 base = max(a->deadline, a->armed_at), r;
+
+	if (check_add_overflow(base, a->slack, &r) || check_add_overflow(r, wheels[a->wheel].tick, &r))
+		return U64_MAX;
+	return r;
+}
+
+static void atimer_fn(struct hwtimer *t)
+{
+	struct atimer *a = container_of(t, struct atimer, t);
+	struct mwheel *mw = &wheels[a->wheel];
+	u64 now = wheel_now(mw), over, expect;
+	int ret;
+
+	check(a->pending, "API timer %ld fired but is not pending (twice, or after a cancel)", a - atimers);
+	check(now >= a->deadline, "API timer %ld EARLY: fired at %llu, deadline %llu", a - atimers, now,
+	      a->deadline);
+	check(now <= atimer_latest(a),
+	      "API timer %ld LATE: fired at %llu, deadline %llu (armed at %llu, slack %llu, tick %llu)",
+	      a - atimers, now, a->deadline, a->armed_at, a->slack, mw->tick);
+	check(!hwtimer_pending(t), "API timer %ld pending in its own callback", a - atimers);
+	a->pending = false;
+	a->fired++;
+	mw->pending--;
+	/* Periodic for a while: a short period against a long advance would fire without end. */
+	if (!a->period || !a->periods_left--)
+		return;
+	over = hwtimer_forward(t, a->period);
+	expect = now >= a->deadline ? (now - a->deadline) / a->period + 1 : 0;
+	check(over == expect, "hwtimer_forward() returned %llu, the model %llu", over, expect);
+	a->deadline += over * a->period;
+	check(hwtimer_expires(t) == min_t(u64, a->deadline, KTIME_MAX),
+	      "hwtimer_expires() %llu after forward, the model %llu", hwtimer_expires(t), a->deadline);
+	ret = hwtimer_start(t, hwtimer_expires(t), HWTIMER_MODE_ABS);
+	if (mw->c.max_pending && mw->pending >= mw->c.max_pending) {
+		check(ret == -EBUSY, "re-arm at the cap returned %d", ret);
+		return;
+	}
+	check(ret == 0, "re-arm from the callback returned %d", ret);
+	a->pending = true;
+	a->armed_at = now;
+	a->slack = mw->c.slack_ns;
+	mw->pending++;
+}
+
+/* ---- the invariants, read from the structures ------------------------------------------- */
+
+static void check_base(struct hwtimer_wheel *w, unsigned int cpu)
+{
+	struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
+	u64 ev, need;
+
+	if (w->stopped || cfg.no_invariant)
+		return;
+	if (base->offline) {
+		check(!base->npending, "wheel %s: offline CPU %u's base holds %lu timers", w->name, cpu,
+		      base->npending);
+		return;
+	}
+	check(!base->processing, "wheel %s: base %u processing between steps", w->name, cpu);
+	if (!base->npending)
+		return;
+	if (!hlist_empty(&base->due) || base->cascading) {
+		need = hwt_tick_start(&w->time, base->clk);
+	} else {
+		ev = hwt_next_event(&w->geom, base->pending_map, base->clk);
+		if (ev == U64_MAX)
+			return;
+		need = hwt_tick_start(&w->time, ev);
+	}
+	if (sim_hrtimer_queued(&base->hrt) && (u64)base->hrt.expires <= need)
+		return;
+	if (sim_work_queued(&base->cont.work) || sim_work_queued(&base->work))
+		return;
+	sim_fail("INVARIANT: wheel %s base %u: work at %llu (clk %llu, next_event %llu, armed %llu) but its hrtimer is %s %llu",
+		 w->name, cpu, need, base->clk, base->next_event, base->armed,
+		 sim_hrtimer_queued(&base->hrt) ? "armed for" : "not armed, last", (u64)base->hrt.expires);
+}
+
+static const struct hwt_geom *file_geom(void)
+{
+	static struct hwt_geom g;
+
+	if (!g.levels)
+		hwt_geom_init(&g, HWT_LVL_SIZE);
+	return &g;
+}
+
+static void check_file(struct mfile *f)
+{
+	struct hwtd_file *k = f->k;
+	u64 ev, need;
+
+	if (cfg.no_invariant)
+		return;
+	if (k->processing) {
+		check(sim_work_queued(&k->work), "file %ld: in a pass between steps with no work queued",
+		      f - files);
+		return;
+	}
+	check(k->heads[HWTD_LIST_TODO].next & HWTD_HEAD, "file %ld: todo list not empty outside a pass",
+	      f - files);
+	ev = hwt_next_event(file_geom(), k->occupied, k->clk);
+	if (ev == U64_MAX)
+		return;
+	/*
+	 * A slot that began already (a periodic timeout re-armed relative to
+	 * a clock that has not moved since the last pass) cannot have its
+	 * driver armed before the per-CPU wheel's next tick: that one does.
+	 */
+	need = max(hwt_tick_start(&k->time, ev),
+		   hwt_tick_start(&k->time, hwt_now_tick(&k->time, file_now(f)) + 1));
+	check(k->armed <= ev && hwtimer_pending(k->timer) &&
+	      hwt_tick_start(&k->time, k->timer->expires) <= need,
+	      "INVARIANT: file %ld: earliest occupied slot starts at tick %llu (clk %llu) but the driving timer is %s tick %llu (armed %llu)",
+	      f - files, ev, k->clk, hwtimer_pending(k->timer) ? "armed for" : "not armed, last",
+	      k->timer->expires, k->armed);
+}
+
+/* Live timeouts past their latest time must be waiting in the kernel queue, stamped in time. */
+static void check_overdue(struct mfile *f)
+{
+	u64 now = file_now(f);
+	unsigned int i;
+
+	for (i = 0; i < f->nto; i++) {
+		struct mto *m = &f->to[i];
+		struct hwtd_timeout *s;
+
+		if (now <= mto_latest(f, m))
+			continue;
+		s = hwtd_timeout_find(f->k, (u32)m->id);
+		check(s && s->state == HWTD_QUEUED,
+		      "file %ld: LATE: id %#llx cookie %llu deadline %llu (armed at %llu, slack %llu, tick %llu) not expired at %llu (state %d)",
+		      f - files, m->id, m->cookie, m->deadline, m->armed_at, m->slack, f->tick, now,
+		      s ? s->state : -1);
+		check(s->expired >= m->deadline && s->expired <= mto_latest(f, m),
+		      "file %ld: id %#llx queued with expiry time %llu outside [%llu, %llu]", f - files, m->id,
+		      s->expired, m->deadline, mto_latest(f, m));
+	}
+}
+
+static void check_api_overdue(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_ATIMERS; i++) {
+		struct atimer *a = &atimers[i];
+
+		if (!a->pending)
+			continue;
+		check(wheel_now(&wheels[a->wheel]) <= atimer_latest(a),
+		      "API timer %u LATE: deadline %llu (armed at %llu, slack %llu, tick %llu) still pending at %llu",
+		      i, a->deadline, a->armed_at, a->slack, wheels[a->wheel].tick, wheel_now(&wheels[a->wheel]));
+	}
+}
+
+/* @only_cpu: the bases of that CPU only (what one thing run there can change), else all. */
+static void check_all(bool overdue, int only_cpu)
+{
+	unsigned int i, cpu;
+
+	for (i = 0; i < MAX_FILES; i++) {
+		if (!files[i].open)
+			continue;
+		observe_ring(&files[i]);
+		check_file(&files[i]);
+		if (overdue)
+			check_overdue(&files[i]);
+	}
+	for (i = 0; i < nwheels; i++)
+		for (cpu = 0; cpu < sim_ncpus; cpu++)
+			if (only_cpu < 0 || (int)cpu == only_cpu)
+				check_base(wheels[i].w, cpu);
+	/* The device's wheels: every file has a timer on each. */
+	for (i = 0; i < MAX_FILES; i++) {
+		unsigned int p, c;
+
+		if (!files[i].open)
+			continue;
+		for (p = 0; p < HWTD_PRECISIONS; p++)
+			for (c = 0; c < HWTD_CLOCKS; c++)
+				for (cpu = 0; cpu < sim_ncpus; cpu++)
+					if (only_cpu < 0 || (int)cpu == only_cpu)
+						check_base(files[i].k->timers[p][c].timer.wheel, cpu);
+		break;
+	}
+	if (overdue)
+		check_api_overdue();
+	check(atomic_long_read(&hwtd_count) == model_global_count(),
+	      "global count %ld, the model %ld", atomic_long_read(&hwtd_count), model_global_count());
+}
+
+/* After each thing the machine runs: records that reached a ring left the kernel now. */
+static void after_item(void)
+{
+	check_all(false, sim_item_cpu);
+}
+
+/* ---- operations on the device -------------------------------------------------------------- */
+
+static struct mfile *pick_file(u64 r)
+{
+	unsigned int i, n = 0, k;
+
+	for (i = 0; i < MAX_FILES; i++)
+		n += files[i].open;
+	if (!n)
+		return NULL;
+	k = r % n;
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && !k--)
+			return &files[i];
+	return NULL;
+}
+
+static unsigned int user_cpu(u64 r)
+{
+	return sim_pick_online(r);
+}
+
+/* Run a file operation on a CPU, in process context. */
+#define FCALL(cpu, expr) ({							\
+	struct sim_ctx __s = sim_enter(cpu, 0);					\
+	typeof(expr) __r = (expr);						\
+	sim_check_clean(op_names[cur->kind]);					\
+	sim_leave(__s);								\
+	__r;									\
+})
+
+static void op_open(void)
+{
+	unsigned int i;
+	struct mfile *f = NULL;
+	int ret;
+
+	for (i = 0; i < MAX_FILES; i++)
+		if (!files[i].open)
+			f = &files[i];
+	if (!f)
+		return;
+	memset(f, 0, sizeof(*f));
+	f->user = cur->r[0] % NUSERS;
+	f->cred.uid = KUIDT_INIT(1000 + f->user);
+	f->filp.f_cred = &f->cred;
+	f->filp.f_flags = O_RDWR | O_NONBLOCK;
+	ret = FCALL(user_cpu(cur->r[1]), fops->open(&the_inode, &f->filp));
+	if (ret) {
+		check(ret == -ENOMEM && sim_faults, "open() returned %d", ret);
+		return;
+	}
+	f->open = true;
+	f->k = f->filp.private_data;
+	f->tick = cfg.tick[0];
+}
+
+static void op_close(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	int ret;
+
+	if (!f)
+		return;
+	if (f->ring_addr)
+		sim_uunmap(f->ring_addr);
+	ret = FCALL(user_cpu(cur->r[1]), fops->release(&the_inode, &f->filp));
+	check(ret == 0, "release() returned %d", ret);
+	f->open = false;
+	f->nto = 0;
+}
+
+/* A user buffer of @len bytes at a random offset in its pages; returns its address. */
+static unsigned long ubuf(size_t len, u64 r, unsigned long *region)
+{
+	unsigned int off = (r % 2) ? (r >> 8) % PAGE_SIZE & ~7UL : 0;
+	unsigned int npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
+
+	*region = sim_umap(npages, SIM_PROT_R | SIM_PROT_W);
+	return *region + off;
+}
+
+static void op_config(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_config c = { };
+	unsigned long region, a;
+	long ret;
+
+	if (!f)
+		return;
+	c.clockid = (cur->r[1] & 1) ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+	c.precision = (cur->r[1] >> 1) % (HWTD_PRECISIONS + (cur->r[1] % 16 == 0));
+	a = ubuf(sizeof(c), cur->r[2], &region);
+	sim_uwrite(a, &c, sizeof(c));
+	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_CONFIG, a));
+	sim_uunmap(region);
+	if (c.precision >= HWTD_PRECISIONS) {
+		check(ret == -EINVAL || (ret == -EFAULT && sim_faults), "CONFIG precision %u returned %ld",
+		      c.precision, ret);
+		return;
+	}
+	if (ret == -EFAULT && sim_faults)
+		return;
+	if (f->nto) {
+		check(ret == -EBUSY, "CONFIG with %u live timeouts returned %ld", f->nto, ret);
+		return;
+	}
+	check(ret == 0, "CONFIG returned %ld", ret);
+	f->boottime = c.clockid == CLOCK_BOOTTIME;
+	f->precision = c.precision;
+	f->tick = cfg.tick[c.precision];
+	f->last_expired = 0;
+	f->max_deadline = 0;
+}
+
+static void op_ring(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_ring_params p = { };
+	struct vm_area_struct vma = { };
+	struct page *pages[64];
+	unsigned long region, a;
+	unsigned int i, n;
+	long ret;
+
+	if (!f)
+		return;
+	p.entries = 1 + cur->r[1] % 80;
+	a = ubuf(sizeof(p), cur->r[2], &region);
+	sim_uwrite(a, &p, sizeof(p));
+	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_RING, a));
+	sim_uread(a, &p, sizeof(p));
+	sim_uunmap(region);
+	if (f->ring_entries) {
+		check(ret == -EBUSY || (ret == -EFAULT && sim_faults), "a second RING returned %ld", ret);
+		return;
+	}
+	if (ret && sim_faults && (ret == -ENOMEM || ret == -EFAULT))
+		return;
+	check(ret == 0, "RING returned %ld", ret);
+	check(is_power_of_2(p.entries) && p.mmap_size <= sizeof(pages) / sizeof(pages[0]) * PAGE_SIZE,
+	      "RING: entries %u mmap_size %llu", p.entries, p.mmap_size);
+	n = p.mmap_size / PAGE_SIZE;
+	vma.vm_start = 0x7f0000000000UL;
+	vma.vm_end = vma.vm_start + p.mmap_size;
+	vma.vm_flags = VM_READ | VM_WRITE | VM_SHARED;
+	vma.vm_pgoff = HWTIMER_RING_OFF >> PAGE_SHIFT;
+	ret = FCALL(user_cpu(cur->r[3]), fops->mmap(&f->filp, &vma));
+	check(ret == 0, "mmap() of the ring returned %ld", ret);
+	for (i = 0; i < n; i++) {
+		struct vm_fault vmf = { .vma = &vma, .pgoff = i };
+
+		check(vma.vm_ops->fault(&vmf) == 0, "ring fault of page %u failed", i);
+		pages[i] = vmf.page;
+	}
+	f->ring_addr = sim_umap_pages(pages, n, SIM_PROT_R | SIM_PROT_W);
+	f->ring_entries = p.entries;
+	f->rp = p;
+	f->seen = 0;
+	/* Records queued before went to the ring: they left now. */
+	observe_ring(f);
+}
+
+static void op_drain(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	u32 head, tail, k;
+
+	if (!f || !f->ring_addr)
+		return;
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	k = cur->r[1] % 3 ? tail - head : cur->r[1] % (tail - head + 1);
+	head += k;
+	/* The user's store-release of the head: no system call. */
+	sim_uwrite(f->ring_addr + f->rp.head_off, &head, 4);
+}
+
+static void op_poll(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+
+	if (!f)
+		return;
+	FCALL(user_cpu(cur->r[1]), fops->poll(&f->filp, NULL));
+	observe_ring(f);
+}
+
+/* Records read() took off the kernel queue but could not copy out: they left, unseen. */
+static struct hwtimer_expiry lost[64];
+static unsigned int nlost;
+
+static void read_copy_hook(const void *from, unsigned long n, unsigned long left)
+{
+	const struct hwtimer_expiry *recs = from;
+	unsigned long i;
+
+	for (i = (n - left) / sizeof(*recs); i < n / sizeof(*recs) && nlost < ARRAY_SIZE(lost); i++)
+		lost[nlost++] = recs[i];
+}
+
+static void op_read(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	unsigned int max = 1 + cur->r[1] % 24, i;
+	struct hwtimer_expiry rec;
+	unsigned long region, a;
+	ssize_t ret;
+
+	if (!f)
+		return;
+	a = ubuf(max * sizeof(rec), cur->r[2], &region);
+	nlost = 0;
+	sim_copy_to_user_hook = read_copy_hook;
+	ret = FCALL(user_cpu(cur->r[3]), fops->read(&f->filp, (char *)a, max * sizeof(rec), NULL));
+	sim_copy_to_user_hook = NULL;
+	if (ret == -EAGAIN) {
+		check(!f->k->nqueued, "read() returned EAGAIN with %lu records queued", f->k->nqueued);
+	} else if (ret < 0) {
+		check(ret == -EFAULT && sim_faults, "read() returned %zd", ret);
+	} else {
+		check(ret % sizeof(rec) == 0 && ret <= (ssize_t)(max * sizeof(rec)), "read() returned %zd", ret);
+		for (i = 0; i < ret / sizeof(rec); i++) {
+			sim_uread(a + i * sizeof(rec), &rec, sizeof(rec));
+			model_record(f, &rec, file_now(f), "read");
+		}
+	}
+	/* A fault after records were taken off loses them (hwtimer(4)): they left all the same. */
+	for (i = 0; i < nlost; i++)
+		model_record(f, &lost[i], file_now(f), "read (lost to a fault)");
+	sim_uunmap(region);
+}
+
+static void op_info(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_info info;
+	unsigned long region, a;
+	long ret;
+
+	if (!f)
+		return;
+	a = ubuf(sizeof(info), cur->r[2], &region);
+	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_INFO, a));
+	sim_uread(a, &info, sizeof(info));
+	sim_uunmap(region);
+	if (ret == -EFAULT && sim_faults)
+		return;
+	check(ret == 0, "INFO returned %ld", ret);
+	check(info.pending + info.queued == f->nto, "INFO: pending %llu + queued %llu, the model %u live",
+	      info.pending, info.queued, f->nto);
+	check((long)info.user_count == model_user_count(f->user), "INFO: user_count %llu, the model %ld",
+	      info.user_count, model_user_count(f->user));
+	check((long)info.global_count == model_global_count(), "INFO: global_count %llu, the model %ld",
+	      info.global_count, model_global_count());
+	check(info.tick_ns == f->tick, "INFO: tick %llu, the model %llu", info.tick_ns, f->tick);
+}
+
+/* ---- batches -------------------------------------------------------------------------------- */
+
+/* A time ahead of now: near, at each level of the file's wheel, far, or past. */
+static u64 pick_delay(u64 tick, u64 r)
+{
+	unsigned int cls = r % 16;
+	u64 x = r >> 8;
+
+	switch (cls) {
+	case 0:
+		return 0;
+	case 1: case 2: case 3: case 4:
+		return x % (64 * tick);				/* level 0 */
+	case 5: case 6: case 7:
+		return 64 * tick + x % (4032 * tick);		/* level 1 */
+	case 8: case 9:
+		return 4096 * tick + x % (258048 * tick);	/* level 2 */
+	case 10:
+		return x % (1ULL << 50);			/* far */
+	case 11:
+		return (x % 64) * tick;				/* on a tick boundary from now */
+	case 12:
+		return x % (1ULL << 62);			/* very far */
+	default:
+		return x % (200 * tick);
+	}
+}
+
+static int timing_check(struct mfile *f, u32 flags, u64 expires, u64 period, u64 now, u64 *host)
+{
+	u64 ns;
+
+	if (flags & ~HWTIMER_TIMEOUT_FLAGS)
+		return -EINVAL;
+	if (period && (period < f->tick || period > (u64)KTIME_MAX))
+		return -EINVAL;
+	if (flags & HWTIMER_TIMEOUT_ABS)
+		ns = expires;
+	else if (check_add_overflow(now, expires, &ns))
+		return -EINVAL;
+	if (ns > (u64)KTIME_MAX)
+		return -EINVAL;
+	*host = ns;
+	return 0;
+}
+
+/*
+ * A batch in flight. The model follows it hold by hold: at each release
+ * of the file lock (sim_unlock_hook) it reads the entries the kernel has
+ * written back since, and the records it published to the ring, and
+ * replays them in the order the kernel made them: a hold moves queued
+ * records to the ring first, then processes its entries, each of which
+ * may deliver a record at once (a deadline already past).
+ */
+#define POISON	0x55aa
+
+struct batch {
+	struct mfile	*f;
+	unsigned int	cmd;
+	size_t		size;
+	unsigned int	n;
+	unsigned long	eaddr;
+	u8		ents[48 * sizeof(struct hwtimer_get_entry)];
+	u8		orig[48 * sizeof(struct hwtimer_get_entry)];
+	unsigned int	next;		/* entries the model has replayed */
+	u64		now;
+	int		first_err;
+	unsigned int	nfailed;
+	long		unch;		/* timeouts ended in this hold, still charged */
+	unsigned long	q0;		/* records queued when the hold began */
+};
+
+static void batch_note_end(void)
+{
+	if (bat)
+		bat->unch++;
+}
+
+static s32 *ent_result(struct batch *b, unsigned int i)
+{
+	u8 *e = b->ents + i * b->size;
+
+	switch (b->cmd) {
+	case HWTIMER_IOC_ARM:
+		return &((struct hwtimer_arm_entry *)e)->result;
+	case HWTIMER_IOC_MODIFY:
+		return &((struct hwtimer_modify_entry *)e)->result;
+	case HWTIMER_IOC_CANCEL:
+		return &((struct hwtimer_cancel_entry *)e)->result;
+	default:
+		return &((struct hwtimer_get_entry *)e)->result;
+	}
+}
+
+static void entry_failed(struct batch *b, int err)
+{
+	b->nfailed++;
+	if (!b->first_err)
+		b->first_err = err;
+}
+
+/*
+ * Replay entry @i against the model. Return: the id of a timeout whose
+ * record it delivered at once, if it may have (else 0).
+ */
+static u64 verify_entry(struct batch *b, unsigned int i)
+{
+	struct mfile *f = b->f;
+	u64 now = b->now, host = 0;
+	int expect;
+
+	if (b->cmd == HWTIMER_IOC_ARM) {
+		struct hwtimer_arm_entry *e = (void *)(b->ents + i * b->size);
+
+		expect = e->slack_ns > (u64)KTIME_MAX ? -EINVAL :
+			 timing_check(f, e->flags, e->expires_ns, e->period_ns, now, &host);
+		if (!expect && f->nto >= min_t(u32, cfg.file_cap, HWTD_MAX_TIMEOUTS))
+			expect = -ENOSPC;
+		/* Memory comes before the caps' charge. */
+		if (e->result == -ENOMEM && sim_faults && !expect)
+			expect = -ENOMEM;
+		/* Timeouts that ended in this hold are uncharged when it ends (hwtd_hold_end()). */
+		if (!expect && (model_user_count(f->user) + b->unch >= cfg.user_cap ||
+				model_global_count() + b->unch >= cfg.global_cap))
+			expect = -EDQUOT;
+		check(e->result == expect,
+		      "ARM entry %u (expires %llu flags %#x period %llu slack %llu): result %d, the model %d",
+		      i, e->expires_ns, e->flags, e->period_ns, e->slack_ns, e->result, expect);
+		if (expect) {
+			check(!e->id && !e->deadline_ns, "ARM entry %u failed with outputs set", i);
+			entry_failed(b, expect);
+			return 0;
+		}
+		check(!mto_find(f, e->id), "ARM returned id %#llx, which is live", e->id);
+		check(f->nto < MAX_TO, "model full");
+		check(e->deadline_ns == host, "ARM deadline_ns %llu, the model %llu", e->deadline_ns, host);
+		if (cfg.verbose)
+			printf("  file %ld: armed id %#llx deadline %llu period %llu slack %llu\n", f - files,
+			       e->id, host, e->period_ns, e->slack_ns);
+		f->to[f->nto++] = (struct mto){ .id = e->id, .cookie = e->cookie, .deadline = host,
+						.period = e->period_ns, .slack = e->slack_ns,
+						.armed_at = now };
+		return host <= now ? e->id : 0;
+	}
+	if (b->cmd == HWTIMER_IOC_MODIFY) {
+		struct hwtimer_modify_entry *e = (void *)(b->ents + i * b->size);
+		struct mto *m;
+
+		expect = timing_check(f, e->flags, e->expires_ns, e->period_ns, now, &host);
+		m = mto_find(f, e->id);
+		if (!expect && !m)
+			expect = -ENOENT;
+		if (e->result == -ENOMEM && sim_faults && !expect)
+			expect = -ENOMEM;
+		check(e->result == expect, "MODIFY entry %u (id %#llx expires %llu flags %#x): result %d, the model %d",
+		      i, e->id, e->expires_ns, e->flags, e->result, expect);
+		if (expect) {
+			entry_failed(b, expect);
+			return 0;
+		}
+		check(e->deadline_ns == host, "MODIFY deadline_ns %llu, the model %llu", e->deadline_ns, host);
+		if (e->status == HWTIMER_STATUS_PENDING)
+			check(now <= mto_latest(f, m), "MODIFY found id %#llx (deadline %llu) pending past its latest time %llu",
+			      m->id, m->deadline, mto_latest(f, m));
+		else
+			check(e->status == HWTIMER_STATUS_EXPIRED && now >= m->deadline,
+			      "MODIFY status %u of id %#llx (deadline %llu, now %llu)", e->status, m->id,
+			      m->deadline, now);
+		if (cfg.verbose)
+			printf("  file %ld: modified id %#llx deadline %llu -> %llu status %u\n", f - files,
+			       m->id, m->deadline, host, e->status);
+		m->deadline = host;
+		m->period = e->period_ns;
+		m->armed_at = now;
+		return host <= now ? m->id : 0;
+	}
+	if (b->cmd == HWTIMER_IOC_CANCEL) {
+		struct hwtimer_cancel_entry *e = (void *)(b->ents + i * b->size);
+		struct mto *m = mto_find(f, e->id);
+
+		expect = m ? 0 : -ENOENT;
+		check(e->result == expect, "CANCEL entry %u (id %#llx): result %d, the model %d", i,
+		      e->id, e->result, expect);
+		if (expect) {
+			entry_failed(b, expect);
+			return 0;
+		}
+		if (e->status == HWTIMER_STATUS_PENDING)
+			check(now <= mto_latest(f, m), "CANCEL found id %#llx pending past its latest time", m->id);
+		else
+			check(e->status == HWTIMER_STATUS_EXPIRED && now >= m->deadline,
+			      "CANCEL status %u for id %#llx (deadline %llu, now %llu)", e->status, m->id,
+			      m->deadline, now);
+		mto_end(f, m);
+		b->unch++;
+		return 0;
+	}
+	{
+		struct hwtimer_get_entry *e = (void *)(b->ents + i * b->size);
+		struct mto *m = mto_find(f, e->id);
+
+		check(e->result == (m ? 0 : -ENOENT), "GET entry %u (id %#llx): result %d", i, e->id,
+		      e->result);
+		if (!m) {
+			entry_failed(b, -ENOENT);
+			return 0;
+		}
+		check(e->cookie == m->cookie && e->deadline_ns == min_t(u64, m->deadline, KTIME_MAX) &&
+		      e->period_ns == m->period && e->slack_ns == m->slack,
+		      "GET id %#llx: cookie %llu deadline %llu period %llu slack %llu, the model %llu %llu %llu %llu",
+		      m->id, e->cookie, e->deadline_ns, e->period_ns, e->slack_ns, m->cookie,
+		      m->deadline, m->period, m->slack);
+		if (e->status == HWTIMER_STATUS_PENDING) {
+			check(now <= mto_latest(f, m), "GET: id %#llx pending past its latest time", m->id);
+			check(e->remaining_ns == (m->deadline > now ? m->deadline - now : 0),
+			      "GET: remaining %llu, the model %llu", e->remaining_ns, m->deadline - now);
+		} else {
+			check(e->status == HWTIMER_STATUS_EXPIRED && now >= m->deadline,
+			      "GET: status %u of id %#llx (deadline %llu, now %llu)", e->status, m->id,
+			      m->deadline, now);
+		}
+		return 0;
+	}
+}
+
+#define MAX_HOLD_RECS	256
+
+/* A hold of the file lock ended: replay what it did. */
+static void batch_sync(struct batch *b)
+{
+	struct mfile *f = b->f;
+	struct hwtimer_expiry recs[MAX_HOLD_RECS];
+	unsigned int nrec = 0, p, i, nref;
+	u32 tail = f->seen;
+
+	sim_uread(b->eaddr, b->ents, b->n * b->size);
+	for (p = b->next; p < b->n; p++)
+		if (*ent_result(b, p) == POISON)
+			break;
+	if (f->ring_addr) {
+		sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+		check(tail - f->seen <= f->ring_entries && tail - f->seen <= MAX_HOLD_RECS,
+		      "file %ld: ring tail %u runs %u past the records seen", f - files, tail, tail - f->seen);
+		for (; f->seen + nrec != tail; nrec++)
+			sim_uread(f->ring_addr + f->rp.records_off +
+				  ((f->seen + nrec) & (f->ring_entries - 1)) * sizeof(recs[0]),
+				  &recs[nrec], sizeof(recs[0]));
+	}
+	/*
+	 * The hold moved min(queued before it, its room, HWTD_HOLD_MAX) records from
+	 * the queue first (hwtd_refill()); the records after those are the entries'
+	 * own, delivered at once, in the order of the entries.
+	 */
+	nref = 0;
+	if (f->ring_addr) {
+		u32 head, used, room;
+
+		sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+		used = f->seen - head;
+		room = used > f->ring_entries ? 0 : f->ring_entries - used;
+		nref = min(min_t(u32, b->q0, room), min_t(u32, HWTD_HOLD_MAX, nrec));
+	}
+	for (i = 0; i < nref; i++)
+		model_record(f, &recs[i], b->now, "ring (refill)");
+	for (; b->next < p; b->next++) {
+		u64 id = verify_entry(b, b->next);
+
+		if (id && i < nrec && recs[i].id == id) {
+			model_record(f, &recs[i], b->now, "ring (at once)");
+			i++;
+		}
+	}
+	check(i == nrec, "file %ld: %u records in the ring the hold did not make (%u refilled, %u at once)",
+	      f - files, nrec - i, nref, i - nref);
+	b->q0 = f->k->nqueued;
+	f->seen = tail;
+	b->unch = 0;
+}
+
+static void batch_unlock_hook(struct sim_lock *l)
+{
+	if (bat && l == &bat->f->k->lock && !sim_softirq)
+		batch_sync(bat);
+}
+
+/* Run a batch of @n entries (written at @ents) through the ioctl; replay it into the model. */
+static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned int n, size_t size,
+		      unsigned int flags)
+{
+	static struct batch b;
+	struct hwtimer_batch hb = { };
+	unsigned long hreg, h, region;
+	unsigned int i;
+	long ret;
+
+	memset(&b, 0, sizeof(b));
+	b.f = f;
+	b.cmd = cmd;
+	b.size = size;
+	b.n = n;
+	b.now = file_now(f);
+	b.q0 = f->k->nqueued;
+	memcpy(b.ents, ents, n * size);
+	for (i = 0; i < n; i++)
+		*ent_result(&b, i) = POISON;
+	memcpy(b.orig, b.ents, n * size);
+	b.eaddr = ubuf(n * size, cur->r[2], &region);
+	sim_uwrite(b.eaddr, b.ents, n * size);
+	h = ubuf(sizeof(hb), cur->r[2] >> 1, &hreg);
+	hb.entries = b.eaddr;
+	hb.count = n;
+	hb.flags = flags;
+	hb.done = 0xdead;
+	hb.failed = 0xbeef;
+	sim_uwrite(h, &hb, sizeof(hb));
+	bat = &b;
+	sim_unlock_hook = batch_unlock_hook;
+	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, cmd, h));
+	sim_unlock_hook = NULL;
+	bat = NULL;
+	batch_sync(&b);
+	sim_uread(h, &hb, sizeof(hb));
+	sim_uunmap(hreg);
+	sim_uunmap(region);
+	for (i = b.next; i < n; i++)
+		check(!memcmp(b.ents + i * size, b.orig + i * size, size),
+		      "%s entry %u past the last processed (%u) was written", op_names[cur->kind], i, b.next);
+	if (ret == -EFAULT && sim_faults)
+		return;
+	check(hb.done == b.next, "%s: done %u, the entries written back %u", op_names[cur->kind], hb.done,
+	      b.next);
+	check(hb.failed == b.nfailed, "%s: failed %u, the model %u", op_names[cur->kind], hb.failed,
+	      b.nfailed);
+	if (flags & HWTIMER_BATCH_CONTINUE)
+		check(ret == 0 && hb.done == n, "%s with CONTINUE returned %ld, done %u of %u",
+		      op_names[cur->kind], ret, hb.done, n);
+	else
+		check(ret == b.first_err && hb.done == (b.first_err ? hb.done : n),
+		      "%s returned %ld, done %u of %u, the model %d", op_names[cur->kind], ret, hb.done, n,
+		      b.first_err);
+	observe_ring(f);
+}
+
+static void op_arm(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_arm_entry e[48];
+	unsigned int n, i, flags;
+	u64 now, r;
+
+	if (!f)
+		return;
+	n = 1 + cur->r[1] % (cur->r[1] % 8 ? 4 : ARRAY_SIZE(e));
+	flags = cur->r[1] % 5 ? HWTIMER_BATCH_CONTINUE : 0;
+	r = cur->r[1] >> 8;
+	memset(e, 0, sizeof(e));
+	now = file_now(f);
+	for (i = 0; i < n; i++) {
+		r = sim_rng_next(&(struct sim_rng){ r + i });
+		e[i].cookie = cur_op << 8 | i;
+		e[i].expires_ns = pick_delay(f->tick, r);
+		if (r % 7 == 0) {
+			e[i].flags = HWTIMER_TIMEOUT_ABS;
+			e[i].expires_ns = r % 11 ? now + e[i].expires_ns - (r % 13 ? 0 : f->tick * 3) :
+					  (u64)KTIME_MAX - r % 1000;
+		}
+		if (r % 9 == 0)
+			e[i].period_ns = f->tick * (1 + (r >> 20) % 50) - (r % 5 == 0);
+		if (r % 11 == 0)
+			e[i].slack_ns = (r >> 24) % (100 * f->tick);
+		if (r % 97 == 0)
+			e[i].flags |= 0x100;
+	}
+	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), flags);
+}
+
+/*
+ * An id to act on: a live one mostly, else a dead or a made-up one. Once
+ * per batch, so that the model tells which record an entry delivered.
+ */
+static u64 __pick_id(struct mfile *f, u64 r)
+{
+	if (f->nto && r % 8)
+		return f->to[(r >> 4) % f->nto].id;
+	if (f->ndead && r % 2)
+		return f->dead[(r >> 4) % min_t(unsigned int, f->ndead, ARRAY_SIZE(f->dead))];
+	return r >> 3;
+}
+
+static u64 pick_id_once(struct mfile *f, u64 r, const void *ents, size_t size, unsigned int i)
+{
+	u64 id = __pick_id(f, r);
+	unsigned int j;
+
+	for (j = 0; j < i; j++)
+		if (*(const u64 *)((const char *)ents + j * size) == id)
+			return (r >> 3) | 1ULL << 62;
+	return id;
+}
+
+#define pick_id(f, r, e, i)	pick_id_once(f, r, e, sizeof((e)[0]), i)
+
+static void op_modify(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_modify_entry e[32];
+	unsigned int n, i, flags;
+	u64 now, r;
+
+	if (!f)
+		return;
+	n = 1 + cur->r[1] % (cur->r[1] % 8 ? 3 : ARRAY_SIZE(e));
+	flags = cur->r[1] % 5 ? HWTIMER_BATCH_CONTINUE : 0;
+	r = cur->r[1] >> 8;
+	memset(e, 0, sizeof(e));
+	now = file_now(f);
+	for (i = 0; i < n; i++) {
+		struct mto *m;
+
+		r = sim_rng_next(&(struct sim_rng){ r + i });
+		e[i].id = pick_id(f, r, e, i);
+		m = mto_find(f, e[i].id);
+		e[i].flags = HWTIMER_TIMEOUT_ABS;
+		if (m && r % 3 == 0 && m->deadline > now && m->deadline <= (u64)KTIME_MAX) {
+			/* Earlier, by less than a level-1 slot mostly: the late-modify class. */
+			u64 back = (r >> 16) % (r % 2 ? 64 * f->tick : m->deadline - now);
+
+			e[i].expires_ns = m->deadline - back;
+		} else if (m && r % 3 == 1 && m->deadline <= (u64)KTIME_MAX - (1ULL << 40)) {
+			e[i].expires_ns = m->deadline + (r >> 16) % (4096 * f->tick);
+		} else {
+			e[i].flags = 0;
+			e[i].expires_ns = pick_delay(f->tick, r >> 5);
+		}
+		if (m && m->period && r % 4)
+			e[i].period_ns = m->period;
+		else if (r % 13 == 0)
+			e[i].period_ns = f->tick * (1 + (r >> 30) % 20);
+	}
+	run_batch(f, HWTIMER_IOC_MODIFY, e, n, sizeof(e[0]), flags);
+}
+
+static void op_cancel(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_cancel_entry e[16];
+	unsigned int n, i, flags;
+	u64 r;
+
+	if (!f)
+		return;
+	n = 1 + cur->r[1] % ARRAY_SIZE(e);
+	flags = cur->r[1] % 5 ? HWTIMER_BATCH_CONTINUE : 0;
+	r = cur->r[1] >> 8;
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++) {
+		r = sim_rng_next(&(struct sim_rng){ r + i });
+		e[i].id = pick_id(f, r, e, i);
+	}
+	run_batch(f, HWTIMER_IOC_CANCEL, e, n, sizeof(e[0]), flags);
+}
+
+static void op_get(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_get_entry e[8];
+	unsigned int n, i;
+
+	if (!f)
+		return;
+	n = 1 + cur->r[1] % ARRAY_SIZE(e);
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++)
+		e[i].id = pick_id(f, sim_rng_next(&(struct sim_rng){ cur->r[1] + i }), e, i);
+	run_batch(f, HWTIMER_IOC_GET, e, n, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+}
+
+/* ---- operations on the kernel API -------------------------------------------------------------- */
+
+static void op_api_arm(bool modify)
+{
+	struct atimer *a = &atimers[cur->r[0] % MAX_ATIMERS];
+	struct mwheel *mw = &wheels[a->wheel];
+	u64 r = cur->r[1], now, t, deadline, slack;
+	enum hwtimer_mode mode = r % 3 ? HWTIMER_MODE_REL : HWTIMER_MODE_ABS;
+	bool dflt = r % 4 != 0;
+	struct sim_ctx s;
+	int ret;
+
+	if (!mw->w)
+		return;
+	now = wheel_now(mw);
+	t = pick_delay(mw->tick, r >> 4);
+	if (modify && a->pending && r % 2)
+		t = a->deadline > now ? (a->deadline - now) - (r >> 20) % (a->deadline - now + 1) : 0;
+	if (mode == HWTIMER_MODE_ABS)
+		t = now + t - (r % 11 == 0 ? mw->tick : 0);
+	slack = dflt ? mw->c.slack_ns : (r >> 40) % (50 * mw->tick);
+	deadline = mode == HWTIMER_MODE_REL ? (t >= (u64)KTIME_MAX - now ? KTIME_MAX : now + t) :
+		   min_t(u64, t, KTIME_MAX);
+	s = sim_enter(user_cpu(cur->r[2]), cur->r[2] % 5 == 0);
+	if (modify)
+		ret = dflt ? hwtimer_modify(&a->t, t, mode) : hwtimer_modify_range(&a->t, t, slack, mode);
+	else
+		ret = dflt ? hwtimer_start(&a->t, t, mode) : hwtimer_start_range(&a->t, t, slack, mode);
+	sim_check_clean("hwtimer_start/modify");
+	sim_leave(s);
+	if (!modify && a->pending) {
+		check(ret == -EALREADY, "hwtimer_start() of a pending timer returned %d", ret);
+		return;
+	}
+	if (!a->pending && mw->c.max_pending && mw->pending >= mw->c.max_pending) {
+		check(ret == -EBUSY, "start at the cap returned %d", ret);
+		return;
+	}
+	check(ret == (modify ? a->pending : 0), "hwtimer_%s() returned %d, the model %d",
+	      modify ? "modify" : "start", ret, modify ? a->pending : 0);
+	if (!a->pending)
+		mw->pending++;
+	a->pending = true;
+	a->deadline = deadline;
+	a->slack = slack;
+	a->armed_at = now;
+	a->period = (r >> 8) % 6 == 0 ? mw->tick * (1 + (r >> 50) % 30) : 0;
+	a->periods_left = 1 + (r >> 12) % 16;
+}
+
+static void op_api_cancel(void)
+{
+	struct atimer *a = &atimers[cur->r[0] % MAX_ATIMERS];
+	struct sim_ctx s;
+	int ret;
+
+	if (!wheels[a->wheel].w)
+		return;
+	s = sim_enter(user_cpu(cur->r[2]), 0);
+	ret = cur->r[1] % 2 ? hwtimer_cancel(&a->t) : hwtimer_cancel_sync(&a->t);
+	sim_check_clean("hwtimer_cancel");
+	sim_leave(s);
+	check(ret == a->pending, "hwtimer_cancel returned %d, the model %d", ret, a->pending);
+	if (a->pending)
+		wheels[a->wheel].pending--;
+	a->pending = false;
+}
+
+static void op_cpu(void)
+{
+	unsigned int cpu = cur->r[0] % sim_ncpus;
+
+	if (sim_online[cpu]) {
+		if (sim_online_count() < 2)
+			return;
+		sim_online[cpu] = false;
+		{
+			unsigned int control = sim_pick_online(cur->r[1]);
+
+			sim_online[cpu] = true;
+			sim_cpu_down(cpu, control);
+		}
+	} else {
+		sim_cpu_up(cpu, sim_pick_online(cur->r[1]));
+	}
+}
+
+/* ---- time --------------------------------------------------------------------------------------- */
+
+static void op_advance(void)
+{
+	u64 r = cur->r[0], next = sim_next_hrtimer(), t;
+
+	switch (r % 6) {
+	case 0:		/* to the next hrtimer */
+		t = next == U64_MAX ? sim_now + 1000 : next;
+		break;
+	case 1:		/* a little */
+		t = sim_now + (r >> 8) % (2 * cfg.tick[1]);
+		break;
+	case 2:		/* a few ticks of the default precision */
+		t = sim_now + (r >> 8) % (70 * cfg.tick[0]);
+		break;
+	case 3:		/* far: a level-1 revolution */
+		t = sim_now + (r >> 8) % (5000 * cfg.tick[0]);
+		break;
+	default:	/* just past the next hrtimer */
+		t = next == U64_MAX ? sim_now + 1 : next + (r >> 8) % 3;
+		break;
+	}
+	sim_advance_to(max(t, sim_now));
+}
+
+static void op_run(void)
+{
+	unsigned int n = 1 + cur->r[0] % 4;
+
+	while (n-- && sim_run_one())
+		;
+}
+
+/* ---- a run ---------------------------------------------------------------------------------------- */
+
+static void gen_ops(struct op *ops, unsigned int n)
+{
+	unsigned int total = 0, i, k;
+
+	for (k = 0; k < OP_NKINDS; k++)
+		total += op_weight[k];
+	for (i = 0; i < n; i++) {
+		u64 w = sim_rng_below(&orng, total);
+
+		for (k = 0; w >= op_weight[k]; k++)
+			w -= op_weight[k];
+		ops[i].kind = k;
+		for (w = 0; w < 4; w++)
+			ops[i].r[w] = sim_rng_next(&orng);
+	}
+}
+
+static void (*const op_fn[OP_NKINDS])(void) = {
+	[OP_ADVANCE] = op_advance, [OP_RUN] = op_run, [OP_OPEN] = op_open, [OP_CLOSE] = op_close,
+	[OP_CONFIG] = op_config, [OP_RING] = op_ring, [OP_ARM] = op_arm, [OP_MODIFY] = op_modify,
+	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
+	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu,
+};
+
+static void unprocessed(struct hwtimer *t, void *arg)
+{
+	struct atimer *a = container_of(t, struct atimer, t);
+
+	check(a->pending, "destroy handed back API timer %ld, which is not pending", a - atimers);
+	a->pending = false;
+	wheels[a->wheel].pending--;
+	(*(unsigned long *)arg)++;
+}
+
+/* The world of a seed: ticks, slots, caps, CPUs, the API's wheels. */
+static void setup_world(struct sim_rng *wr)
+{
+	static const u64 ticks[] = { 10000, 100000, 1000000, 10000000, 3000000, 250000 };
+	unsigned int i;
+
+	sim_ncpus = 2 + sim_rng_below(wr, 3);
+	for (i = 0; i < HWTD_PRECISIONS; i++) {
+		cfg.tick[i] = ticks[sim_rng_below(wr, ARRAY_SIZE(ticks))] + sim_rng_below(wr, 3) * 1000;
+		cfg.slots[i] = 16u << sim_rng_below(wr, 9);
+	}
+	cfg.file_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 40) : 262144;
+	cfg.user_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 60) : 524288;
+	cfg.global_cap = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 80) : 1048576;
+	sim_local_jitter = sim_rng_chance(wr, 1, 2) ? sim_rng_below(wr, 400000) : 0;
+	sim_fault_rate = cfg.faults ? 1 + sim_rng_below(wr, 300) : 0;
+}
+
+static void load_module(void)
+{
+	check(sim_set_param("tick_ns", cfg.tick[0]) && sim_set_param("slots", cfg.slots[0]) &&
+	      sim_set_param("fine_tick_ns", cfg.tick[1]) && sim_set_param("fine_slots", cfg.slots[1]) &&
+	      sim_set_param("coarse_tick_ns", cfg.tick[2]) &&
+	      sim_set_param("coarse_slots", cfg.slots[2]) &&
+	      sim_set_param("file_cap", cfg.file_cap) && sim_set_param("user_cap", cfg.user_cap) &&
+	      sim_set_param("global_cap", cfg.global_cap), "a module parameter is missing");
+	check(sim_module_init() == 0, "module init failed");
+	fops = sim_misc_fops();
+	check(fops, "no device registered");
+}
+
+static void create_wheels(struct sim_rng *wr)
+{
+	unsigned int i;
+
+	nwheels = 1 + sim_rng_below(wr, MAX_WHEELS);
+	for (i = 0; i < nwheels; i++) {
+		struct mwheel *mw = &wheels[i];
+
+		memset(mw, 0, sizeof(*mw));
+		if (i == 0) {
+			mw->w = hwtimer_default_wheel();
+			mw->c.slack_ns = 0;
+		} else {
+			snprintf(mw->name, sizeof(mw->name), "sim%u", i);
+			mw->c.name = mw->name;
+			mw->c.tick_ns = 10000 * (1 + sim_rng_below(wr, 1000));
+			mw->c.slots = 16 + sim_rng_below(wr, 1000);
+			mw->c.flags = sim_rng_below(wr, 4);
+			mw->c.max_pending = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 30) : 0;
+			mw->c.slack_ns = sim_rng_chance(wr, 1, 3) ? sim_rng_below(wr, 20 * mw->c.tick_ns) : 0;
+			mw->w = hwtimer_wheel_create(&mw->c);
+			check(!IS_ERR(mw->w), "hwtimer_wheel_create(%s) failed: %ld", mw->name, PTR_ERR(mw->w));
+		}
+		mw->tick = hwtimer_wheel_tick_ns(mw->w);
+		if (i == 0)
+			mw->c.flags = 0;
+	}
+	for (i = 0; i < MAX_ATIMERS; i++) {
+		memset(&atimers[i], 0, sizeof(atimers[i]));
+		atimers[i].wheel = i % nwheels;
+		hwtimer_setup(&atimers[i].t, wheels[atimers[i].wheel].w, atimer_fn);
+	}
+}
+
+static void destroy_wheels(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_ATIMERS; i++) {
+		if (atimers[i].pending && i % 2)
+			check(hwtimer_cancel_sync(&atimers[i].t) == 1, "cancel_sync at the end");
+		if (atimers[i].pending && i % 2) {
+			atimers[i].pending = false;
+			wheels[atimers[i].wheel].pending--;
+		}
+	}
+	for (i = 0; i < MAX_ATIMERS; i++) {
+		if (atimers[i].pending && atimers[i].wheel == 0) {
+			check(hwtimer_cancel(&atimers[i].t) == 1, "cancel at the end");
+			atimers[i].pending = false;
+			wheels[0].pending--;
+		}
+	}
+	for (i = 1; i < nwheels; i++) {
+		unsigned long n = 0, expect = wheels[i].pending, got;
+
+		got = hwtimer_wheel_destroy(wheels[i].w, unprocessed, &n);
+		check(got == expect && n == expect && !wheels[i].pending,
+		      "destroy of %s handed back %lu (returned %lu), the model %lu pending", wheels[i].name,
+		      n, got, expect);
+		wheels[i].w = NULL;
+	}
+}
+
+/* One run: @keep (NULL: all) says which of the seed's operations run. */
+static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep, unsigned long *failed_at)
+{
+	struct sim_rng wr = { seed * 0x9e3779b97f4a7c15ULL + 1 };
+	struct op *ops = calloc(nops, sizeof(*ops));
+	unsigned long done = 0, i;
+	unsigned int k;
+
+	orng.s = seed ^ 0xa5a5a5a5deadbeefULL;
+	gen_ops(ops, nops);
+	sim_reset(seed);
+	memset(&cfg.tick, 0, sizeof(cfg.tick));
+	setup_world(&wr);
+	memset(files, 0, sizeof(files));
+	*failed_at = ULONG_MAX;
+	cur_op = ULONG_MAX;
+	load_module();
+	create_wheels(&wr);
+	sim_faults = cfg.faults;
+	sim_after_item = after_item;
+	for (i = 0; i < nops; i++) {
+		if (keep && !keep[i])
+			continue;
+		cur_op = i;
+		cur = &ops[i];
+		*failed_at = i;
+		sim_step_name = op_names[cur->kind];
+		if (cfg.verbose)
+			printf("op %lu: %s at %llu\n", i, op_names[cur->kind], sim_now);
+		switch (cur->kind) {
+		case OP_API_START:
+			op_api_arm(false);
+			break;
+		case OP_API_MODIFY:
+			op_api_arm(true);
+			break;
+		case OP_API_CANCEL:
+			op_api_cancel();
+			break;
+		default:
+			op_fn[cur->kind]();
+		}
+		check_all(cur->kind == OP_ADVANCE, -1);
+		done++;
+	}
+	/* The end: close everything, let what is left run, destroy, unload. */
+	*failed_at = ULONG_MAX;
+	sim_step_name = "teardown";
+	sim_faults = false;
+	for (k = 0; k < MAX_FILES; k++) {
+		static struct op close_op = { .kind = OP_CLOSE };
+
+		if (!files[k].open)
+			continue;
+		cur = &close_op;
+		close_op.r[0] = 0;
+		op_close();
+	}
+	for (k = 0; k < sim_ncpus; k++)
+		if (!sim_online[k])
+			sim_cpu_up(k, sim_pick_online(k));
+	destroy_wheels();
+	sim_drain();
+	check(!atomic_long_read(&hwtd_count), "global count %ld after every file closed",
+	      atomic_long_read(&hwtd_count));
+	sim_after_item = NULL;
+	sim_module_exit();
+	sim_teardown_check();
+	free(ops);
+	return done;
+}
+
+/* ---- the driver: seeds in child processes, shrinking on failure ---------------------------------- */
+
+struct result {
+	bool		failed;
+	unsigned long	ops;
+	unsigned long	failed_at;
+	char		msg[512];
+};
+
+/*
+ * Run in a child: the module's static state starts clean each time, and a
+ * crash is a failure like any other. Started by run_start(), collected by
+ * run_wait(); run_child() does both.
+ */
+struct child {
+	pid_t	pid;
+	int	fd;
+	u64	seed;
+	bool	faults;
+};
+
+static struct child run_start(u64 seed, bool faults, unsigned int nops, const unsigned char *keep)
+{
+	struct child c = { .seed = seed, .faults = faults };
+	int fd[2];
+
+	if (pipe(fd))
+		exit(3);
+	fflush(stdout);
+	c.pid = fork();
+	if (c.pid < 0)
+		exit(3);
+	if (!c.pid) {
+		struct result res = { };
+		jmp_buf jb;
+
+		close(fd[0]);
+		cfg.faults = faults;
+		sim_fail_jmp = &jb;
+		if (setjmp(jb)) {
+			res.failed = true;
+			snprintf(res.msg, sizeof(res.msg), "%s", sim_fail_msg);
+		} else {
+			res.ops = run(seed, nops, keep, &res.failed_at);
+		}
+		fflush(stdout);
+		if (write(fd[1], &res, sizeof(res)) != sizeof(res))
+			_exit(3);
+		_exit(0);
+	}
+	close(fd[1]);
+	c.fd = fd[0];
+	return c;
+}
+
+static struct result run_wait(struct child *c)
+{
+	struct result res = { };
+	int st = 0;
+
+	if (read(c->fd, &res, sizeof(res)) != sizeof(res)) {
+		waitpid(c->pid, &st, 0);
+		res.failed = true;
+		res.failed_at = ULONG_MAX;
+		snprintf(res.msg, sizeof(res.msg), "crashed (%s %d)",
+			 WIFSIGNALED(st) ? "signal" : "exit", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	} else {
+		waitpid(c->pid, NULL, 0);
+	}
+	close(c->fd);
+	return res;
+}
+
+static struct result run_child(u64 seed, unsigned int nops, const unsigned char *keep)
+{
+	struct child c = run_start(seed, cfg.faults, nops, keep);
+
+	return run_wait(&c);
+}
+
+/* Keep lists: "3,5-9,12". */
+static void print_keep(FILE *out, const unsigned char *keep, unsigned int n)
+{
+	unsigned int i, j;
+	bool first = true;
+
+	for (i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		for (j = i; j + 1 < n && keep[j + 1]; j++)
+			;
+		fprintf(out, "%s%u", first ? "" : ",", i);
+		if (j > i)
+			fprintf(out, "-%u", j);
+		first = false;
+		i = j;
+	}
+}
+
+static unsigned char *parse_keep(const char *s, unsigned int n)
+{
+	unsigned char *keep = calloc(n, 1);
+
+	while (*s) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (; a <= b && a < n; a++)
+			keep[a] = 1;
+		s = *end ? end + 1 : end;
+	}
+	return keep;
+}
+
+/* Two failures are the same when their messages agree up to the first number. */
+static bool same_failure(const char *a, const char *b)
+{
+	size_t n = strcspn(b, "0123456789");
+
+	return !strncmp(a, b, n);
+}
+
+/* Delta debugging: drop chunks of operations while the run still fails the same way. */
+static unsigned char *shrink(u64 seed, unsigned int nops, unsigned long failed_at, unsigned int budget,
+			     const char *want)
+{
+	unsigned int n = failed_at == ULONG_MAX ? nops : failed_at + 1, chunk, i, j, tries = 0;
+	unsigned char *keep = calloc(nops, 1);
+	bool progress;
+
+	memset(keep, 1, n);
+	for (chunk = n / 2; chunk >= 1; chunk = progress ? chunk : chunk / 2) {
+		progress = false;
+		for (i = 0; i < n && tries < budget; i += chunk) {
+			unsigned char save[4096];
+			unsigned int len = min(chunk, n - i), kept = 0;
+			struct result r;
+
+			if (len > sizeof(save))
+				len = sizeof(save);
+			for (j = 0; j < len; j++)
+				kept += keep[i + j];
+			if (!kept)
+				continue;
+			memcpy(save, keep + i, len);
+			memset(keep + i, 0, len);
+			tries++;
+			r = run_child(seed, nops, keep);
+			if (r.failed && same_failure(r.msg, want))
+				progress = true;
+			else
+				memcpy(keep + i, save, len);
+		}
+		if (tries >= budget || (!progress && chunk == 1))
+			break;
+	}
+	return keep;
+}
+
+static void print_ops(u64 seed, unsigned int nops, const unsigned char *keep)
+{
+	struct op *ops = calloc(nops, sizeof(*ops));
+	unsigned int i;
+
+	orng.s = seed ^ 0xa5a5a5a5deadbeefULL;
+	gen_ops(ops, nops);
+	for (i = 0; i < nops; i++)
+		if (keep[i])
+			printf("  op %u: %s %#llx %#llx %#llx %#llx\n", i, op_names[ops[i].kind],
+			       ops[i].r[0], ops[i].r[1], ops[i].r[2], ops[i].r[3]);
+	free(ops);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: sim [--seed N] [--seeds K] [--ops M] [--faults | --faults-every F] [--jobs J]\n"
+		"           [--keep LIST] [--verbose] [--all] [--no-shrink] [--shrink-budget B]\n"
+		"           [--no-invariant]\n"
+		"  runs seeds N .. N+K-1, M operations each, J at a time; with fault injection\n"
+		"  (allocations, user copies, pinning) for all seeds or every F-th; stops at the\n"
+		"  first failure unless --all, and shrinks it to a replayable --keep LIST of the\n"
+		"  seed's operations (--verbose prints what each operation did); --no-invariant\n"
+		"  checks only the promises, not the driver invariant read from the structures\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' }, { "seeds", required_argument, NULL, 'n' },
+		{ "ops", required_argument, NULL, 'o' }, { "faults", no_argument, NULL, 'f' },
+		{ "keep", required_argument, NULL, 'k' }, { "all", no_argument, NULL, 'a' },
+		{ "no-shrink", no_argument, NULL, 'x' }, { "verbose", no_argument, NULL, 'v' },
+		{ "shrink-budget", required_argument, NULL, 'b' }, { "jobs", required_argument, NULL, 'j' },
+		{ "faults-every", required_argument, NULL, 'F' },
+		{ "no-invariant", no_argument, NULL, 'I' }, { }
+	};
+	u64 seed = 1, nseeds = 1000, next, fail_seed = U64_MAX;
+	struct child kids[16];
+	unsigned int nrun = 0, jobs = 2, fault_every = 0;
+	struct result fail_res = { };
+	bool fail_faults = false;
+	unsigned char *keep = NULL;
+	unsigned long passed = 0, failed = 0, total_ops = 0;
+	const char *keep_arg = NULL;
+	bool all = false, do_shrink = true;
+	unsigned int budget = 3000;
+	struct timespec t0, t1;
+	double secs;
+	int c;
+
+	cfg.nops = 1000;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': nseeds = strtoull(optarg, NULL, 0); break;
+		case 'o': cfg.nops = strtoul(optarg, NULL, 0); break;
+		case 'f': cfg.faults = true; break;
+		case 'k': keep_arg = optarg; break;
+		case 'j': jobs = clamp(strtoul(optarg, NULL, 0), 1UL, ARRAY_SIZE(kids)); break;
+		case 'I': cfg.no_invariant = true; break;
+		case 'F': fault_every = strtoul(optarg, NULL, 0); break;
+		case 'a': all = true; break;
+		case 'x': do_shrink = false; break;
+		case 'v': cfg.verbose = true; break;
+		case 'b': budget = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (keep_arg) {
+		keep = parse_keep(keep_arg, cfg.nops);
+		nseeds = 1;
+	}
+	/* Seeds run @jobs at a time; the lowest failing one is reported, whatever the timing. */
+	next = seed;
+	while (next < seed + nseeds || nrun) {
+		struct result r;
+		unsigned int k;
+
+		while (nrun < jobs && next < seed + nseeds && (all || fail_seed == U64_MAX)) {
+			bool faults = cfg.faults || (fault_every && next % fault_every == 0);
+
+			kids[nrun++] = run_start(next++, faults, cfg.nops, keep);
+		}
+		if (!nrun)
+			break;
+		r = run_wait(&kids[0]);
+		if (!r.failed) {
+			passed++;
+			total_ops += r.ops;
+		} else {
+			failed++;
+			if (kids[0].seed < fail_seed) {
+				fail_seed = kids[0].seed;
+				fail_faults = kids[0].faults;
+				fail_res = r;
+			}
+			if (all)
+				printf("FAIL seed %llu%s: %s\n", kids[0].seed, kids[0].faults ? " (faults)" : "",
+				       r.msg);
+		}
+		for (k = 1; k < nrun; k++)
+			kids[k - 1] = kids[k];
+		nrun--;
+	}
+	if (fail_seed != U64_MAX) {
+		struct result r = fail_res;
+
+		cfg.faults = fail_faults;
+		if (!all)
+			printf("FAIL seed %llu%s: %s\n", fail_seed, fail_faults ? " (faults)" : "", r.msg);
+		if (r.failed_at != ULONG_MAX)
+			printf("  at op %lu\n", r.failed_at);
+		if (!keep && do_shrink) {
+			unsigned int n = 0, i;
+			char want[512];
+
+			snprintf(want, sizeof(want), "%s", r.msg);
+			keep = shrink(fail_seed, cfg.nops, r.failed_at, budget, want);
+			r = run_child(fail_seed, cfg.nops, keep);
+			for (i = 0; i < cfg.nops; i++)
+				n += keep[i];
+			printf("shrunk to %u operations: %s\n", n, r.msg);
+			print_ops(fail_seed, cfg.nops, keep);
+			printf("replay: %s --seed %llu --ops %u%s --keep ", argv[0], fail_seed, cfg.nops,
+			       fail_faults ? " --faults" : "");
+			print_keep(stdout, keep, cfg.nops);
+			printf(" --verbose\n");
+		} else if (!keep) {
+			printf("replay: %s --seed %llu --ops %u%s --verbose\n", argv[0], fail_seed, cfg.nops,
+			       fail_faults ? " --faults" : "");
+		}
+	}
+	free(keep);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("sim: %lu operations over %lu seeds in %.1f s: %.0f operations/s%s\n", total_ops,
+	       passed + failed, secs, total_ops / (secs > 0 ? secs : 1), cfg.faults ? " (faults)" : "");
+	/* Seeds, counted as scripts/runner.sh counts its items. */
+	printf("%lu passed, %lu failed, 0 skipped\n", passed, failed);
+	return failed ? 1 : 0;
+}

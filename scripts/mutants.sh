@@ -73,23 +73,31 @@ finding() {
 	     /^$/ { exit } { s = s " " $0 } END { print s }' "$1"
 }
 
-# 1. The simulation, if the tree has one. Prints its verdict word:
-# killed, survived, absent or broken (its build failed).
+# 1. The simulation, if the tree has one (make sim-build, then make sim).
+# Prints killed, "killed (time-out)", survived, absent or "does not build".
 sim_step() {
 	local t=$1 log=$2 rc=0
 	if ! make -C "$t" -n sim >/dev/null 2>&1; then
 		echo absent
 		return
 	fi
-	timeout "$sim_timeout" make -C "$t" -s sim SIM_SEEDS="$seeds" >"$log" 2>&1 || rc=$?
+	if ! make -C "$t" -s sim-build >"$log" 2>&1; then
+		echo "does not build"
+		return
+	fi
+	timeout "$sim_timeout" make -C "$t" -s sim SIM_SEEDS="$seeds" >>"$log" 2>&1 || rc=$?
 	if [ $rc = 0 ]; then
 		echo survived
-	elif grep -qE 'error:|Error [0-9]+.*\.o\]|undefined reference' "$log" &&
-	     ! grep -qiE 'seed' "$log"; then
-		echo broken
+	elif [ $rc = 124 ]; then
+		echo "killed (time-out)"
 	else
 		echo killed
 	fi
+}
+
+# The simulation's failure, in one line: its seed and what broke.
+sim_fail() {
+	grep -m1 -E '^FAIL ' "$1" | sed -E 's/^FAIL //; s/\|/\\|/g' | cut -c1-140 || true
 }
 
 # 2. The host build of the modules, W=1. Prints built, warns or stillborn.
@@ -183,7 +191,9 @@ for p in "${patches[@]}"; do
 	killed=() sim=- build=- vmres=-
 	sim=$(sim_step "$t" "$d/sim.log")
 	say "$name: sim $sim"
-	[ "$sim" = killed ] && killed+=("simulation ($(grep -m1 -iE 'seed' "$d/sim.log" | cut -c1-80 || true))")
+	case $sim in
+	killed*) killed+=("simulation: $(sim_fail "$d/sim.log")") ;;
+	esac
 	build=$(build_step "$t" "$d/build.log")
 	say "$name: host build $build"
 	if [ "$build" = stillborn ]; then

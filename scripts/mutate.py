@@ -328,7 +328,7 @@ def main():
     ap.add_argument("--show", type=int, help="print mutant N as a diff and stop")
     ap.add_argument("--only", help="run only these mutants: N, N-M, comma-separated")
     ap.add_argument("-j", type=int, default=1, help="parallel runs, at most 2")
-    ap.add_argument("--timeout", type=int, default=300, help="seconds per command")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per command (default 120)")
     ap.add_argument("--build", help="a build command run before CMD: its failure is stillborn")
     ap.add_argument("--out", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                   "hwtimer-mutate"))

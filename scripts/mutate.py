@@ -48,6 +48,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -276,14 +277,18 @@ def copy_tree(root, dest):
 
 
 def run(cmd, cwd, timeout):
-    """(status, output); status None on a time-out."""
+    """(status, output); status None on a time-out, after which the
+    command's whole process group (make and what it started) is killed."""
+    p = subprocess.Popen(["sh", "-c", cmd], cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, errors="replace",
+                         start_new_session=True)
     try:
-        p = subprocess.run(["sh", "-c", cmd], cwd=cwd, capture_output=True, text=True,
-                           timeout=timeout, errors="replace")
-        return p.returncode, p.stdout + p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"") + (e.stderr or b"")
-        return None, out.decode(errors="replace") if isinstance(out, bytes) else out
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out
 
 
 COMPILE_ERROR = re.compile(r"(^|\s)[^\s:]+\.[ch]:\d+(:\d+)?: (fatal )?error: ", re.M)

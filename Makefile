@@ -164,6 +164,8 @@ help:
 	@echo '                       check-kcsan)'
 	@echo '  make bench           benchmarks on a -O2 kernel (bench-plot, bench-smoke,'
 	@echo '                       bench-ab ALT=REV, bench-icount, bench-trace)'
+	@echo '  make mutants         the audit mutants and the tests that kill them'
+	@echo '                       (MUTANTS_VM=1 boots; make mutate: mechanical ones)'
 	@echo '  make clean           remove build/ and kbuild output'
 
 # ---------------------------------------------------------------------------
@@ -197,3 +199,6 @@ include stress/stress.mk
 
 # The deterministic simulation of the module's sources in user space: make sim, sim-soak.
 include tools/testing/sim/sim.mk
+
+# make mutants, make mutate: tools/testing/mutants/mutants.mk.
+include tools/testing/mutants/mutants.mk

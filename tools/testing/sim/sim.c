@@ -700,7 +700,9 @@ static void op_close(void)
 /* A user buffer of @len bytes at a random offset in its pages; returns its address. */
 static unsigned long ubuf(size_t len, u64 r, unsigned long *region)
 {
-	unsigned int off = (r % 2) ? (r >> 8) % PAGE_SIZE & ~7UL : 0;
+	/* At a page's start, anywhere, or ending just past a page boundary. */
+	unsigned int off = r % 3 == 0 ? 0 : r % 3 == 1 ? ((r >> 8) % PAGE_SIZE) & ~7UL :
+			   (PAGE_SIZE - (len / 2 & ~7UL) % PAGE_SIZE) % PAGE_SIZE;
 	unsigned int npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
 
 	*region = sim_umap(npages, SIM_PROT_R | SIM_PROT_W);
@@ -1269,6 +1271,40 @@ static void batch_unlock_hook(struct sim_lock *l)
 	}
 }
 
+/* Whether the user can read all of [@a, @a + @len) and write [@o, @o + @olen) of it. */
+static bool user_ok(unsigned long a, size_t len, u8 prot)
+{
+	unsigned long pg;
+
+	for (pg = a & PAGE_MASK; pg < a + len; pg += PAGE_SIZE)
+		if ((sim_uprot_of(pg) & prot) != prot)
+			return false;
+	return true;
+}
+
+/* Whether the batch can act on the entry at @a: readable whole, its outputs writable. */
+static bool entry_ok(unsigned int cmd, unsigned long a, size_t size)
+{
+#define OUT_OK(type, first, last)						\
+	user_ok(a + offsetof(type, first),					\
+		offsetofend(type, last) - offsetof(type, first), SIM_PROT_R | SIM_PROT_W)
+
+	if (!user_ok(a, size, SIM_PROT_R))
+		return false;
+	switch (cmd) {
+	case HWTIMER_IOC_ARM:
+		return OUT_OK(struct hwtimer_arm_entry, result, deadline_ns);
+	case HWTIMER_IOC_MODIFY:
+		return OUT_OK(struct hwtimer_modify_entry, result, status);
+	case HWTIMER_IOC_CANCEL:
+		return OUT_OK(struct hwtimer_cancel_entry, result, status);
+	default:
+		return OUT_OK(struct hwtimer_get_entry, result, status) &&
+		       OUT_OK(struct hwtimer_get_entry, cookie, slack_ns);
+	}
+#undef OUT_OK
+}
+
 /* Run a batch of @n entries (written at @ents) through the ioctl; replay it into the model. */
 static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned int n, size_t size,
 		      unsigned int flags)
@@ -1276,7 +1312,7 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	static struct batch b;
 	struct hwtimer_batch hb = { };
 	unsigned long hreg, h, region;
-	unsigned int i;
+	unsigned int i, bad;
 	long ret;
 
 	memset(&b, 0, sizeof(b));
@@ -1293,6 +1329,21 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	memcpy(b.orig, b.ents, n * size);
 	b.eaddr = ubuf(n * size, cur->r[2], &region);
 	sim_uwrite(b.eaddr, b.ents, n * size);
+	/* Sometimes a page of the entries read-only, or not there: the batch stops before it. */
+	bad = n;
+	if (cur->r[2] % 11 == 0 && (b.eaddr + n * size - 1) / PAGE_SIZE > b.eaddr / PAGE_SIZE) {
+		unsigned long first = b.eaddr & PAGE_MASK, last = (b.eaddr + n * size - 1) & PAGE_MASK;
+		unsigned long pg = (cur->r[2] >> 16) % 3 ? last :
+				   first + ((cur->r[2] >> 18) % ((last - first) / PAGE_SIZE + 1)) * PAGE_SIZE;
+
+		sim_uprot(pg, (cur->r[2] >> 8) % 2 ? SIM_PROT_R : 0);
+		for (i = 0; i < n && bad == n; i++)
+			if (!entry_ok(cmd, b.eaddr + i * size, size))
+				bad = i;
+		if (cfg.verbose)
+			printf("  entries' page %#lx %s: entry %u of %u the first out of reach\n", pg,
+			       (cur->r[2] >> 8) % 2 ? "read-only" : "unmapped", bad, n);
+	}
 	h = ubuf(sizeof(hb), cur->r[2] >> 1, &hreg);
 	hb.entries = b.eaddr;
 	hb.count = n;
@@ -1319,13 +1370,17 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	      b.next);
 	check(hb.failed == b.nfailed, "%s: failed %u, the model %u", op_names[cur->kind], hb.failed,
 	      b.nfailed);
-	if (flags & HWTIMER_BATCH_CONTINUE)
-		check(ret == 0 && hb.done == n, "%s with CONTINUE returned %ld, done %u of %u",
-		      op_names[cur->kind], ret, hb.done, n);
+	if (!(flags & HWTIMER_BATCH_CONTINUE) && b.first_err)
+		check(ret == b.first_err, "%s returned %ld, done %u of %u, the model %d",
+		      op_names[cur->kind], ret, hb.done, n, b.first_err);
+	else if (bad < n)
+		check(ret == -EFAULT && hb.done == bad,
+		      "%s returned %ld, done %u of %u, the model EFAULT at entry %u (its page %s)",
+		      op_names[cur->kind], ret, hb.done, n, bad,
+		      (cur->r[2] >> 8) % 2 ? "read-only" : "unmapped");
 	else
-		check(ret == b.first_err && hb.done == (b.first_err ? hb.done : n),
-		      "%s returned %ld, done %u of %u, the model %d", op_names[cur->kind], ret, hb.done, n,
-		      b.first_err);
+		check(ret == 0 && hb.done == n, "%s returned %ld, done %u of %u", op_names[cur->kind], ret,
+		      hb.done, n);
 	observe_ring(f);
 }
 

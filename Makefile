@@ -37,7 +37,7 @@ KSELFTEST := $(HWT_OUT)/kselftest
 KSELFTEST_H := $(KSELFTEST)/kselftest_harness.h
 
 .PHONY: all modules clean deps check runner-test run shell user ut tools help \
-	install uninstall install-kernel-api uninstall-kernel-api doc-check
+	install uninstall install-kernel-api uninstall-kernel-api doc-check deb
 
 all: modules
 
@@ -128,6 +128,12 @@ install-kernel-api:
 uninstall-kernel-api:
 	rm -rf $(DESTDIR)$(KAPI_DIR)
 
+# The Debian packages (debian/): hwtimer-dkms, libhwtimer1, libhwtimer-dev in
+# build/deb/, built from a copy of the tree and checked by lintian
+# (scripts/deb.sh); scripts/deb-check.sh installs, uses and removes them.
+deb:
+	HWT_OUT="$(HWT_OUT)" scripts/deb.sh
+
 # The documentation's programs compile, its structures and versions agree
 # with the code (scripts/doc-check.sh; make check runs it too).
 doc-check:
@@ -146,6 +152,7 @@ help:
 	@echo '  make install-lib     libhwtimer, its headers, pkg-config file, man pages'
 	@echo '  make install-kernel-api  <linux/hwtimer.h> and Module.symvers for KDIR'
 	@echo '  make uninstall       (and uninstall-lib, uninstall-kernel-api)'
+	@echo '  make deb             build/deb: hwtimer-dkms, libhwtimer1, libhwtimer-dev'
 	@echo '  make lib             build/lib: libhwtimer.a and .so (and a -m32 .a)'
 	@echo '  make lib-check       the library, its pages and install, on the host'
 	@echo '  make doc-check       README and man page programs compile; docs agree'

@@ -16,6 +16,7 @@ pkgs=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm	# the arm64 VMs
 	gcc-12-multilib libc6-dev-i386					# -m32 user tests (USER_M32)
 	dkms kmod							# packaging
+	debhelper dh-dkms lintian					# make deb, scripts/deb-check.sh
 	gnuplot-nox							# benchmark plots
 	gdb python3							# make bench-trace
 	liburing-dev pkgconf						# io_uring bench column, make lib-check

@@ -15,7 +15,8 @@
 #  3. hwtimer(4) lists every structure of the uapi header with the same
 #     fields, in the same order, of the same types.
 #  4. One version: MODULE_VERSION, dkms.conf, lib/lib.mk, every page's
-#     footer and the paths of samples/out-of-tree/ agree.
+#     footer, the paths of samples/out-of-tree/ and debian/'s version and
+#     paths agree.
 #  5. README.md is at most 350 lines and docs/benchmarks.md at most 400,
 #     with what `make bench` writes into them, and neither they nor docs/
 #     tell the project's history (issue numbers, numbered runs).
@@ -136,6 +137,8 @@ others=(
 	"dkms.conf: $(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)"
 	"samples/out-of-tree/dkms.conf: $(grep -o 'hwtimer-[0-9.]*[0-9]/include' samples/out-of-tree/dkms.conf | sed 's/hwtimer-//;s|/include||')"
 	"samples/out-of-tree/Kbuild: $(grep -o 'hwtimer-headers-[0-9.]*[0-9]' samples/out-of-tree/Kbuild | sort -u | sed 's/hwtimer-headers-//')"
+	"debian/changelog: $(sed -n '1s/^hwtimer (\(.*\)-[^-]*).*/\1/p' debian/changelog)"
+	"debian/hwtimer-dkms.install: $(grep -o 'hwtimer-[0-9.]*[0-9]' debian/hwtimer-dkms.install | sort -u | sed 's/hwtimer-//')"
 )
 for page in docs/hwtimer.4 docs/man3/*.3; do
 	others+=("$page: $(sed -n 's/^\.TH [^"]*"hwtimer \([^"]*\)".*/\1/p' "$page")")

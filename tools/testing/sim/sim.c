@@ -55,6 +55,7 @@ static struct {
 	bool		verbose;
 	bool		no_invariant;	/* only the promises, not the structures */
 	bool		strict_caps;	/* caps as hwtimer(4) words them, to the entry */
+	bool		strict_hotplug;	/* no extra tick for what a dying CPU had due */
 	u64		tick[HWTD_PRECISIONS];
 	u32		slots[HWTD_PRECISIONS];
 	u32		file_cap, user_cap, global_cap;
@@ -1712,7 +1713,7 @@ static void op_cpu(void)
 			}
 			if (cfg.verbose)
 				printf("  CPU %u down (control %u), %u runnable\n", cpu, control, sim_runnable());
-			if (sim_runnable())
+			if (sim_runnable() && !cfg.strict_hotplug)
 				grant_hotplug_latency();
 			sim_cpu_down(cpu, control);
 		}
@@ -2202,13 +2203,14 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sim [--seed N] [--seeds K] [--ops M] [--faults | --faults-every F] [--jobs J]\n"
 		"           [--keep LIST] [--verbose] [--all] [--no-shrink] [--shrink-budget B]\n"
-		"           [--no-invariant] [--strict-caps]\n"
+		"           [--no-invariant] [--strict-caps] [--strict-hotplug]\n"
 		"  runs seeds N .. N+K-1, M operations each, J at a time; with fault injection\n"
 		"  (allocations, user copies, pinning) for all seeds or every F-th; stops at the\n"
 		"  first failure unless --all, and shrinks it to a replayable --keep LIST of the\n"
 		"  seed's operations (--verbose prints what each operation did); --no-invariant\n"
 		"  checks only the promises, not the driver invariant read from the structures;\n"
-		"  --strict-caps counts a timeout against the caps only until its record leaves\n");
+		"  --strict-caps counts a timeout against the caps only until its record leaves;\n"
+		"  --strict-hotplug allows a timer due on a dying CPU no more than any other\n");
 	exit(2);
 }
 
@@ -2222,7 +2224,8 @@ int main(int argc, char **argv)
 		{ "shrink-budget", required_argument, NULL, 'b' }, { "jobs", required_argument, NULL, 'j' },
 		{ "faults-every", required_argument, NULL, 'F' },
 		{ "no-invariant", no_argument, NULL, 'I' },
-		{ "strict-caps", no_argument, NULL, 'C' }, { }
+		{ "strict-caps", no_argument, NULL, 'C' },
+		{ "strict-hotplug", no_argument, NULL, 'H' }, { }
 	};
 	u64 seed = 1, nseeds = 1000, next, fail_seed = U64_MAX;
 	struct child kids[16];
@@ -2249,6 +2252,7 @@ int main(int argc, char **argv)
 		case 'j': jobs = clamp(strtoul(optarg, NULL, 0), 1UL, ARRAY_SIZE(kids)); break;
 		case 'I': cfg.no_invariant = true; break;
 		case 'C': cfg.strict_caps = true; break;
+		case 'H': cfg.strict_hotplug = true; break;
 		case 'F': fault_every = strtoul(optarg, NULL, 0); break;
 		case 'a': all = true; break;
 		case 'x': do_shrink = false; break;

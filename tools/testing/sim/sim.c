@@ -59,6 +59,7 @@ static struct {
 	u64		tick[HWTD_PRECISIONS];
 	u32		slots[HWTD_PRECISIONS];
 	u32		file_cap, user_cap, global_cap;
+	u64		max_pending;	/* the default wheel's cap, 0 for none */
 } cfg;
 
 static struct sim_rng orng;	/* the operations' stream */
@@ -1834,6 +1835,7 @@ static void setup_world(struct sim_rng *wr)
 	cfg.file_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 40) : 262144;
 	cfg.user_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 60) : 524288;
 	cfg.global_cap = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 80) : 1048576;
+	cfg.max_pending = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 40) : 0;
 	/* local_clock() per reading: still, a little, or past a pass's budget (HWT_PASS_NS) at once. */
 	switch (sim_rng_below(wr, 4)) {
 	case 0:
@@ -1865,7 +1867,8 @@ static void load_module(void)
 	      sim_set_param("coarse_tick_ns", cfg.tick[2]) &&
 	      sim_set_param("coarse_slots", cfg.slots[2]) &&
 	      sim_set_param("file_cap", cfg.file_cap) && sim_set_param("user_cap", cfg.user_cap) &&
-	      sim_set_param("global_cap", cfg.global_cap), "a module parameter is missing");
+	      sim_set_param("global_cap", cfg.global_cap) &&
+	      sim_set_param("max_pending", cfg.max_pending), "a module parameter is missing");
 	check(sim_module_init() == 0, "module init failed");
 	fops = sim_misc_fops();
 	check(fops, "no device registered");
@@ -1883,6 +1886,7 @@ static void create_wheels(struct sim_rng *wr)
 		if (i == 0) {
 			mw->w = hwtimer_default_wheel();
 			mw->c.slack_ns = 0;
+			mw->c.max_pending = cfg.max_pending;
 		} else {
 			snprintf(mw->name, sizeof(mw->name), "sim%u", i);
 			mw->c.name = mw->name;

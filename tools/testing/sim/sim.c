@@ -55,9 +55,11 @@ static struct {
 	bool		verbose;
 	bool		no_invariant;	/* only the promises, not the structures */
 	bool		strict_caps;	/* caps as hwtimer(4) words them, to the entry */
+	bool		strict_hotplug;	/* no extra tick for what a dying CPU had due */
 	u64		tick[HWTD_PRECISIONS];
 	u32		slots[HWTD_PRECISIONS];
 	u32		file_cap, user_cap, global_cap;
+	u64		max_pending;	/* the default wheel's cap, 0 for none */
 } cfg;
 
 static struct sim_rng orng;	/* the operations' stream */
@@ -700,7 +702,9 @@ static void op_close(void)
 /* A user buffer of @len bytes at a random offset in its pages; returns its address. */
 static unsigned long ubuf(size_t len, u64 r, unsigned long *region)
 {
-	unsigned int off = (r % 2) ? (r >> 8) % PAGE_SIZE & ~7UL : 0;
+	/* At a page's start, anywhere, or ending just past a page boundary. */
+	unsigned int off = r % 3 == 0 ? 0 : r % 3 == 1 ? ((r >> 8) % PAGE_SIZE) & ~7UL :
+			   (PAGE_SIZE - (len / 2 & ~7UL) % PAGE_SIZE) % PAGE_SIZE;
 	unsigned int npages = DIV_ROUND_UP(off + len, PAGE_SIZE);
 
 	*region = sim_umap(npages, SIM_PROT_R | SIM_PROT_W);
@@ -1269,6 +1273,40 @@ static void batch_unlock_hook(struct sim_lock *l)
 	}
 }
 
+/* Whether the user can read all of [@a, @a + @len) and write [@o, @o + @olen) of it. */
+static bool user_ok(unsigned long a, size_t len, u8 prot)
+{
+	unsigned long pg;
+
+	for (pg = a & PAGE_MASK; pg < a + len; pg += PAGE_SIZE)
+		if ((sim_uprot_of(pg) & prot) != prot)
+			return false;
+	return true;
+}
+
+/* Whether the batch can act on the entry at @a: readable whole, its outputs writable. */
+static bool entry_ok(unsigned int cmd, unsigned long a, size_t size)
+{
+#define OUT_OK(type, first, last)						\
+	user_ok(a + offsetof(type, first),					\
+		offsetofend(type, last) - offsetof(type, first), SIM_PROT_R | SIM_PROT_W)
+
+	if (!user_ok(a, size, SIM_PROT_R))
+		return false;
+	switch (cmd) {
+	case HWTIMER_IOC_ARM:
+		return OUT_OK(struct hwtimer_arm_entry, result, deadline_ns);
+	case HWTIMER_IOC_MODIFY:
+		return OUT_OK(struct hwtimer_modify_entry, result, status);
+	case HWTIMER_IOC_CANCEL:
+		return OUT_OK(struct hwtimer_cancel_entry, result, status);
+	default:
+		return OUT_OK(struct hwtimer_get_entry, result, status) &&
+		       OUT_OK(struct hwtimer_get_entry, cookie, slack_ns);
+	}
+#undef OUT_OK
+}
+
 /* Run a batch of @n entries (written at @ents) through the ioctl; replay it into the model. */
 static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned int n, size_t size,
 		      unsigned int flags)
@@ -1276,7 +1314,7 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	static struct batch b;
 	struct hwtimer_batch hb = { };
 	unsigned long hreg, h, region;
-	unsigned int i;
+	unsigned int i, bad;
 	long ret;
 
 	memset(&b, 0, sizeof(b));
@@ -1293,6 +1331,21 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	memcpy(b.orig, b.ents, n * size);
 	b.eaddr = ubuf(n * size, cur->r[2], &region);
 	sim_uwrite(b.eaddr, b.ents, n * size);
+	/* Sometimes a page of the entries read-only, or not there: the batch stops before it. */
+	bad = n;
+	if (cur->r[2] % 11 == 0 && (b.eaddr + n * size - 1) / PAGE_SIZE > b.eaddr / PAGE_SIZE) {
+		unsigned long first = b.eaddr & PAGE_MASK, last = (b.eaddr + n * size - 1) & PAGE_MASK;
+		unsigned long pg = (cur->r[2] >> 16) % 3 ? last :
+				   first + ((cur->r[2] >> 18) % ((last - first) / PAGE_SIZE + 1)) * PAGE_SIZE;
+
+		sim_uprot(pg, (cur->r[2] >> 8) % 2 ? SIM_PROT_R : 0);
+		for (i = 0; i < n && bad == n; i++)
+			if (!entry_ok(cmd, b.eaddr + i * size, size))
+				bad = i;
+		if (cfg.verbose)
+			printf("  entries' page %#lx %s: entry %u of %u the first out of reach\n", pg,
+			       (cur->r[2] >> 8) % 2 ? "read-only" : "unmapped", bad, n);
+	}
 	h = ubuf(sizeof(hb), cur->r[2] >> 1, &hreg);
 	hb.entries = b.eaddr;
 	hb.count = n;
@@ -1319,13 +1372,17 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 	      b.next);
 	check(hb.failed == b.nfailed, "%s: failed %u, the model %u", op_names[cur->kind], hb.failed,
 	      b.nfailed);
-	if (flags & HWTIMER_BATCH_CONTINUE)
-		check(ret == 0 && hb.done == n, "%s with CONTINUE returned %ld, done %u of %u",
-		      op_names[cur->kind], ret, hb.done, n);
+	if (!(flags & HWTIMER_BATCH_CONTINUE) && b.first_err)
+		check(ret == b.first_err, "%s returned %ld, done %u of %u, the model %d",
+		      op_names[cur->kind], ret, hb.done, n, b.first_err);
+	else if (bad < n)
+		check(ret == -EFAULT && hb.done == bad,
+		      "%s returned %ld, done %u of %u, the model EFAULT at entry %u (its page %s)",
+		      op_names[cur->kind], ret, hb.done, n, bad,
+		      (cur->r[2] >> 8) % 2 ? "read-only" : "unmapped");
 	else
-		check(ret == b.first_err && hb.done == (b.first_err ? hb.done : n),
-		      "%s returned %ld, done %u of %u, the model %d", op_names[cur->kind], ret, hb.done, n,
-		      b.first_err);
+		check(ret == 0 && hb.done == n, "%s returned %ld, done %u of %u", op_names[cur->kind], ret,
+		      hb.done, n);
 	observe_ring(f);
 }
 
@@ -1657,7 +1714,7 @@ static void op_cpu(void)
 			}
 			if (cfg.verbose)
 				printf("  CPU %u down (control %u), %u runnable\n", cpu, control, sim_runnable());
-			if (sim_runnable())
+			if (sim_runnable() && !cfg.strict_hotplug)
 				grant_hotplug_latency();
 			sim_cpu_down(cpu, control);
 		}
@@ -1778,6 +1835,7 @@ static void setup_world(struct sim_rng *wr)
 	cfg.file_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 40) : 262144;
 	cfg.user_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 60) : 524288;
 	cfg.global_cap = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 80) : 1048576;
+	cfg.max_pending = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 40) : 0;
 	/* local_clock() per reading: still, a little, or past a pass's budget (HWT_PASS_NS) at once. */
 	switch (sim_rng_below(wr, 4)) {
 	case 0:
@@ -1809,7 +1867,8 @@ static void load_module(void)
 	      sim_set_param("coarse_tick_ns", cfg.tick[2]) &&
 	      sim_set_param("coarse_slots", cfg.slots[2]) &&
 	      sim_set_param("file_cap", cfg.file_cap) && sim_set_param("user_cap", cfg.user_cap) &&
-	      sim_set_param("global_cap", cfg.global_cap), "a module parameter is missing");
+	      sim_set_param("global_cap", cfg.global_cap) &&
+	      sim_set_param("max_pending", cfg.max_pending), "a module parameter is missing");
 	check(sim_module_init() == 0, "module init failed");
 	fops = sim_misc_fops();
 	check(fops, "no device registered");
@@ -1827,6 +1886,7 @@ static void create_wheels(struct sim_rng *wr)
 		if (i == 0) {
 			mw->w = hwtimer_default_wheel();
 			mw->c.slack_ns = 0;
+			mw->c.max_pending = cfg.max_pending;
 		} else {
 			snprintf(mw->name, sizeof(mw->name), "sim%u", i);
 			mw->c.name = mw->name;
@@ -2147,13 +2207,14 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sim [--seed N] [--seeds K] [--ops M] [--faults | --faults-every F] [--jobs J]\n"
 		"           [--keep LIST] [--verbose] [--all] [--no-shrink] [--shrink-budget B]\n"
-		"           [--no-invariant] [--strict-caps]\n"
+		"           [--no-invariant] [--strict-caps] [--strict-hotplug]\n"
 		"  runs seeds N .. N+K-1, M operations each, J at a time; with fault injection\n"
 		"  (allocations, user copies, pinning) for all seeds or every F-th; stops at the\n"
 		"  first failure unless --all, and shrinks it to a replayable --keep LIST of the\n"
 		"  seed's operations (--verbose prints what each operation did); --no-invariant\n"
 		"  checks only the promises, not the driver invariant read from the structures;\n"
-		"  --strict-caps counts a timeout against the caps only until its record leaves\n");
+		"  --strict-caps counts a timeout against the caps only until its record leaves;\n"
+		"  --strict-hotplug allows a timer due on a dying CPU no more than any other\n");
 	exit(2);
 }
 
@@ -2167,7 +2228,8 @@ int main(int argc, char **argv)
 		{ "shrink-budget", required_argument, NULL, 'b' }, { "jobs", required_argument, NULL, 'j' },
 		{ "faults-every", required_argument, NULL, 'F' },
 		{ "no-invariant", no_argument, NULL, 'I' },
-		{ "strict-caps", no_argument, NULL, 'C' }, { }
+		{ "strict-caps", no_argument, NULL, 'C' },
+		{ "strict-hotplug", no_argument, NULL, 'H' }, { }
 	};
 	u64 seed = 1, nseeds = 1000, next, fail_seed = U64_MAX;
 	struct child kids[16];
@@ -2194,6 +2256,7 @@ int main(int argc, char **argv)
 		case 'j': jobs = clamp(strtoul(optarg, NULL, 0), 1UL, ARRAY_SIZE(kids)); break;
 		case 'I': cfg.no_invariant = true; break;
 		case 'C': cfg.strict_caps = true; break;
+		case 'H': cfg.strict_hotplug = true; break;
 		case 'F': fault_every = strtoul(optarg, NULL, 0); break;
 		case 'a': all = true; break;
 		case 'x': do_shrink = false; break;

@@ -373,6 +373,14 @@ void sim_uprot(unsigned long addr, u8 prot)
 		r->prot[pg] = prot;
 }
 
+u8 sim_uprot_of(unsigned long addr)
+{
+	unsigned int pg;
+	struct sim_region *r = sim_region_of(addr, &pg);
+
+	return r ? r->prot[pg] : 0;
+}
+
 void sim_uunmap(unsigned long addr)
 {
 	struct sim_region **pr, *r;

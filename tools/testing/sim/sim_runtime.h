@@ -110,6 +110,7 @@ extern unsigned long sim_warnings;
 unsigned long sim_umap(unsigned int npages, u8 prot);
 unsigned long sim_umap_pages(struct page **pages, unsigned int npages, u8 prot);
 void sim_uprot(unsigned long addr, u8 prot);
+u8 sim_uprot_of(unsigned long addr);
 void sim_uunmap(unsigned long addr);
 void *sim_uaddr(unsigned long addr, size_t len);	/* host address of user bytes (sim side) */
 void sim_uwrite(unsigned long addr, const void *buf, size_t len);

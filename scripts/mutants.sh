@@ -164,7 +164,7 @@ vm_step() {
 			>>"$res" 2>&1 || rc=$?
 	fi
 	vm_fails "$res" >"$why"
-	if [ -s "$why" ]; then
+	if grep -q . "$why"; then
 		echo killed
 	elif grep -qE '^[0-9]+ passed, 0 failed' "$res"; then
 		echo survived

@@ -138,7 +138,8 @@ build_user_once() {
 # 3. The VM: prints killed, survived or a reason it did not run; the
 # failing lines go to $3.
 vm_step() {
-	local t=$1 p=$2 why=$3 only stress rc=0 res=$t/vm-result.txt
+	local t=$1 p=$2 why=$3 only stress rc=0 res
+	res=$t/vm-result.txt
 	only=$(header "$p" ONLY)
 	stress=$(header "$p" STRESS)
 	: >"$why"
@@ -164,7 +165,7 @@ vm_step() {
 			>>"$res" 2>&1 || rc=$?
 	fi
 	vm_fails "$res" >"$why"
-	if [ -s "$why" ]; then
+	if grep -q . "$why"; then
 		echo killed
 	elif grep -qE '^[0-9]+ passed, 0 failed' "$res"; then
 		echo survived

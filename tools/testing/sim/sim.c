@@ -2248,21 +2248,50 @@ int main(int argc, char **argv)
 	cfg.nops = 1000;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'n': nseeds = strtoull(optarg, NULL, 0); break;
-		case 'o': cfg.nops = strtoul(optarg, NULL, 0); break;
-		case 'f': cfg.faults = true; break;
-		case 'k': keep_arg = optarg; break;
-		case 'j': jobs = clamp(strtoul(optarg, NULL, 0), 1UL, ARRAY_SIZE(kids)); break;
-		case 'I': cfg.no_invariant = true; break;
-		case 'C': cfg.strict_caps = true; break;
-		case 'H': cfg.strict_hotplug = true; break;
-		case 'F': fault_every = strtoul(optarg, NULL, 0); break;
-		case 'a': all = true; break;
-		case 'x': do_shrink = false; break;
-		case 'v': cfg.verbose = true; break;
-		case 'b': budget = strtoul(optarg, NULL, 0); break;
-		default: usage();
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			nseeds = strtoull(optarg, NULL, 0);
+			break;
+		case 'o':
+			cfg.nops = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			cfg.faults = true;
+			break;
+		case 'k':
+			keep_arg = optarg;
+			break;
+		case 'j':
+			jobs = clamp(strtoul(optarg, NULL, 0), 1UL, ARRAY_SIZE(kids));
+			break;
+		case 'I':
+			cfg.no_invariant = true;
+			break;
+		case 'C':
+			cfg.strict_caps = true;
+			break;
+		case 'H':
+			cfg.strict_hotplug = true;
+			break;
+		case 'F':
+			fault_every = strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'x':
+			do_shrink = false;
+			break;
+		case 'v':
+			cfg.verbose = true;
+			break;
+		case 'b':
+			budget = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage();
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);

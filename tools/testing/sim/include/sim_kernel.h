@@ -37,7 +37,8 @@
 #define IS_BUILTIN(option)		__is_defined(option)
 
 #undef __always_inline
-#define __always_inline			inline __attribute__((__always_inline__))
+/* Inlining is the compiler's choice here: nothing depends on it. */
+#define __always_inline			inline
 #define noinline			__attribute__((__noinline__))
 #define __aligned(x)			__attribute__((__aligned__(x)))
 #define __maybe_unused			__attribute__((__unused__))
@@ -57,9 +58,14 @@
 #define likely(x)			__builtin_expect(!!(x), 1)
 #define unlikely(x)			__builtin_expect(!!(x), 0)
 #define data_race(x)			(x)
-#define barrier()			__asm__ __volatile__("" ::: "memory")
+static inline void sim_barrier(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+#define barrier()			sim_barrier()
 #undef static_assert
-#define static_assert(expr, ...)	_Static_assert(expr, #expr)
+#define static_assert(expr, ...)	_Static_assert((expr), #expr)
 #define BUILD_BUG_ON(c)			_Static_assert(!(c), #c)
 
 /* ---- types ----------------------------------------------------------------- */

@@ -446,9 +446,9 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 		return -EFAULT;
 	}
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	file->nbusy++;
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	/*
 	 * @boottime without the lock: hwtd_config() changes it only when it
 	 * finds @nbusy 0 under the lock, so not until this batch ends.
@@ -481,7 +481,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 		}
 		for (i = 0; i < n && !stop;) {
 			memset(&hold, 0, sizeof(hold));
-			spin_lock_irq(&file->lock);
+			spin_lock_bh(&file->lock);
 			/* Room in the ring since the last call: use it. */
 			hwtd_refill(file, &hold, HWTD_HOLD_MAX);
 			for (; i < n; i++) {
@@ -504,7 +504,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 				}
 			}
 			hwtd_hold_end(file, &hold);
-			spin_unlock_irq(&file->lock);
+			spin_unlock_bh(&file->lock);
 			hwtd_hold_wake(file, &hold);
 			if (r == HWTD_AGAIN) {
 				call.nomem = hwtd_table_prealloc(file, call.extra) < 0;
@@ -516,9 +516,9 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 		cond_resched();
 	}
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	file->nbusy--;
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	if (op == &hwtd_cancel)
 		hwtd_trim(file);
 	/*
@@ -565,14 +565,14 @@ static long hwtd_config(struct hwtd_file *file, struct hwtimer_config __user *uc
 	if (cfg.precision >= HWTD_PRECISIONS)
 		return -EINVAL;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	if (file->nlive || file->nbusy) {
 		ret = -EBUSY;
 	} else {
 		/* The wheel is empty: its clock starts afresh. */
 		hwtd_wheel_configure(file, hwtd_wheels, cfg.precision, clock);
 	}
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	return ret;
 }
 
@@ -590,14 +590,14 @@ static long hwtd_info(struct hwtd_file *file, struct hwtimer_info __user *uinfo)
 	info.user_cap = hwtd_user_cap();
 	/* The counts are snapshots: atomic, no order with anything. */
 	info.user_count = atomic_long_read(&file->user->count);
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	info.pending = file->nlive - file->nqueued;
 	info.queued = file->nqueued;
 	info.tick_ns = file->time.tick_ns;
 	info.slots = hwtimer_wheel_slots(file->wheel);
 	info.clockid = file->boottime ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
 	info.precision = file->precision;
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
@@ -642,10 +642,10 @@ static unsigned int hwtd_read_some(struct hwtd_file *file, struct hwtimer_expiry
 	struct hwtd_hold hold = { };
 	unsigned int n;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	n = hwtd_dequeue(file, &hold, recs, max, hwtd_timens_offset(file->boottime));
 	hwtd_hold_end(file, &hold);
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	return n;
 }
 
@@ -805,14 +805,14 @@ static void hwtd_show_fdinfo(struct seq_file *m, struct file *filp)
 	u64 expiry_ns;
 	bool boottime;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	pending = file->nlive - file->nqueued;
 	queued = file->nqueued;
 	precision = file->precision;
 	boottime = file->boottime;
 	chunks = file->nchunks;
 	expiry_ns = file->expiry_ns;
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 
 	seq_printf(m, "pending:\t%lu\nqueued:\t%lu\ncap:\t%u\n",
 		   pending, queued, hwtd_file_cap());
@@ -999,10 +999,10 @@ int hwtd_kunit_op(struct hwtd_file *file, unsigned int cmd, void *ent, u64 now)
 
 	for (;;) {
 		memset(&hold, 0, sizeof(hold));
-		spin_lock_irq(&file->lock);
+		spin_lock_bh(&file->lock);
 		r = hwtd_run_op(op, file, &call, &hold, ent);
 		hwtd_hold_end(file, &hold);
-		spin_unlock_irq(&file->lock);
+		spin_unlock_bh(&file->lock);
 		hwtd_hold_wake(file, &hold);
 		if (r != HWTD_AGAIN)
 			return r;

@@ -227,8 +227,10 @@ struct hwtd_timer {
 
 /**
  * struct hwtd_file - one open file of /dev/hwtimer
- * @lock: the file lock. Taken with interrupts disabled (the expiry pass
- *        runs in softirq context). It protects every member below but
+ * @lock: the file lock. Taken with bottom halves disabled: the expiry
+ *        pass runs in softirq context (the driving timer's callback, BH
+ *        work) or in process context (@work, system calls), never in a
+ *        hard interrupt, so interrupts stay on. It protects every member below but
  *        @wq, @rwq, @user, @work and the internals of @timers, and the
  *        timeouts, chunks and leaves of the file, and the kernel side of
  *        the ring. Nesting: taken before a wheel base lock (the driving

@@ -474,13 +474,13 @@ bool hwtd_has_records(struct hwtd_file *file)
 
 	for (;;) {
 		memset(&hold, 0, sizeof(hold));
-		spin_lock_irq(&file->lock);
+		spin_lock_bh(&file->lock);
 		moved = hwtd_refill(file, &hold, HWTD_HOLD_MAX);
 		hwtd_hold_end(file, &hold);
 		/* The head is only compared here: READ_ONCE(), no ACQUIRE. */
 		ret = file->nqueued ||
 		      (file->ring && file->ring->tail != READ_ONCE(*file->ring->head));
-		spin_unlock_irq(&file->lock);
+		spin_unlock_bh(&file->lock);
 		total += moved;
 		if (moved < HWTD_HOLD_MAX || total >= hwtd_ring_entries(file))
 			return ret;
@@ -575,12 +575,12 @@ static bool hwtd_pass_holds(struct hwtd_file *file, struct hwtd_hold *hold, u64 
 		hwtd_hold_end(file, hold);
 		if (done || local_clock() > end)
 			return done;
-		spin_unlock_irq(&file->lock);
+		spin_unlock_bh(&file->lock);
 		hwtd_hold_wake(file, hold);
 		memset(hold, 0, sizeof(*hold));
 		if (can_sleep)
 			cond_resched();
-		spin_lock_irq(&file->lock);
+		spin_lock_bh(&file->lock);
 		if (file->closing)
 			return true;
 	}
@@ -598,16 +598,16 @@ static bool hwtd_pass_slice(struct hwtd_file *file, bool begin, u64 end, bool ca
 	u64 t0 = local_clock();
 	bool done;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	if (begin ? !hwtd_wheel_pass_begin(file) : file->closing) {
-		spin_unlock_irq(&file->lock);
+		spin_unlock_bh(&file->lock);
 		return true;
 	}
 	done = hwtd_pass_holds(file, &hold, end, can_sleep);
 	if (done)
 		hwtd_wheel_pass_end(file, hwtd_hold_now(file, &hold));
 	file->expiry_ns += local_clock() - t0;
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	hwtd_hold_wake(file, &hold);
 	return done;
 }
@@ -688,13 +688,13 @@ void hwtd_kunit_run(struct hwtd_file *file, u64 now)
 
 	/* Read by hwtd_clock_now() with READ_ONCE(): a value, no order. */
 	WRITE_ONCE(file->manual_now, now);
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	if (hwtd_wheel_pass_begin(file)) {
 		/* No end: it returns when the pass is done. */
 		hwtd_pass_holds(file, &hold, U64_MAX, true);
 		hwtd_wheel_pass_end(file, hwtd_hold_now(file, &hold));
 	}
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	hwtd_hold_wake(file, &hold);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_run);
@@ -714,10 +714,10 @@ unsigned int hwtd_kunit_read(struct hwtd_file *file, struct hwtimer_expiry *recs
 	struct hwtd_hold hold = { };
 	unsigned int n;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	n = hwtd_dequeue(file, &hold, recs, max, 0);
 	hwtd_hold_end(file, &hold);
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_kunit_read);
@@ -851,7 +851,7 @@ long hwtd_ring_setup(struct hwtd_file *file, struct hwtimer_ring_params __user *
 		return -EFAULT;
 	}
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	if (file->ring) {
 		ret = -EBUSY;
 	} else {
@@ -865,7 +865,7 @@ long hwtd_ring_setup(struct hwtd_file *file, struct hwtimer_ring_params __user *
 		hwtd_refill(file, &hold, HWTD_HOLD_MAX);
 		hwtd_hold_end(file, &hold);
 	}
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	if (ret)
 		hwtd_ring_destroy(ring);
 	return ret;

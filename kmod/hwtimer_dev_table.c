@@ -274,9 +274,9 @@ bool hwtd_trim(struct hwtd_file *file)
 	unsigned int n, total = 0;
 
 	do {
-		spin_lock_irq(&file->lock);
+		spin_lock_bh(&file->lock);
 		n = hwtd_trim_some(file, HWTD_HOLD_MAX);
-		spin_unlock_irq(&file->lock);
+		spin_unlock_bh(&file->lock);
 		total += n;
 		cond_resched();
 	} while (n == HWTD_HOLD_MAX);
@@ -337,12 +337,12 @@ int hwtd_table_prealloc(struct hwtd_file *file, bool extra)
 	bool need_c, need_x, need_l;
 	int ret = 0;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	need_c = !file->spare_chunk;
 	need_x = extra && !file->spare_extra;
 	need_l = !file->spare_leaf && file->nchunks < HWTD_MAX_CHUNKS &&
 		 !file->dir[file->nchunks / HWTD_LEAF_CHUNKS];
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 
 	if (need_c) {
 		c = kmalloc(HWTD_CHUNK_BYTES, GFP_KERNEL_ACCOUNT);
@@ -360,7 +360,7 @@ int hwtd_table_prealloc(struct hwtd_file *file, bool extra)
 			ret = -ENOMEM;
 	}
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	if (c && !file->spare_chunk) {
 		file->spare_chunk = c;
 		atomic_long_inc(&hwtd_stats.chunks);
@@ -376,7 +376,7 @@ int hwtd_table_prealloc(struct hwtd_file *file, bool extra)
 		atomic_long_inc(&hwtd_stats.leaves);
 		l = NULL;
 	}
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	kfree(c);
 	kfree(x);
 	kfree(l);

@@ -510,9 +510,9 @@ void hwtd_wheel_stop(struct hwtd_file *file)
 {
 	unsigned int p, c;
 
-	spin_lock_irq(&file->lock);
+	spin_lock_bh(&file->lock);
 	file->closing = true;
-	spin_unlock_irq(&file->lock);
+	spin_unlock_bh(&file->lock);
 	if (file->manual)
 		return;
 	for (p = 0; p < HWTD_PRECISIONS; p++)

@@ -90,7 +90,7 @@ static bool hwt_fixup_assert_init(void *addr, enum debug_obj_state state)
 	if (state != ODEBUG_STATE_NOTAVAILABLE || !wheel)
 		return false;
 	hwtimer_setup(timer, wheel, hwt_stub_fn);
-	timer->flags |= HWT_SHUTDOWN;
+	WRITE_ONCE(timer->flags, timer->flags | HWT_SHUTDOWN);
 	return true;
 }
 
@@ -103,26 +103,28 @@ const struct debug_obj_descr hwt_debug_descr = {
 };
 
 /**
- * hwtimer_setup_on_stack - hwtimer_setup() for a timer on the stack
+ * hwtimer_setup_on_stack_key - hwtimer_setup_on_stack()'s function
  * @timer: the timer, in the caller's stack frame
  * @wheel: the wheel it will run on
  * @function: the callback
+ * @name: the lock class's name (the call site's @timer expression)
+ * @key: the call site's lock class
  *
- * As hwtimer_setup(), for a timer (or an object embedding one) that is a
- * local variable: debugobjects is told it lives on the stack. Call
- * destroy_hwtimer_on_stack() before the function returns. Without
- * CONFIG_DEBUG_OBJECTS_TIMERS this is hwtimer_setup().
+ * Callers use hwtimer_setup_on_stack(), which gives each call site its
+ * class: debugobjects is told @timer lives on the stack, then as
+ * hwtimer_setup_key().
  *
  * Context: any.
  * Return: nothing.
  */
-void hwtimer_setup_on_stack(struct hwtimer *timer, struct hwtimer_wheel *wheel,
-			    hwtimer_fn_t function)
+void hwtimer_setup_on_stack_key(struct hwtimer *timer, struct hwtimer_wheel *wheel,
+				hwtimer_fn_t function, const char *name,
+				struct lock_class_key *key)
 {
 	debug_object_init_on_stack(timer, &hwt_debug_descr);
-	hwtimer_setup(timer, wheel, function);
+	hwtimer_setup_key(timer, wheel, function, name, key);
 }
-EXPORT_SYMBOL_GPL(hwtimer_setup_on_stack);
+EXPORT_SYMBOL_GPL(hwtimer_setup_on_stack_key);
 
 /**
  * destroy_hwtimer_on_stack - end the tracking of a timer on the stack

@@ -201,10 +201,6 @@ struct hwt_base {
  * @owner: the module that created the wheel (NULL: built in, or a manual
  *         test wheel); its unload destroys what it left behind
  * @debugfs: the wheel's debugfs directory
- * @lockdep_key: class of @lockdep_map
- * @lockdep_map: held by callbacks and taken by hwtimer_cancel_sync(), so
- *               lockdep sees a lock a callback needs held across a wait
- *               for that callback
  */
 struct hwtimer_wheel {
 	char			name[HWTIMER_NAME_MAX];
@@ -223,8 +219,6 @@ struct hwtimer_wheel {
 	struct list_head	node;
 	struct module		*owner;
 	struct dentry		*debugfs;
-	struct lock_class_key	lockdep_key;
-	struct lockdep_map	lockdep_map;
 };
 
 /*

@@ -148,6 +148,19 @@ static void hwt_manual_put(void) { }
 #endif
 
 /*
+ * The lockdep subclass of @w's timers. A call site of hwtimer_setup() is
+ * a class, held while a callback runs: on a softirq wheel in softirq, on a
+ * process-context wheel (or a manual one, run from a test's task) with
+ * softirqs on. A call site whose timers run in both would be one class in
+ * both states, which lockdep reports though callbacks exclude nothing, so
+ * the two kinds of wheel are two subclasses.
+ */
+static inline unsigned int hwt_lockdep_subclass(const struct hwtimer_wheel *w)
+{
+	return (w->flags & HWTIMER_WHEEL_PROCESS) || hwt_is_manual(w);
+}
+
+/*
  * The wheel's clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME for a
  * %HWTIMER_WHEEL_BOOTTIME wheel, or a test's manual clock, which stops at
  * KTIME_MAX as the real ones do (the expiry path's lateness is a signed
@@ -384,10 +397,11 @@ static bool hwt_cascade(struct hwt_base *base, unsigned int *quota)
  * event, a reprogramming of its clock event device) on every cancel that
  * empties a base, and a start on the next arm.
  *
- * Only ever called on this CPU's base: hrtimer_start() of a pinned hrtimer
- * queues it on the calling CPU, which would move that base's expiries
- * here. A timer whose callback runs on a remote base stays there (see
- * hwt_target_base()), but that base is then processing and programs
+ * Called on this CPU's base (or on a dead CPU's, from a pass that
+ * hotplug moved here: hwt_hrtimer_fn()): hrtimer_start() of a pinned
+ * hrtimer queues it on the calling CPU, which would move that base's
+ * expiries here. A timer whose callback runs on a remote base stays there
+ * (see hwt_target_base()), but that base is then processing and programs
  * itself.
  */
 static void __hwt_program(struct hwt_base *base)
@@ -548,8 +562,9 @@ static void hwt_sync_wait(struct hwt_base *base, struct hwtimer *t)
  * its callbacks by @base->stats.fired, and @visited is fired + cascaded,
  * summed when the counters are read (hwtimer_wheel_stats()).
  *
- * Like call_timer_fn(), it checks that the callback left the preemption
- * count as it found it: a callback that returns with a lock held or
+ * Like call_timer_fn(), it holds the timer's lockdep class around the
+ * callback and checks that the callback left the preemption count as it
+ * found it: a callback that returns with a lock held or
  * preemption disabled would break every later callback.
  */
 static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 tick_ns)
@@ -565,6 +580,15 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	u64 deadline = t->deadline;
 	s64 late = now - deadline;
 	int count;
+#ifdef CONFIG_LOCKDEP
+	/*
+	 * The callback may free @t: a copy of its class is held around it,
+	 * as call_timer_fn() holds one of the timer_list's.
+	 */
+	struct lockdep_map lockdep_map;
+
+	lockdep_copy_map(&lockdep_map, &t->lockdep_map);
+#endif
 
 	/* Off @due: no slot bit to look at, as hwt_unlink() would (pprev too). */
 	hwt_debug_deactivate(t);
@@ -591,9 +615,9 @@ static __always_inline void hwt_expire_one(struct hwt_base *base, u64 now, u64 t
 	raw_spin_unlock_irq(&base->lock);
 	trace_hwtimer_expire_entry(t, deadline, now);
 	count = preempt_count();
-	lock_map_acquire(&w->lockdep_map);
+	lock_acquire_exclusive(&lockdep_map, hwt_lockdep_subclass(w), 0, NULL, _THIS_IP_);
 	fn(t);
-	lock_map_release(&w->lockdep_map);
+	lock_map_release(&lockdep_map);
 	if (count != preempt_count()) {
 		WARN_ONCE(1, "hwtimer: %ps changed the preempt count from %#x to %#x\n",
 			  fn, count, preempt_count());
@@ -784,6 +808,18 @@ u64 hwt_pass_end(const struct hwtimer *timer)
 }
 EXPORT_SYMBOL_IF_KUNIT(hwt_pass_end);
 
+/*
+ * Runs on the base's CPU but in one case: hrtimers_cpu_dying() moves a
+ * dying CPU's pinned hrtimers to a live CPU before hwt_cpu_dead() marks
+ * its bases offline, so in between this may run a pass over a dead CPU's
+ * base on a live CPU. That is safe: a pass uses nothing of the CPU it runs
+ * on, only its base, under the base lock; the callbacks run on the live
+ * CPU, as timer_list's do once moved; the pass's hwt_program() pins the
+ * hrtimer there; and hwt_migrate() sets @offline, then waits for such a
+ * pass in hrtimer_cancel() before it moves the timers. A @cont that pass
+ * queues runs on the live CPU too, where hwt_cont_fn() leaves it: the
+ * base waits for hwt_migrate(), later in the same hotplug operation.
+ */
 static enum hrtimer_restart hwt_hrtimer_fn(struct hrtimer *hrt)
 {
 	struct hwt_base *base = container_of(hrt, struct hwt_base, hrt);
@@ -863,25 +899,23 @@ static __always_inline struct hwt_base *hwt_lock_base(struct hwtimer *t, unsigne
 }
 
 /**
- * hwtimer_setup - prepare a timer for use on a wheel
+ * hwtimer_setup_key - hwtimer_setup()'s function
  * @timer: the timer, embedded in the caller's object
- * @wheel: the wheel it will run on (hwtimer_default_wheel() or one of the
- *         caller's)
- * @function: the callback; not NULL (a start or modify of a timer without
- *            one fails with -EINVAL, with a warning)
+ * @wheel: the wheel it will run on
+ * @function: the callback
+ * @name: the lock class's name (the call site's @timer expression)
+ * @key: the call site's lock class (NULL without lockdep)
  *
- * Must be called once before any other operation on @timer, and never
- * while @timer is pending or its callback runs. A timer on the stack is
- * set up with hwtimer_setup_on_stack() instead. Under
- * CONFIG_DEBUG_OBJECTS_TIMERS, debugobjects reports (and makes safe) a
- * setup of a pending timer, any use of a timer never set up, and the
- * freeing of a pending one.
+ * Callers use hwtimer_setup(), which gives each call site its class, as
+ * init_timer_key() is called through timer_setup(); the rules are
+ * hwtimer_setup()'s.
  *
  * Context: any.
  * Return: nothing.
  */
-void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
-		   hwtimer_fn_t function)
+void hwtimer_setup_key(struct hwtimer *timer, struct hwtimer_wheel *wheel,
+		       hwtimer_fn_t function, const char *name,
+		       struct lock_class_key *key)
 {
 	hwt_debug_init(timer);
 	timer->entry.pprev = NULL;
@@ -892,8 +926,9 @@ void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
 	timer->wheel = wheel;
 	timer->flags = raw_smp_processor_id() & HWT_CPUMASK;
 	timer->slot = 0;
+	lockdep_init_map(&timer->lockdep_map, name, key, 0);
 }
-EXPORT_SYMBOL_GPL(hwtimer_setup);
+EXPORT_SYMBOL_GPL(hwtimer_setup_key);
 
 /* hwt_arm() options, as __mod_timer()'s. */
 #define HWT_ARM_REL	BIT(0)	/* the time is a delay from now */
@@ -1250,8 +1285,9 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
 	might_sleep();
 	/* Tell lockdep we wait for a callback: see timer_delete_sync(). */
 	local_irq_save(flags);
-	lock_map_acquire(&t->wheel->lockdep_map);
-	lock_map_release(&t->wheel->lockdep_map);
+	lock_acquire_exclusive(&t->lockdep_map, hwt_lockdep_subclass(t->wheel), 0, NULL,
+			       _THIS_IP_);
+	lock_map_release(&t->lockdep_map);
 	local_irq_restore(flags);
 
 	/*
@@ -1303,9 +1339,12 @@ static int hwt_cancel_wait(struct hwtimer *t, bool shutdown)
  * thread running the callback while it waits (as timer_delete_sync()
  * does), so a higher-priority task busy on that CPU cannot stall it.
  *
- * The caller must not hold a lock the callback takes, and must not call it
- * from a callback of the same wheel (lockdep reports both), except that a
- * call from @timer's own callback does nothing and fails, with a warning.
+ * As for timer_delete_sync(), the caller must not hold a lock the callback
+ * takes, and a process-context callback that calls it must not wait for a
+ * timer whose callback waits for its own. Lockdep reports both, with one
+ * class per hwtimer_setup() call site: it also reports a callback waiting
+ * for a timer set up at its own timer's call site. A call from @timer's
+ * own callback does nothing and fails, with a warning.
  *
  * Context: process context; may sleep.
  * Return: 1 if a pending @timer was cancelled, 0 if it was not pending, or
@@ -1560,7 +1599,6 @@ static void hwt_free(struct hwtimer_wheel *w)
 	}
 	if (w->wq)
 		destroy_workqueue(w->wq);
-	lockdep_unregister_key(&w->lockdep_key);
 	if (w->manual)
 		hwt_manual_put();
 	kfree(w);
@@ -1603,8 +1641,6 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	if (!w)
 		return ERR_PTR(-ENOMEM);
 	strscpy(w->name, cfg->name, sizeof(w->name));
-	lockdep_register_key(&w->lockdep_key);
-	lockdep_init_map(&w->lockdep_map, w->name, &w->lockdep_key, 0);
 	w->slots = roundup_pow_of_two(cfg->slots);
 	hwt_geom_init(&w->geom, w->slots);
 	w->max_pending = cfg->max_pending;

@@ -15,6 +15,7 @@
  */
 #include <linux/completion.h>
 #include <linux/cpu.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/fs.h>
@@ -493,6 +494,53 @@ static void rt_cancel_sync_waits_softirq(struct kunit *test)
 	hwtimer_cancel_sync(&s->t);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->done), 1,
 			    "cancel_sync returned while the callback was still running");
+}
+
+/* Two timers of one wheel, set up at two call sites: @a's callback waits for @b. */
+struct kt_pair {
+	struct hwtimer a;
+	struct hwtimer b;
+	int ret;
+	atomic_t done;
+};
+
+static void kt_pair_b_fn(struct hwtimer *t) { }
+
+static void kt_pair_a_fn(struct hwtimer *t)
+{
+	struct kt_pair *p = from_hwtimer(p, t, a);
+
+	p->ret = hwtimer_cancel_sync(&p->b);
+	atomic_set_release(&p->done, 1);
+}
+
+/*
+ * Each hwtimer_setup() call site is a lockdep class of its own, as each
+ * timer_setup()'s is: a process-context callback that cancel_syncs a timer
+ * of its own wheel set up elsewhere holds one class and takes another,
+ * which lockdep does not report (one class per wheel made it recursion).
+ */
+static void rt_callback_cancel_sync_other_site(struct kunit *test)
+{
+	struct hwtimer_wheel *w = kt_real_wheel(test, MS, 64, HWTIMER_WHEEL_PROCESS);
+	struct kt_pair *p = kt_kvzalloc(test, sizeof(*p));
+	unsigned long end = jiffies + msecs_to_jiffies(KT_WAIT_MS);
+
+	hwtimer_setup(&p->a, w, kt_pair_a_fn);
+	hwtimer_setup(&p->b, w, kt_pair_b_fn);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&p->b, 3600 * 1000 * MS, HWTIMER_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_start(&p->a, MS, HWTIMER_MODE_REL), 0);
+	while (!atomic_read_acquire(&p->done) && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p->done), 1, "the callback never finished");
+	KUNIT_EXPECT_EQ_MSG(test, p->ret, 1,
+			    "cancel_sync from the other timer's callback returned %d, not 1 (pending)",
+			    p->ret);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&p->b));
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep is off: it reported something (dmesg), this wait or earlier");
+	hwtimer_shutdown_sync(&p->a);
+	hwtimer_shutdown_sync(&p->b);
 }
 
 /* One of two tasks that wait in hwtimer_cancel_sync() for one callback. */
@@ -987,6 +1035,7 @@ static struct kunit_case realtime_cases[] = {
 	KUNIT_CASE(rt_cancel_sync_waits_process),
 	KUNIT_CASE(rt_cancel_sync_waits_softirq),
 	KUNIT_CASE(rt_cancel_sync_two_waiters),
+	KUNIT_CASE(rt_callback_cancel_sync_other_site),
 	KUNIT_CASE(rt_shutdown_stops_self_rearm),
 	KUNIT_CASE(rt_destroy_waits_running_callback),
 	KUNIT_CASE(rt_debugfs_stats),

@@ -53,10 +53,11 @@ struct hwtimer_wheel;
  * the wheel never touches @timer once the callback has returned (a
  * hwtimer_cancel_sync() of it must then not be running, which the owner
  * ensures). It must return with the preemption count it was called with;
- * otherwise hwtimer warns and restores it. It must not call
- * hwtimer_cancel_sync() or hwtimer_shutdown_sync() on a timer of its own
- * wheel (lockdep reports it); on @timer itself they do nothing and return
- * -EDEADLK, with a warning.
+ * otherwise hwtimer warns and restores it. A process-context callback may
+ * wait for other timers with hwtimer_cancel_sync() or
+ * hwtimer_shutdown_sync(), under hwtimer_cancel_sync()'s rules (lockdep
+ * sees one class per hwtimer_setup() call site); on @timer itself they do
+ * nothing and return -EDEADLK, with a warning.
  */
 typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
 
@@ -73,6 +74,10 @@ typedef void (*hwtimer_fn_t)(struct hwtimer *timer);
  * @wheel: the wheel set by hwtimer_setup()
  * @flags: CPU of the base the timer is queued on, and state bits
  * @slot: index of the wheel slot holding @entry while it is queued there
+ * @lockdep_map: with lockdep, the class of the hwtimer_setup() call site
+ *               (as timer_setup()'s): held while the callback runs and
+ *               taken by hwtimer_cancel_sync(), so lockdep sees a lock the
+ *               callback needs held across a wait for that callback
  *
  * All members are private to hwtimer; callers use the functions below.
  * Fields other than @function and @wheel are written under the lock of the
@@ -88,6 +93,9 @@ struct hwtimer {
 	struct hwtimer_wheel	*wheel;
 	u32			flags;
 	u32			slot;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map	lockdep_map;
+#endif
 };
 
 /**
@@ -226,23 +234,79 @@ clockid_t hwtimer_wheel_clockid(const struct hwtimer_wheel *wheel);
 u32 hwtimer_wheel_slots(const struct hwtimer_wheel *wheel);
 void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stats);
 
-void hwtimer_setup(struct hwtimer *timer, struct hwtimer_wheel *wheel,
-		   hwtimer_fn_t function);
+void hwtimer_setup_key(struct hwtimer *timer, struct hwtimer_wheel *wheel,
+		       hwtimer_fn_t function, const char *name,
+		       struct lock_class_key *key);
 #ifdef CONFIG_DEBUG_OBJECTS_TIMERS
-void hwtimer_setup_on_stack(struct hwtimer *timer, struct hwtimer_wheel *wheel,
-			    hwtimer_fn_t function);
+void hwtimer_setup_on_stack_key(struct hwtimer *timer, struct hwtimer_wheel *wheel,
+				hwtimer_fn_t function, const char *name,
+				struct lock_class_key *key);
 void destroy_hwtimer_on_stack(struct hwtimer *timer);
 #else
 /* Without debugobjects, a timer on the stack needs nothing special. */
-static inline void hwtimer_setup_on_stack(struct hwtimer *timer,
-					  struct hwtimer_wheel *wheel,
-					  hwtimer_fn_t function)
+static inline void hwtimer_setup_on_stack_key(struct hwtimer *timer,
+					      struct hwtimer_wheel *wheel,
+					      hwtimer_fn_t function, const char *name,
+					      struct lock_class_key *key)
 {
-	hwtimer_setup(timer, wheel, function);
+	hwtimer_setup_key(timer, wheel, function, name, key);
 }
 
 static inline void destroy_hwtimer_on_stack(struct hwtimer *timer) { }
 #endif
+
+/* A lockdep class per call site, as __init_timer() gives timer_setup(). */
+#ifdef CONFIG_LOCKDEP
+#define __hwtimer_setup(setup, timer, wheel, function)				\
+	do {									\
+		static struct lock_class_key __key;				\
+										\
+		setup((timer), (wheel), (function), #timer, &__key);		\
+	} while (0)
+#else
+#define __hwtimer_setup(setup, timer, wheel, function)				\
+	setup((timer), (wheel), (function), NULL, NULL)
+#endif
+
+/**
+ * hwtimer_setup - prepare a timer for use on a wheel
+ * @timer: the timer, embedded in the caller's object
+ * @wheel: the wheel it will run on (hwtimer_default_wheel() or one of the
+ *         caller's)
+ * @function: the callback; not NULL (a start or modify of a timer without
+ *            one fails with -EINVAL, with a warning)
+ *
+ * Must be called once before any other operation on @timer, and never
+ * while @timer is pending or its callback runs. A timer on the stack is
+ * set up with hwtimer_setup_on_stack() instead. Under
+ * CONFIG_DEBUG_OBJECTS_TIMERS, debugobjects reports (and makes safe) a
+ * setup of a pending timer, any use of a timer never set up, and the
+ * freeing of a pending one. With lockdep, each call site of
+ * hwtimer_setup() is a lock class of its own, as each of timer_setup()'s.
+ *
+ * Context: any.
+ * Return: nothing.
+ */
+#define hwtimer_setup(timer, wheel, function) \
+	__hwtimer_setup(hwtimer_setup_key, timer, wheel, function)
+
+/**
+ * hwtimer_setup_on_stack - hwtimer_setup() for a timer on the stack
+ * @timer: the timer, in the caller's stack frame
+ * @wheel: the wheel it will run on
+ * @function: the callback
+ *
+ * As hwtimer_setup(), for a timer (or an object embedding one) that is a
+ * local variable: debugobjects is told it lives on the stack. Call
+ * destroy_hwtimer_on_stack() before the function returns. Without
+ * CONFIG_DEBUG_OBJECTS_TIMERS this is hwtimer_setup().
+ *
+ * Context: any.
+ * Return: nothing.
+ */
+#define hwtimer_setup_on_stack(timer, wheel, function) \
+	__hwtimer_setup(hwtimer_setup_on_stack_key, timer, wheel, function)
+
 int hwtimer_start_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			enum hwtimer_mode mode);
 int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,

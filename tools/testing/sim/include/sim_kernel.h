@@ -458,11 +458,13 @@ void sim_mutex_unlock(struct mutex *m, const char *file, int line);
 
 struct lock_class_key { int dummy; };
 struct lockdep_map { int dummy; };
+/* Without CONFIG_LOCKDEP, as the kernel's: the maps are not evaluated (no member). */
 #define lockdep_register_key(k)		((void)(k))
 #define lockdep_unregister_key(k)	((void)(k))
-#define lockdep_init_map(m, n, k, s)	((void)(m))
-#define lock_map_acquire(m)		((void)(m))
-#define lock_map_release(m)		((void)(m))
+#define lockdep_init_map(m, n, k, s)	do { (void)(n); (void)(k); } while (0)
+#define lock_map_acquire(m)		do { } while (0)
+#define lock_map_release(m)		do { } while (0)
+#define lock_acquire_exclusive(m, s, t, n, i) do { } while (0)
 
 #define synchronize_rcu()		might_sleep()
 #define rcu_read_lock()			((void)0)

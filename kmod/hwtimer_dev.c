@@ -243,7 +243,7 @@ static __always_inline int hwtd_modify_op(struct hwtd_file *file, struct hwtd_ca
 	s = hwtd_lookup(file, e->id, &idx);
 	if (!s)
 		return -ENOENT;
-	x = hwtd_extra(file, idx);
+	x = hwtd_extra_get(file, idx);
 	if (!x && e->period_ns && !file->spare_extra) {
 		if (!call->nomem) {
 			call->extra = true;
@@ -290,7 +290,7 @@ static int hwtd_get_op(struct hwtd_file *file, struct hwtd_call *call,
 	e->remaining_ns = 0;
 	e->overrun = 0;
 	now = hwtd_hold_now(file, hold);
-	x = hwtd_extra(file, idx);
+	x = hwtd_extra_get(file, idx);
 	e->cookie = s->cookie;
 	e->deadline_ns = hwtd_time_from_host(s->deadline, call->offset);
 	e->period_ns = x ? x->period : 0;
@@ -594,7 +594,7 @@ static long hwtd_info(struct hwtd_file *file, struct hwtimer_info __user *uinfo)
 	info.pending = file->nlive - file->nqueued;
 	info.queued = file->nqueued;
 	info.tick_ns = file->time.tick_ns;
-	info.slots = hwtimer_wheel_slots(file->wheel);
+	info.slots = hwtimer_wheel_slots(file->pcpu_wheel);
 	info.clockid = file->boottime ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
 	info.precision = file->precision;
 	spin_unlock_bh(&file->lock);

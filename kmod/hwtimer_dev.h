@@ -272,10 +272,12 @@ struct hwtd_timer {
  *        (its tick and epoch, host ns of the file's clock)
  * @cascaded: timeouts an expiry pass took from a slot and placed in
  *            another (the per-CPU wheels' stats count the same)
- * @timer: the driving timer in use, the one on @wheel, armed for the
+ * @timer: the driving timer in use, the one on @pcpu_wheel, armed for the
  *         start of the earliest occupied slot or earlier
  * @timers: a driving timer on each of the device's wheels
- * @wheel: the per-CPU wheel of the file's precision and clock
+ * @pcpu_wheel: the per-CPU wheel of the file's precision and clock, which
+ *              runs @timer (the file's own wheel is @time, @clk and the
+ *              hwtd_wheel_*() functions)
  * @precision: HWTIMER_PRECISION_* of the file (HWTIMER_IOC_CONFIG)
  * @boottime: the file's clock is CLOCK_BOOTTIME, else CLOCK_MONOTONIC;
  *            read without the lock by a batch, while @nbusy holds it
@@ -308,7 +310,7 @@ struct hwtd_timer {
  * The ABI (hwtimer_dev.c):
  * @nbusy: batch ioctls in progress on the file
  *
- * The configuration (@wheel, @time, @precision, @boottime) changes only
+ * The configuration (@pcpu_wheel, @time, @precision, @boottime) changes only
  * while @nlive and @nbusy are both zero (HWTIMER_IOC_CONFIG), so a batch
  * or timeout that reads it sees the value that holds as long as it runs or
  * lives.
@@ -336,7 +338,7 @@ struct hwtd_file {
 	u64			cascaded;
 	struct hwtimer		*timer;
 	struct hwtd_timer	timers[HWTD_PRECISIONS][HWTD_CLOCKS];
-	struct hwtimer_wheel	*wheel;
+	struct hwtimer_wheel	*pcpu_wheel;
 	u8			precision;
 	bool			boottime;
 	bool			manual;

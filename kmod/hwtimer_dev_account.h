@@ -19,8 +19,7 @@ extern atomic_long_t hwtd_count;
  *
  * At most what a file's timeout table holds, so that a file below it
  * finds a free entry (unless entries were retired, each after 2^32 uses),
- * and HWTIMER_IOC_INFO reports the cap that holds. Inline: every arm
- * entry checks it.
+ * and HWTIMER_IOC_INFO reports the cap that holds.
  *
  * Context: any.
  * Return: file_cap, or what the table holds if that is less.
@@ -40,7 +39,7 @@ static inline unsigned int hwtd_file_cap(void)
  * is taken first: a user at its cap then fails without touching the
  * global count, so it cannot make another user's arm fail however often
  * it retries. A global failure briefly holds one unit of the caller's own
- * user count, its own business. Inline: every arm entry charges.
+ * user count, its own business.
  *
  * Context: any.
  * Return: 0, or -EDQUOT; then nothing is charged.

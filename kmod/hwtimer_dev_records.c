@@ -200,8 +200,7 @@ static noinline void hwtd_leave_rearm(struct hwtd_file *file, struct hwtd_hold *
  * @offset: the time namespace offset its times are shown in
  *
  * A one-shot timeout ends; a periodic one is armed again
- * (hwtd_leave_rearm()). Inline: each record of the ring and of read()
- * leaves here.
+ * (hwtd_leave_rearm()).
  *
  * Context: the file lock held.
  */
@@ -209,7 +208,7 @@ static __always_inline void hwtd_leave(struct hwtd_file *file, struct hwtd_hold 
 				       u32 idx, struct hwtimer_expiry *rec, s64 offset)
 {
 	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
-	struct hwtd_extra *x = hwtd_extra(file, idx);
+	struct hwtd_extra *x = hwtd_extra_get(file, idx);
 
 	/*
 	 * Every field, one store each (no padding: 48 bytes), and nothing

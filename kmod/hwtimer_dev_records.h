@@ -43,8 +43,6 @@ u32 hwtd_ring_entries(struct hwtd_file *file);
  * @file: the file
  * @idx: the timeout, %HWTD_PENDING or %HWTD_QUEUED
  *
- * Inline: every cancel and modify of an entry that moves it comes here.
- *
  * Context: the file lock held.
  * Return: %HWTIMER_STATUS_PENDING or %HWTIMER_STATUS_EXPIRED (its record,
  * which waited in the kernel queue, is discarded).

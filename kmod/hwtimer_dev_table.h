@@ -49,8 +49,6 @@ static inline struct hwtd_timeout *hwtd_timeout_find(struct hwtd_file *file, u32
  * @id: an id from user space; any value
  * @idx: set to the timeout's index
  *
- * Inline: every cancel, modify and get of an entry begins here.
- *
  * Context: the file lock held.
  * Return: the timeout (%HWTD_PENDING or %HWTD_QUEUED, of the id's
  * generation), or NULL.
@@ -161,7 +159,7 @@ static inline void hwtd_timeout_free(struct hwtd_file *file, u32 idx)
 }
 
 /**
- * hwtd_extra() - the period and slack of a timeout
+ * hwtd_extra_get() - the period and slack of a timeout
  * @file: the file
  * @idx: the timeout's index
  *
@@ -169,7 +167,7 @@ static inline void hwtd_timeout_free(struct hwtd_file *file, u32 idx)
  * Return: its &struct hwtd_extra, or NULL when its chunk has none (then
  * both are 0).
  */
-static inline struct hwtd_extra *hwtd_extra(struct hwtd_file *file, u32 idx)
+static inline struct hwtd_extra *hwtd_extra_get(struct hwtd_file *file, u32 idx)
 {
 	struct hwtd_chunk *c = hwtd_chunk_nr(file, idx >> HWTD_IDX_SHIFT);
 
@@ -186,10 +184,7 @@ static inline struct hwtd_link *hwtd_link(struct hwtd_file *file, u32 i)
 	return &hwtd_timeout_at(file, i)->link;
 }
 
-/*
- * The first timeout of @list, or %HWTD_NIL when it is empty. Inline: each
- * record the expiry pass, a refill of the ring or read() takes begins here.
- */
+/* The first timeout of @list, or %HWTD_NIL when it is empty. */
 static inline u32 hwtd_list_first(struct hwtd_file *file, u32 list)
 {
 	u32 i = file->heads[list].next;

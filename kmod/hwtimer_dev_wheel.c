@@ -487,8 +487,8 @@ void hwtd_wheel_configure(struct hwtd_file *file,
 {
 	if (!file->manual)
 		hwtimer_cancel(file->timer);
-	file->wheel = wheels[precision][clock];
-	file->time = file->wheel->time;
+	file->pcpu_wheel = wheels[precision][clock];
+	file->time = file->pcpu_wheel->time;
 	file->precision = precision;
 	file->boottime = clock;
 	file->timer = &file->timers[precision][clock].timer;

@@ -17,8 +17,6 @@ u64 hwtd_clock_now(const struct hwtd_file *file);
  * @t: host ns
  * @offset: the namespace's offset
  *
- * Inline: each record the ring or read() gives converts two times.
- *
  * Context: any.
  * Return: @t + @offset, within [0, KTIME_MAX]. Exact for a time that was
  * converted from that namespace.
@@ -60,8 +58,7 @@ void hwtd_wheel_rearm(struct hwtd_file *file, u32 idx, u64 slack, u64 now);
  * @file: the file
  * @idx: the timeout, in a slot or on the todo list
  *
- * A slot it leaves empty has its bit cleared. Inline: every cancel, and
- * every modify that moves a timeout, comes here.
+ * A slot it leaves empty has its bit cleared.
  *
  * Context: the file lock held.
  */

@@ -36,7 +36,12 @@
 
 /*
  * Capabilities, in @features of struct hwtimer_info: each bit says that a
- * behaviour is there.
+ * behaviour is there. The four below name what hwtimer 1.0 has, and 1.0
+ * sets them all: a program needs no test of them against this module;
+ * they are defined so that a program can say what it relies on, and bits
+ * from (1U << 4) up will mark what later versions add, as io_uring's
+ * IORING_FEAT_* bits mark what came after its first release. A bit once
+ * set stays set in every later version.
  *
  * HWTIMER_FEAT_RING: completion rings, %HWTIMER_IOC_RING and mmap().
  * HWTIMER_FEAT_GET: %HWTIMER_IOC_GET.

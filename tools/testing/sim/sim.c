@@ -24,12 +24,13 @@
 enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
-	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_NKINDS
+	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_CLOSE_PASS, OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
 	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst", "suspend",
+	"close_pass",
 };
 
 /* How often each is drawn. */
@@ -38,6 +39,7 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
 	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1, [OP_SUSPEND] = 1,
+	[OP_CLOSE_PASS] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -1785,6 +1787,187 @@ static void op_run(void)
 		;
 }
 
+/* ---- a close racing an expiry pass ------------------------------------------------------ */
+
+/*
+ * hwtd_release() (hwtimer_dev.c) begins with hwtd_wheel_stop(): it sets
+ * @closing under the file lock, then shuts the driving timers down
+ * (hwtimer_shutdown_sync(), which waits for a callback running), then
+ * cancel_work_sync() waits for the pass's work item. A pass on another
+ * CPU can find @closing set at any hold of the file lock after the first:
+ * between two of its holds, the closing task's first part runs; if the
+ * pass is in its work item, the timers' shutdown completes too (their
+ * callbacks are not running), and only cancel_work_sync() waits for it.
+ * Or the close begins with no pass under way, and the driving timer fires
+ * before its shutdown. Either way, from the moment @closing is set, no
+ * pass may do any work (hwtd_pass_holds() stops at its next hold,
+ * hwtd_wheel_pass_begin() begins none) nor arm a driving timer already
+ * shut down (hwtd_arm_timer()).
+ */
+enum { CP_NONE, CP_CLOSING };
+
+static struct {
+	struct mfile	*f;
+	int		state;
+	bool		busy;		/* the closing task runs */
+	bool		shutdown;	/* and shut the timers down */
+	u64		snap;		/* what the file held when it began closing */
+} cp;
+
+/* What a pass changes: the wheel's clock, the timeouts, the queue. */
+static u64 cp_digest(void)
+{
+	struct hwtd_file *k = cp.f->k;
+	u64 h = k->clk * 31 + k->cascaded;
+	unsigned int i;
+
+	h = h * 31 + k->nlive;
+	h = h * 31 + k->nqueued;
+	for (i = 0; i < cp.f->nto; i++) {
+		struct hwtd_timeout *s = hwtd_timeout_find(k, (u32)cp.f->to[i].id);
+
+		if (s)
+			h = (h * 31 + s->state) * 31 + s->deadline + s->tick;
+	}
+	return h;
+}
+
+/* The closing task's first part: hwtd_wheel_stop() up to cancel_work_sync(). */
+static void cp_begin_close(void *arg)
+{
+	struct hwtd_file *k = cp.f->k;
+	unsigned int p, c;
+
+	cp.busy = true;
+	/* The user unmaps the ring and closes: the last fput() calls release(). */
+	if (cp.f->ring_addr) {
+		observe_ring(cp.f);
+		sim_uunmap(cp.f->ring_addr);
+	}
+	cp.f->ring_addr = 0;
+	spin_lock_irq(&k->lock);
+	k->closing = true;
+	spin_unlock_irq(&k->lock);
+	if (cp.shutdown)
+		for (p = 0; p < HWTD_PRECISIONS; p++)
+			for (c = 0; c < HWTD_CLOCKS; c++)
+				hwtimer_shutdown_sync(&k->timers[p][c].timer);
+	cp.busy = false;
+	cp.state = CP_CLOSING;
+	cp.snap = cp_digest();
+	if (cfg.verbose)
+		printf("  file %ld begins closing%s\n", cp.f - files,
+		       cp.shutdown ? ", its driving timers shut down" : "");
+}
+
+static void cp_check(const char *when)
+{
+	check(cp.state != CP_CLOSING || cp_digest() == cp.snap,
+	      "file %ld: an expiry pass went on after the file began closing (%s)", cp.f - files, when);
+}
+
+/* At the releases of the file lock: by a pass of the file, the close may begin. */
+static void close_pass_hook(struct sim_lock *l)
+{
+	struct hwtd_file *k = cp.f->k;
+
+	if (l != &k->lock || cp.busy)
+		return;
+	if (cp.state == CP_CLOSING) {
+		cp_check("at a release of the file lock");
+		return;
+	}
+	if (!k->processing || sim_nested())
+		return;
+	/* The pass runs in its work item, or in its driving timer's callback. */
+	if (sim_work_running(&k->work) && sim_rng_chance(&sim_mrng, 1, 2))
+		cp.shutdown = true;
+	else if (sim_softirq && sim_rng_chance(&sim_mrng, 1, 4))
+		cp.shutdown = false;
+	else
+		return;
+	sim_other_task(user_cpu(cur->r[1]), cp_begin_close, NULL);
+}
+
+/* More than two holds' worth (HWTD_HOLD_MAX) of timeouts due on one tick. */
+static void cp_burst(struct mfile *f)
+{
+	struct hwtimer_arm_entry e[150];
+	unsigned int n = min(130 + cur->r[1] % 21, MAX_TO - f->nto), i;
+	u64 d = f->tick * (1 + (cur->r[1] >> 8) % 3);
+
+	if (n < 2 * HWTD_HOLD_MAX)
+		return;
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++) {
+		e[i].cookie = cur_op << 8 | i;
+		e[i].expires_ns = d + (cur->r[1] >> 16) % f->tick;
+	}
+	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+	/* And as many again on the same tick, sometimes. */
+	n = min(n, MAX_TO - f->nto);
+	if (cur->r[1] % 3 == 0 && n >= 2 * HWTD_HOLD_MAX)
+		run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+}
+
+static void op_close_pass(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtd_file *k;
+	unsigned int i;
+	u64 jitter;
+	int ret;
+
+	if (!f)
+		return;
+	k = f->k;
+	/* Mostly, a burst on one tick first: a pass of many holds. */
+	if (cur->r[1] % 4)
+		cp_burst(f);
+	memset(&cp, 0, sizeof(cp));
+	cp.f = f;
+	sim_unlock_hook = close_pass_hook;
+	/* Sometimes slow CPUs: the pass goes on in its work item, slice by slice. */
+	jitter = sim_local_jitter;
+	if (cur->r[1] % 8 < 3)
+		sim_local_jitter = max_t(u64, jitter, 2 * HWT_PASS_NS);
+	/* A pass of the file: its continuation, or one its driving timer begins. */
+	for (i = 0; i < 8 && cp.state == CP_NONE; i++) {
+		u64 next = sim_next_hrtimer();
+
+		if (sim_run_work_now(&k->work))
+			continue;
+		if (next == U64_MAX || next > sim_now + 64 * f->tick)
+			break;
+		sim_advance_to(max(next, sim_now));
+	}
+	if (cp.state == CP_NONE) {
+		/* No pass under way: the close begins, and the driving timer may fire. */
+		cp.shutdown = false;
+		sim_other_task(user_cpu(cur->r[1]), cp_begin_close, NULL);
+		if (hwtimer_pending(k->timer) && cur->r[2] % 2) {
+			u64 t = hwt_tick_start(&k->time, k->armed);
+
+			if (k->boottime)
+				t = t > sim_boot_off ? t - sim_boot_off : 0;
+			if (t <= sim_now + 64 * f->tick)
+				sim_advance_to(max(t + 2 * f->tick, sim_now));
+		}
+	}
+	sim_unlock_hook = NULL;
+	sim_local_jitter = jitter;
+	cp_check("when the closing task went on");
+	if (cp.shutdown)
+		for (i = 0; i < HWTD_PRECISIONS * HWTD_CLOCKS; i++)
+			check(!hwtimer_pending(&k->timers[i / HWTD_CLOCKS][i % HWTD_CLOCKS].timer),
+			      "file %ld: a driving timer armed after its shutdown", f - files);
+	ret = FCALL(user_cpu(cur->r[1]), fops->release(&the_inode, &f->filp));
+	check(ret == 0, "release() returned %d", ret);
+	f->open = false;
+	f->nto = 0;
+	check_no_files_left();
+}
+
 /* ---- a run ---------------------------------------------------------------------------------------- */
 
 static void gen_ops(struct op *ops, unsigned int n)
@@ -1809,6 +1992,7 @@ static void (*const op_fn[OP_NKINDS])(void) = {
 	[OP_CONFIG] = op_config, [OP_RING] = op_ring, [OP_ARM] = op_arm, [OP_MODIFY] = op_modify,
 	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
 	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu, [OP_SUSPEND] = op_suspend,
+	[OP_CLOSE_PASS] = op_close_pass,
 };
 
 static void unprocessed(struct hwtimer *t, void *arg)

@@ -918,6 +918,41 @@ void sim_interleave(u64 max_ns)
 	sim_leave(saved);
 }
 
+/*
+ * Run @fn as a task on CPU @cpu, in process context, interrupts on, while
+ * the thing running now is between two holds of a lock (no lock held):
+ * another CPU's task that gets the lock in between. Nested: nothing is
+ * interleaved inside it.
+ */
+void sim_other_task(unsigned int cpu, void (*fn)(void *), void *arg)
+{
+	struct sim_ctx saved;
+	int irqs = sim_irqs_off, preempt = sim_preempt;
+
+	if (sim_locks_held)
+		sim_fail("another task run with %d locks held", sim_locks_held);
+	saved = sim_enter(cpu, 0);
+	sim_irqs_off = 0;
+	sim_preempt = 0;
+	sim_nest++;
+	fn(arg);
+	sim_nest--;
+	sim_irqs_off = irqs;
+	sim_preempt = preempt;
+	sim_leave(saved);
+}
+
+/* Run work item @w now, if it is queued, as sim_run_one() would. */
+bool sim_run_work_now(struct work_struct *w)
+{
+	if (w->idx < 0)
+		return false;
+	sim_work_run(w);
+	if (sim_after_item)
+		sim_after_item();
+	return true;
+}
+
 /* ---- CPU hotplug ------------------------------------------------------------------------------ */
 
 static int (*sim_hp_startup)(unsigned int);

@@ -80,6 +80,10 @@ void sim_advance_to(u64 t);
 /* Let the rest of the machine run, and the clock move up to @max_ns, between two holds of a lock. */
 void sim_interleave(u64 max_ns);
 bool sim_nested(void);
+/* Run @fn as another CPU's task between two holds of a lock (no lock held). */
+void sim_other_task(unsigned int cpu, void (*fn)(void *), void *arg);
+/* Run queued work item @w now. False: it is not queued. */
+bool sim_run_work_now(struct work_struct *w);
 /* The earliest queued hrtimer expiry, monotonic ns; U64_MAX if none. */
 u64 sim_next_hrtimer(void);
 /* Whether @t is queued, and when it expires (monotonic ns). */

@@ -745,47 +745,209 @@ static void op_config(void)
 	f->max_deadline = 0;
 }
 
+/* ---- RING's and mmap()'s arguments, as hwtimer(4) words them ------------------------------ */
+
+/* HWTIMER_IOC_RING with *@p, from user memory placed by @r; *@p is read back. */
+static long ring_ioctl(struct mfile *f, struct hwtimer_ring_params *p, u64 r)
+{
+	unsigned long region, a;
+	long ret;
+
+	a = ubuf(sizeof(*p), r, &region);
+	sim_uwrite(a, p, sizeof(*p));
+	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_RING, a));
+	sim_uread(a, p, sizeof(*p));
+	sim_uunmap(region);
+	return ret;
+}
+
+/* How many records to ask for: mostly a few, sometimes more than two holds, or the most. */
+static u32 ring_entries_wanted(u64 r)
+{
+	switch ((r >> 40) % 32) {
+	case 0:
+		return HWTIMER_RING_MAX;
+	case 1 ... 4:
+		return HWTD_HOLD_MAX + 1 + r % HWTD_HOLD_MAX;
+	case 5:
+		return 2 * HWTD_HOLD_MAX + 1 + r % 128;
+	default:
+		return 1 + r % 80;
+	}
+}
+
+/* RING with one argument hwtimer(4) refuses: EINVAL, and no ring made. */
+static void ring_bad_params(struct mfile *f, u64 r)
+{
+	struct hwtimer_ring_params p = { .entries = 1 + r % HWTIMER_RING_MAX };
+	long ret;
+
+	switch ((r >> 20) % 4) {
+	case 0:
+		p.entries = 0;
+		break;
+	case 1:
+		p.entries = (r >> 24) % 2 ? HWTIMER_RING_MAX + 1 : U32_MAX;
+		break;
+	case 2:
+		p.flags = 1U << (r >> 24) % 32;
+		break;
+	default:
+		p.reserved[(r >> 24) % 4] = 1ULL << (r >> 26) % 64;
+		break;
+	}
+	ret = ring_ioctl(f, &p, r >> 8);
+	check(ret == -EINVAL || (ret == -EFAULT && sim_faults),
+	      "RING with entries %u flags %#x reserved %#llx %#llx %#llx %#llx returned %ld, not EINVAL",
+	      p.entries, p.flags, p.reserved[0], p.reserved[1], p.reserved[2], p.reserved[3], ret);
+}
+
+/* ->mmap() of a mapping of @npages pages at page @pgoff of the file, with @flags. */
+static long ring_mmap(struct mfile *f, struct vm_area_struct *vma, unsigned long npages,
+		      unsigned long pgoff, unsigned long flags)
+{
+	memset(vma, 0, sizeof(*vma));
+	vma->vm_start = 0x7f0000000000UL;
+	vma->vm_end = vma->vm_start + (npages << PAGE_SHIFT);
+	vma->vm_pgoff = pgoff;
+	vma->vm_flags = flags;
+	return FCALL(user_cpu(cur->r[3]), fops->mmap(&f->filp, vma));
+}
+
+/* mmap() of a file without a ring, whatever the mapping: ENODEV. */
+static void ring_mmap_none(struct mfile *f, u64 r)
+{
+	struct vm_area_struct vma;
+	unsigned long pgoff = (r >> 8) % 2 ? 0 : 1 + (r >> 9) % 4;
+	unsigned long flags = VM_READ | VM_WRITE | VM_SHARED | ((r >> 12) % 4 ? 0 : VM_EXEC);
+	long ret;
+
+	ret = ring_mmap(f, &vma, 1 + r % 4, pgoff, flags);
+	check(ret == -ENODEV,
+	      "mmap() of a file without a ring (%lu pages at page %lu, flags %#lx) returned %ld, not ENODEV",
+	      (vma.vm_end - vma.vm_start) >> PAGE_SHIFT, pgoff, flags, ret);
+}
+
+/*
+ * mmap() of the ring of @n pages with one argument wrong: an offset not
+ * HWTIMER_RING_OFF (up to just past the ring), a length not mmap_size, a
+ * private mapping (EINVAL), or PROT_EXEC (EPERM).
+ */
+static void ring_mmap_bad(struct mfile *f, unsigned int n, u64 r)
+{
+	unsigned long len = n, pgoff = HWTIMER_RING_OFF >> PAGE_SHIFT;
+	unsigned long flags = VM_READ | VM_WRITE | VM_SHARED;
+	struct vm_area_struct vma;
+	long want = -EINVAL, ret;
+
+	switch (r % 5) {
+	case 0:
+		pgoff = 1 + (r >> 8) % n;
+		len = (r >> 16) % 2 ? n : 1;
+		break;
+	case 1:
+		len = n + 1 + (r >> 8) % 2;
+		break;
+	case 2:
+		len = n > 1 ? 1 + (r >> 8) % (n - 1) : 2;
+		break;
+	case 3:
+		flags &= ~VM_SHARED;
+		break;
+	default:
+		flags |= VM_EXEC;
+		want = -EPERM;
+		break;
+	}
+	ret = ring_mmap(f, &vma, len, pgoff, flags);
+	check(ret == want,
+	      "mmap() of a ring of %u pages: %lu pages at page %lu, flags %#lx returned %ld, hwtimer(4) %ld",
+	      n, len, pgoff, flags, ret, want);
+}
+
+/*
+ * The ring's mapping of @n pages: never more than the ring (VM_DONTEXPAND:
+ * mremap() cannot grow it; a page past it, were it reached, is SIGBUS),
+ * and never executable (mprotect(): EACCES).
+ */
+static void ring_check_vma(struct vm_area_struct *vma, unsigned int n)
+{
+	struct vm_fault vmf = { .vma = vma, .pgoff = n };
+	const struct vm_operations_struct *ops = vma->vm_ops;
+	vm_fault_t vr;
+
+	check(vma->vm_flags & VM_DONTEXPAND, "the ring's mapping may grow: flags %#lx",
+	      vma->vm_flags);
+	vr = ops->fault(&vmf);
+	check(vr == VM_FAULT_SIGBUS,
+	      "a fault of page %u of a ring of %u pages returned %#x, not SIGBUS", n, n, vr);
+	check(ops->mprotect(vma, vma->vm_start, vma->vm_end, vma->vm_flags | VM_EXEC) == -EACCES,
+	      "mprotect() of the ring to executable did not fail with EACCES");
+	check(!ops->mprotect(vma, vma->vm_start, vma->vm_end, VM_READ | VM_SHARED),
+	      "mprotect() of the ring to read-only failed");
+}
+
+/*
+ * Before a file's first RING, sometimes: mmap() (ENODEV), RING with a bad
+ * argument (EINVAL); neither makes a ring, so the RING after succeeds.
+ */
+static void ring_abi_before(struct mfile *f)
+{
+	u64 r = cur->r[0] >> 16;
+
+	if (r % 2)
+		ring_mmap_none(f, r >> 1);
+	if ((r >> 1) % 2)
+		ring_bad_params(f, cur->r[2] >> 3);
+}
+
 static void op_ring(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
 	struct hwtimer_ring_params p = { };
-	struct vm_area_struct vma = { };
-	struct page *pages[64];
-	unsigned long region, a;
+	struct vm_area_struct vma;
+	struct page **pages;
 	unsigned int i, n;
+	u32 want;
 	long ret;
 
 	if (!f)
 		return;
-	p.entries = 1 + cur->r[1] % 80;
-	a = ubuf(sizeof(p), cur->r[2], &region);
-	sim_uwrite(a, &p, sizeof(p));
-	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_RING, a));
-	sim_uread(a, &p, sizeof(p));
-	sim_uunmap(region);
+	if (!f->ring_entries)
+		ring_abi_before(f);
+	want = ring_entries_wanted(cur->r[1]);
+	p.entries = want;
+	ret = ring_ioctl(f, &p, cur->r[2]);
 	if (f->ring_entries) {
 		check(ret == -EBUSY || (ret == -EFAULT && sim_faults), "a second RING returned %ld", ret);
 		return;
 	}
 	if (ret && sim_faults && (ret == -ENOMEM || ret == -EFAULT))
 		return;
-	check(ret == 0, "RING returned %ld", ret);
-	check(is_power_of_2(p.entries) && p.mmap_size <= sizeof(pages) / sizeof(pages[0]) * PAGE_SIZE,
-	      "RING: entries %u mmap_size %llu", p.entries, p.mmap_size);
+	check(ret == 0, "RING of %u entries returned %ld", want, ret);
+	/* hwtimer(4): rounded up to a power of two; 192 bytes and 48 a record, in whole pages. */
+	check(p.entries == roundup_pow_of_two(want) &&
+	      p.mmap_size == DIV_ROUND_UP(192 + (u64)p.entries * sizeof(struct hwtimer_expiry),
+					  PAGE_SIZE) * PAGE_SIZE &&
+	      p.records_off + (u64)p.entries * sizeof(struct hwtimer_expiry) <= p.mmap_size &&
+	      max(max(p.head_off, p.tail_off), p.flags_off) + 4 <= p.records_off,
+	      "RING of %u: entries %u mmap_size %llu head %u tail %u flags %u records %u", want,
+	      p.entries, p.mmap_size, p.head_off, p.tail_off, p.flags_off, p.records_off);
 	n = p.mmap_size / PAGE_SIZE;
-	vma.vm_start = 0x7f0000000000UL;
-	vma.vm_end = vma.vm_start + p.mmap_size;
-	vma.vm_flags = VM_READ | VM_WRITE | VM_SHARED;
-	vma.vm_pgoff = HWTIMER_RING_OFF >> PAGE_SHIFT;
-	ret = FCALL(user_cpu(cur->r[3]), fops->mmap(&f->filp, &vma));
+	if ((cur->r[3] >> 8) % 2)
+		ring_mmap_bad(f, n, cur->r[3] >> 9);
+	ret = ring_mmap(f, &vma, n, HWTIMER_RING_OFF >> PAGE_SHIFT, VM_READ | VM_WRITE | VM_SHARED);
 	check(ret == 0, "mmap() of the ring returned %ld", ret);
+	pages = calloc(n, sizeof(*pages));
 	for (i = 0; i < n; i++) {
 		struct vm_fault vmf = { .vma = &vma, .pgoff = i };
 
 		check(vma.vm_ops->fault(&vmf) == 0, "ring fault of page %u failed", i);
 		pages[i] = vmf.page;
 	}
+	ring_check_vma(&vma, n);
 	f->ring_addr = sim_umap_pages(pages, n, SIM_PROT_R | SIM_PROT_W);
+	free(pages);
 	/* Its records show the times of its maker's namespace. */
 	f->ring_off[0] = ns_off[cur_ns][0];
 	f->ring_off[1] = ns_off[cur_ns][1];

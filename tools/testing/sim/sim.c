@@ -24,12 +24,14 @@
 enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
-	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_NKINDS
+	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_DRAIN_POLL, OP_FLOOD,
+	OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
 	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst", "suspend",
+	"drain_poll", "flood",
 };
 
 /* How often each is drawn. */
@@ -38,6 +40,7 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
 	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1, [OP_SUSPEND] = 1,
+	[OP_DRAIN_POLL] = 3, [OP_FLOOD] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -334,6 +337,66 @@ static void observe_ring(struct mfile *f)
 	}
 }
 
+/*
+ * hwtimer(4), RING: poll(), a batch ioctl with a valid header and each
+ * expiry pass of the file move the records waiting in the kernel queue to
+ * the ring as far as it has room. Once one of them has, records wait there
+ * (HWTIMER_RING_OVERFLOW) only while the ring is full: a record goes to
+ * the queue only when the ring is full or the queue is not empty, and
+ * nothing but user space frees room. Until the next of them, room freed by
+ * a store of the head (op_drain()), and a new ring (RING moves one hold of
+ * records), may leave records queued with the ring not full: owed.
+ */
+static struct {
+	bool	owed;		/* room freed since the last refill that promises it */
+	u64	target;		/* the file's pass, by its target tick, seen to end last */
+} ringfill[MAX_FILES];
+
+static void ring_room_freed(struct mfile *f)
+{
+	ringfill[f - files].owed = true;
+}
+
+static void ring_refilled(struct mfile *f)
+{
+	ringfill[f - files].owed = false;
+}
+
+/*
+ * After each thing the machine runs: a file's pass that ended in it filled
+ * the ring. Its target (a tick after the last pass's) tells a new pass;
+ * the same target again only spares a check.
+ */
+static void ring_note_passes(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++) {
+		struct hwtd_file *k = files[i].k;
+
+		if (!files[i].open || k->processing || k->closing ||
+		    k->target == ringfill[i].target)
+			continue;
+		ringfill[i].target = k->target;
+		ring_refilled(&files[i]);
+	}
+}
+
+/* HWTIMER_RING_OVERFLOW only with the ring full, unless room was freed since. */
+static void check_ring_filled(struct mfile *f)
+{
+	u32 head, tail, flags;
+
+	if (!f->ring_addr || ringfill[f - files].owed)
+		return;
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+	check(!(flags & HWTIMER_RING_OVERFLOW) || tail - head >= f->ring_entries,
+	      "file %ld: records wait in the kernel queue (flags %#x, %lu queued) while the ring has room: head %u tail %u of %u entries, after a poll, batch or pass",
+	      f - files, flags, f->k->nqueued, head, tail, f->ring_entries);
+}
+
 /* ---- the model of the API users ---------------------------------------------------------- */
 
 #define MAX_WHEELS	4
@@ -539,6 +602,7 @@ static void check_all(bool overdue, int only_cpu)
 		if (!files[i].open)
 			continue;
 		observe_ring(&files[i]);
+		check_ring_filled(&files[i]);
 		check_file(&files[i]);
 		if (overdue)
 			check_overdue(&files[i]);
@@ -572,6 +636,7 @@ static void after_item(void)
 {
 	unsigned int i;
 
+	ring_note_passes();
 	in_item = true;
 	check_all(false, sim_item_cpu);
 	in_item = false;
@@ -954,8 +1019,9 @@ static void op_ring(void)
 	f->ring_entries = p.entries;
 	f->rp = p;
 	f->seen = 0;
-	/* Records queued before went to the ring: they left now. */
+	/* Records queued before went to the ring (one hold's worth): they left now. */
 	observe_ring(f);
+	ring_room_freed(f);
 }
 
 static void op_drain(void)
@@ -971,16 +1037,54 @@ static void op_drain(void)
 	head += k;
 	/* The user's store-release of the head: no system call. */
 	sim_uwrite(f->ring_addr + f->rp.head_off, &head, 4);
+	if (k)
+		ring_room_freed(f);
 }
 
 /* poll() moves queued records to the ring, hold by hold: they leave at their hold. */
 static struct mfile *poll_file;
+
+/*
+ * hwtimer(4), POLL: readable (EPOLLIN | EPOLLRDNORM) while the ring or the
+ * kernel queue holds a record. poll() answers for its last hold of the
+ * file lock: what that left, before anything else runs, is noted at each
+ * release (-1: none yet).
+ */
+static int poll_ready;
+
+static void poll_note_ready(struct mfile *f)
+{
+	u32 head, tail, flags;
+
+	if (!f->ring_addr) {
+		/* What INFO reports as queued, and read() would take. */
+		poll_ready = !!f->k->nqueued;
+		return;
+	}
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+	poll_ready = tail != head || (flags & HWTIMER_RING_OVERFLOW);
+}
+
+static void check_poll(struct mfile *f, __poll_t mask)
+{
+	__poll_t want = poll_ready ? EPOLLIN | EPOLLRDNORM : 0;
+
+	check(poll_ready >= 0, "file %ld: poll() never took the file lock", f - files);
+	check(mask == want,
+	      "file %ld: poll() returned %#x, the model %#x (ring %s, %lu records queued)", f - files,
+	      mask, want, f->ring_addr ? "mapped" : "none", f->k->nqueued);
+	/* It moved the queue to the ring as far as it has room. */
+	ring_refilled(f);
+}
 
 static void poll_unlock_hook(struct sim_lock *l)
 {
 	if (l != &poll_file->k->lock || sim_softirq || sim_nested())
 		return;
 	observe_ring(poll_file);
+	poll_note_ready(poll_file);
 	if (interleave_now())
 		sim_interleave(interleave_ns);
 }
@@ -988,15 +1092,25 @@ static void poll_unlock_hook(struct sim_lock *l)
 static void op_poll(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
+	__poll_t mask;
 
 	if (!f)
 		return;
 	poll_file = f;
 	interleave_ns = cur->r[2] % 3 ? 0 : (cur->r[2] >> 8) % (4 * f->tick);
 	sim_unlock_hook = poll_unlock_hook;
-	FCALL(user_cpu(cur->r[1]), fops->poll(&f->filp, NULL));
+	poll_ready = -1;
+	mask = FCALL(user_cpu(cur->r[1]), fops->poll(&f->filp, NULL));
 	sim_unlock_hook = NULL;
 	observe_ring(f);
+	check_poll(f, mask);
+}
+
+/* hwtimer(4)'s example: take what the ring holds, store the head, poll(). */
+static void op_drain_poll(void)
+{
+	op_drain();
+	op_poll();
 }
 
 /*
@@ -1546,6 +1660,8 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 		check(ret == 0 && hb.done == n, "%s returned %ld, done %u of %u", op_names[cur->kind], ret,
 		      hb.done, n);
 	observe_ring(f);
+	/* Its header was valid: it moved the queue to the ring as far as it has room. */
+	ring_refilled(f);
 }
 
 static void op_arm(void)
@@ -1587,6 +1703,43 @@ static void op_arm(void)
 			e[i].flags |= 0x100;
 	}
 	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), flags);
+}
+
+/*
+ * A flood, on a file with a ring: more timeouts due at once than it has
+ * room for, a hold's worth and more left in the kernel queue (its refills
+ * then take more than a hold: hwtimer(4) says as far as the ring has
+ * room); most already due, delivered by the batch, some a few ticks ahead,
+ * for a pass to deliver.
+ */
+static void op_flood(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_arm_entry e[150];
+	unsigned int n, k, i, done = 0;
+	u32 head, tail;
+	u64 t, r = cur->r[1];
+
+	if (!f || !f->ring_addr)
+		return;
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	n = f->ring_entries - min(tail - head, f->ring_entries) + HWTD_HOLD_MAX + 1 +
+	    r % HWTD_HOLD_MAX;
+	while (done < n && f->open && MAX_TO > f->nto) {
+		k = min(min(n - done, (unsigned int)ARRAY_SIZE(e)), MAX_TO - f->nto);
+		memset(e, 0, sizeof(e));
+		t = to_ns(file_now(f), task_off(f));
+		for (i = 0; i < k; i++) {
+			r = sim_rng_next(&(struct sim_rng){ r + i });
+			e[i].cookie = cur_op << 12 | (done + i);
+			e[i].flags = HWTIMER_TIMEOUT_ABS;
+			e[i].expires_ns = r % 4 ? t - min(t, r % (3 * f->tick)) :
+					  t + r % (4 * f->tick);
+		}
+		run_batch(f, HWTIMER_IOC_ARM, e, k, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+		done += k;
+	}
 }
 
 /*
@@ -1971,6 +2124,7 @@ static void (*const op_fn[OP_NKINDS])(void) = {
 	[OP_CONFIG] = op_config, [OP_RING] = op_ring, [OP_ARM] = op_arm, [OP_MODIFY] = op_modify,
 	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
 	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu, [OP_SUSPEND] = op_suspend,
+	[OP_DRAIN_POLL] = op_drain_poll, [OP_FLOOD] = op_flood,
 };
 
 static void unprocessed(struct hwtimer *t, void *arg)

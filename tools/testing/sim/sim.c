@@ -24,13 +24,14 @@
 enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
-	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_CLOSE_PASS, OP_NKINDS
+	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_CLOSE_PASS, OP_DRAIN_POLL, OP_FLOOD,
+	OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
 	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst", "suspend",
-	"close_pass",
+	"close_pass", "drain_poll", "flood",
 };
 
 /* How often each is drawn. */
@@ -39,7 +40,7 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
 	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1, [OP_SUSPEND] = 1,
-	[OP_CLOSE_PASS] = 1,
+	[OP_CLOSE_PASS] = 1, [OP_DRAIN_POLL] = 3, [OP_FLOOD] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -336,6 +337,66 @@ static void observe_ring(struct mfile *f)
 	}
 }
 
+/*
+ * hwtimer(4), RING: poll(), a batch ioctl with a valid header and each
+ * expiry pass of the file move the records waiting in the kernel queue to
+ * the ring as far as it has room. Once one of them has, records wait there
+ * (HWTIMER_RING_OVERFLOW) only while the ring is full: a record goes to
+ * the queue only when the ring is full or the queue is not empty, and
+ * nothing but user space frees room. Until the next of them, room freed by
+ * a store of the head (op_drain()), and a new ring (RING moves one hold of
+ * records), may leave records queued with the ring not full: owed.
+ */
+static struct {
+	bool	owed;		/* room freed since the last refill that promises it */
+	u64	target;		/* the file's pass, by its target tick, seen to end last */
+} ringfill[MAX_FILES];
+
+static void ring_room_freed(struct mfile *f)
+{
+	ringfill[f - files].owed = true;
+}
+
+static void ring_refilled(struct mfile *f)
+{
+	ringfill[f - files].owed = false;
+}
+
+/*
+ * After each thing the machine runs: a file's pass that ended in it filled
+ * the ring. Its target (a tick after the last pass's) tells a new pass;
+ * the same target again only spares a check.
+ */
+static void ring_note_passes(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++) {
+		struct hwtd_file *k = files[i].k;
+
+		if (!files[i].open || k->processing || k->closing ||
+		    k->target == ringfill[i].target)
+			continue;
+		ringfill[i].target = k->target;
+		ring_refilled(&files[i]);
+	}
+}
+
+/* HWTIMER_RING_OVERFLOW only with the ring full, unless room was freed since. */
+static void check_ring_filled(struct mfile *f)
+{
+	u32 head, tail, flags;
+
+	if (!f->ring_addr || ringfill[f - files].owed)
+		return;
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+	check(!(flags & HWTIMER_RING_OVERFLOW) || tail - head >= f->ring_entries,
+	      "file %ld: records wait in the kernel queue (flags %#x, %lu queued) while the ring has room: head %u tail %u of %u entries, after a poll, batch or pass",
+	      f - files, flags, f->k->nqueued, head, tail, f->ring_entries);
+}
+
 /* ---- the model of the API users ---------------------------------------------------------- */
 
 #define MAX_WHEELS	4
@@ -541,6 +602,7 @@ static void check_all(bool overdue, int only_cpu)
 		if (!files[i].open)
 			continue;
 		observe_ring(&files[i]);
+		check_ring_filled(&files[i]);
 		check_file(&files[i]);
 		if (overdue)
 			check_overdue(&files[i]);
@@ -574,6 +636,7 @@ static void after_item(void)
 {
 	unsigned int i;
 
+	ring_note_passes();
 	in_item = true;
 	check_all(false, sim_item_cpu);
 	in_item = false;
@@ -747,55 +810,218 @@ static void op_config(void)
 	f->max_deadline = 0;
 }
 
+/* ---- RING's and mmap()'s arguments, as hwtimer(4) words them ------------------------------ */
+
+/* HWTIMER_IOC_RING with *@p, from user memory placed by @r; *@p is read back. */
+static long ring_ioctl(struct mfile *f, struct hwtimer_ring_params *p, u64 r)
+{
+	unsigned long region, a;
+	long ret;
+
+	a = ubuf(sizeof(*p), r, &region);
+	sim_uwrite(a, p, sizeof(*p));
+	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_RING, a));
+	sim_uread(a, p, sizeof(*p));
+	sim_uunmap(region);
+	return ret;
+}
+
+/* How many records to ask for: mostly a few, sometimes more than two holds, or the most. */
+static u32 ring_entries_wanted(u64 r)
+{
+	switch ((r >> 40) % 32) {
+	case 0:
+		return HWTIMER_RING_MAX;
+	case 1 ... 4:
+		return HWTD_HOLD_MAX + 1 + r % HWTD_HOLD_MAX;
+	case 5:
+		return 2 * HWTD_HOLD_MAX + 1 + r % 128;
+	default:
+		return 1 + r % 80;
+	}
+}
+
+/* RING with one argument hwtimer(4) refuses: EINVAL, and no ring made. */
+static void ring_bad_params(struct mfile *f, u64 r)
+{
+	struct hwtimer_ring_params p = { .entries = 1 + r % HWTIMER_RING_MAX };
+	long ret;
+
+	switch ((r >> 20) % 4) {
+	case 0:
+		p.entries = 0;
+		break;
+	case 1:
+		p.entries = (r >> 24) % 2 ? HWTIMER_RING_MAX + 1 : U32_MAX;
+		break;
+	case 2:
+		p.flags = 1U << (r >> 24) % 32;
+		break;
+	default:
+		p.reserved[(r >> 24) % 4] = 1ULL << (r >> 26) % 64;
+		break;
+	}
+	ret = ring_ioctl(f, &p, r >> 8);
+	check(ret == -EINVAL || (ret == -EFAULT && sim_faults),
+	      "RING with entries %u flags %#x reserved %#llx %#llx %#llx %#llx returned %ld, not EINVAL",
+	      p.entries, p.flags, p.reserved[0], p.reserved[1], p.reserved[2], p.reserved[3], ret);
+}
+
+/* ->mmap() of a mapping of @npages pages at page @pgoff of the file, with @flags. */
+static long ring_mmap(struct mfile *f, struct vm_area_struct *vma, unsigned long npages,
+		      unsigned long pgoff, unsigned long flags)
+{
+	memset(vma, 0, sizeof(*vma));
+	vma->vm_start = 0x7f0000000000UL;
+	vma->vm_end = vma->vm_start + (npages << PAGE_SHIFT);
+	vma->vm_pgoff = pgoff;
+	vma->vm_flags = flags;
+	return FCALL(user_cpu(cur->r[3]), fops->mmap(&f->filp, vma));
+}
+
+/* mmap() of a file without a ring, whatever the mapping: ENODEV. */
+static void ring_mmap_none(struct mfile *f, u64 r)
+{
+	struct vm_area_struct vma;
+	unsigned long pgoff = (r >> 8) % 2 ? 0 : 1 + (r >> 9) % 4;
+	unsigned long flags = VM_READ | VM_WRITE | VM_SHARED | ((r >> 12) % 4 ? 0 : VM_EXEC);
+	long ret;
+
+	ret = ring_mmap(f, &vma, 1 + r % 4, pgoff, flags);
+	check(ret == -ENODEV,
+	      "mmap() of a file without a ring (%lu pages at page %lu, flags %#lx) returned %ld, not ENODEV",
+	      (vma.vm_end - vma.vm_start) >> PAGE_SHIFT, pgoff, flags, ret);
+}
+
+/*
+ * mmap() of the ring of @n pages with one argument wrong: an offset not
+ * HWTIMER_RING_OFF (up to just past the ring), a length not mmap_size, a
+ * private mapping (EINVAL), or PROT_EXEC (EPERM).
+ */
+static void ring_mmap_bad(struct mfile *f, unsigned int n, u64 r)
+{
+	unsigned long len = n, pgoff = HWTIMER_RING_OFF >> PAGE_SHIFT;
+	unsigned long flags = VM_READ | VM_WRITE | VM_SHARED;
+	struct vm_area_struct vma;
+	long want = -EINVAL, ret;
+
+	switch (r % 5) {
+	case 0:
+		pgoff = 1 + (r >> 8) % n;
+		len = (r >> 16) % 2 ? n : 1;
+		break;
+	case 1:
+		len = n + 1 + (r >> 8) % 2;
+		break;
+	case 2:
+		len = n > 1 ? 1 + (r >> 8) % (n - 1) : 2;
+		break;
+	case 3:
+		flags &= ~VM_SHARED;
+		break;
+	default:
+		flags |= VM_EXEC;
+		want = -EPERM;
+		break;
+	}
+	ret = ring_mmap(f, &vma, len, pgoff, flags);
+	check(ret == want,
+	      "mmap() of a ring of %u pages: %lu pages at page %lu, flags %#lx returned %ld, hwtimer(4) %ld",
+	      n, len, pgoff, flags, ret, want);
+}
+
+/*
+ * The ring's mapping of @n pages: never more than the ring (VM_DONTEXPAND:
+ * mremap() cannot grow it; a page past it, were it reached, is SIGBUS),
+ * and never executable (mprotect(): EACCES).
+ */
+static void ring_check_vma(struct vm_area_struct *vma, unsigned int n)
+{
+	struct vm_fault vmf = { .vma = vma, .pgoff = n };
+	const struct vm_operations_struct *ops = vma->vm_ops;
+	vm_fault_t vr;
+
+	check(vma->vm_flags & VM_DONTEXPAND, "the ring's mapping may grow: flags %#lx",
+	      vma->vm_flags);
+	vr = ops->fault(&vmf);
+	check(vr == VM_FAULT_SIGBUS,
+	      "a fault of page %u of a ring of %u pages returned %#x, not SIGBUS", n, n, vr);
+	check(ops->mprotect(vma, vma->vm_start, vma->vm_end, vma->vm_flags | VM_EXEC) == -EACCES,
+	      "mprotect() of the ring to executable did not fail with EACCES");
+	check(!ops->mprotect(vma, vma->vm_start, vma->vm_end, VM_READ | VM_SHARED),
+	      "mprotect() of the ring to read-only failed");
+}
+
+/*
+ * Before a file's first RING, sometimes: mmap() (ENODEV), RING with a bad
+ * argument (EINVAL); neither makes a ring, so the RING after succeeds.
+ */
+static void ring_abi_before(struct mfile *f)
+{
+	u64 r = cur->r[0] >> 16;
+
+	if (r % 2)
+		ring_mmap_none(f, r >> 1);
+	if ((r >> 1) % 2)
+		ring_bad_params(f, cur->r[2] >> 3);
+}
+
 static void op_ring(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
 	struct hwtimer_ring_params p = { };
-	struct vm_area_struct vma = { };
-	struct page *pages[64];
-	unsigned long region, a;
+	struct vm_area_struct vma;
+	struct page **pages;
 	unsigned int i, n;
+	u32 want;
 	long ret;
 
 	if (!f)
 		return;
-	p.entries = 1 + cur->r[1] % 80;
-	a = ubuf(sizeof(p), cur->r[2], &region);
-	sim_uwrite(a, &p, sizeof(p));
-	ret = FCALL(user_cpu(cur->r[3]), fops->unlocked_ioctl(&f->filp, HWTIMER_IOC_RING, a));
-	sim_uread(a, &p, sizeof(p));
-	sim_uunmap(region);
+	if (!f->ring_entries)
+		ring_abi_before(f);
+	want = ring_entries_wanted(cur->r[1]);
+	p.entries = want;
+	ret = ring_ioctl(f, &p, cur->r[2]);
 	if (f->ring_entries) {
 		check(ret == -EBUSY || (ret == -EFAULT && sim_faults), "a second RING returned %ld", ret);
 		return;
 	}
 	if (ret && sim_faults && (ret == -ENOMEM || ret == -EFAULT))
 		return;
-	check(ret == 0, "RING returned %ld", ret);
-	check(is_power_of_2(p.entries) && p.mmap_size <= sizeof(pages) / sizeof(pages[0]) * PAGE_SIZE,
-	      "RING: entries %u mmap_size %llu", p.entries, p.mmap_size);
+	check(ret == 0, "RING of %u entries returned %ld", want, ret);
+	/* hwtimer(4): rounded up to a power of two; 192 bytes and 48 a record, in whole pages. */
+	check(p.entries == roundup_pow_of_two(want) &&
+	      p.mmap_size == DIV_ROUND_UP(192 + (u64)p.entries * sizeof(struct hwtimer_expiry),
+					  PAGE_SIZE) * PAGE_SIZE &&
+	      p.records_off + (u64)p.entries * sizeof(struct hwtimer_expiry) <= p.mmap_size &&
+	      max(max(p.head_off, p.tail_off), p.flags_off) + 4 <= p.records_off,
+	      "RING of %u: entries %u mmap_size %llu head %u tail %u flags %u records %u", want,
+	      p.entries, p.mmap_size, p.head_off, p.tail_off, p.flags_off, p.records_off);
 	n = p.mmap_size / PAGE_SIZE;
-	vma.vm_start = 0x7f0000000000UL;
-	vma.vm_end = vma.vm_start + p.mmap_size;
-	vma.vm_flags = VM_READ | VM_WRITE | VM_SHARED;
-	vma.vm_pgoff = HWTIMER_RING_OFF >> PAGE_SHIFT;
-	ret = FCALL(user_cpu(cur->r[3]), fops->mmap(&f->filp, &vma));
+	if ((cur->r[3] >> 8) % 2)
+		ring_mmap_bad(f, n, cur->r[3] >> 9);
+	ret = ring_mmap(f, &vma, n, HWTIMER_RING_OFF >> PAGE_SHIFT, VM_READ | VM_WRITE | VM_SHARED);
 	check(ret == 0, "mmap() of the ring returned %ld", ret);
+	pages = calloc(n, sizeof(*pages));
 	for (i = 0; i < n; i++) {
 		struct vm_fault vmf = { .vma = &vma, .pgoff = i };
 
 		check(vma.vm_ops->fault(&vmf) == 0, "ring fault of page %u failed", i);
 		pages[i] = vmf.page;
 	}
+	ring_check_vma(&vma, n);
 	f->ring_addr = sim_umap_pages(pages, n, SIM_PROT_R | SIM_PROT_W);
+	free(pages);
 	/* Its records show the times of its maker's namespace. */
 	f->ring_off[0] = ns_off[cur_ns][0];
 	f->ring_off[1] = ns_off[cur_ns][1];
 	f->ring_entries = p.entries;
 	f->rp = p;
 	f->seen = 0;
-	/* Records queued before went to the ring: they left now. */
+	/* Records queued before went to the ring (one hold's worth): they left now. */
 	observe_ring(f);
+	ring_room_freed(f);
 }
 
 static void op_drain(void)
@@ -811,16 +1037,54 @@ static void op_drain(void)
 	head += k;
 	/* The user's store-release of the head: no system call. */
 	sim_uwrite(f->ring_addr + f->rp.head_off, &head, 4);
+	if (k)
+		ring_room_freed(f);
 }
 
 /* poll() moves queued records to the ring, hold by hold: they leave at their hold. */
 static struct mfile *poll_file;
+
+/*
+ * hwtimer(4), POLL: readable (EPOLLIN | EPOLLRDNORM) while the ring or the
+ * kernel queue holds a record. poll() answers for its last hold of the
+ * file lock: what that left, before anything else runs, is noted at each
+ * release (-1: none yet).
+ */
+static int poll_ready;
+
+static void poll_note_ready(struct mfile *f)
+{
+	u32 head, tail, flags;
+
+	if (!f->ring_addr) {
+		/* What INFO reports as queued, and read() would take. */
+		poll_ready = !!f->k->nqueued;
+		return;
+	}
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+	poll_ready = tail != head || (flags & HWTIMER_RING_OVERFLOW);
+}
+
+static void check_poll(struct mfile *f, __poll_t mask)
+{
+	__poll_t want = poll_ready ? EPOLLIN | EPOLLRDNORM : 0;
+
+	check(poll_ready >= 0, "file %ld: poll() never took the file lock", f - files);
+	check(mask == want,
+	      "file %ld: poll() returned %#x, the model %#x (ring %s, %lu records queued)", f - files,
+	      mask, want, f->ring_addr ? "mapped" : "none", f->k->nqueued);
+	/* It moved the queue to the ring as far as it has room. */
+	ring_refilled(f);
+}
 
 static void poll_unlock_hook(struct sim_lock *l)
 {
 	if (l != &poll_file->k->lock || sim_softirq || sim_nested())
 		return;
 	observe_ring(poll_file);
+	poll_note_ready(poll_file);
 	if (interleave_now())
 		sim_interleave(interleave_ns);
 }
@@ -828,15 +1092,25 @@ static void poll_unlock_hook(struct sim_lock *l)
 static void op_poll(void)
 {
 	struct mfile *f = pick_file(cur->r[0]);
+	__poll_t mask;
 
 	if (!f)
 		return;
 	poll_file = f;
 	interleave_ns = cur->r[2] % 3 ? 0 : (cur->r[2] >> 8) % (4 * f->tick);
 	sim_unlock_hook = poll_unlock_hook;
-	FCALL(user_cpu(cur->r[1]), fops->poll(&f->filp, NULL));
+	poll_ready = -1;
+	mask = FCALL(user_cpu(cur->r[1]), fops->poll(&f->filp, NULL));
 	sim_unlock_hook = NULL;
 	observe_ring(f);
+	check_poll(f, mask);
+}
+
+/* hwtimer(4)'s example: take what the ring holds, store the head, poll(). */
+static void op_drain_poll(void)
+{
+	op_drain();
+	op_poll();
 }
 
 /*
@@ -1386,6 +1660,8 @@ static void run_batch(struct mfile *f, unsigned int cmd, void *ents, unsigned in
 		check(ret == 0 && hb.done == n, "%s returned %ld, done %u of %u", op_names[cur->kind], ret,
 		      hb.done, n);
 	observe_ring(f);
+	/* Its header was valid: it moved the queue to the ring as far as it has room. */
+	ring_refilled(f);
 }
 
 static void op_arm(void)
@@ -1427,6 +1703,43 @@ static void op_arm(void)
 			e[i].flags |= 0x100;
 	}
 	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), flags);
+}
+
+/*
+ * A flood, on a file with a ring: more timeouts due at once than it has
+ * room for, a hold's worth and more left in the kernel queue (its refills
+ * then take more than a hold: hwtimer(4) says as far as the ring has
+ * room); most already due, delivered by the batch, some a few ticks ahead,
+ * for a pass to deliver.
+ */
+static void op_flood(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_arm_entry e[150];
+	unsigned int n, k, i, done = 0;
+	u32 head, tail;
+	u64 t, r = cur->r[1];
+
+	if (!f || !f->ring_addr)
+		return;
+	sim_uread(f->ring_addr + f->rp.head_off, &head, 4);
+	sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+	n = f->ring_entries - min(tail - head, f->ring_entries) + HWTD_HOLD_MAX + 1 +
+	    r % HWTD_HOLD_MAX;
+	while (done < n && f->open && MAX_TO > f->nto) {
+		k = min(min(n - done, (unsigned int)ARRAY_SIZE(e)), MAX_TO - f->nto);
+		memset(e, 0, sizeof(e));
+		t = to_ns(file_now(f), task_off(f));
+		for (i = 0; i < k; i++) {
+			r = sim_rng_next(&(struct sim_rng){ r + i });
+			e[i].cookie = cur_op << 12 | (done + i);
+			e[i].flags = HWTIMER_TIMEOUT_ABS;
+			e[i].expires_ns = r % 4 ? t - min(t, r % (3 * f->tick)) :
+					  t + r % (4 * f->tick);
+		}
+		run_batch(f, HWTIMER_IOC_ARM, e, k, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+		done += k;
+	}
 }
 
 /*
@@ -1992,7 +2305,7 @@ static void (*const op_fn[OP_NKINDS])(void) = {
 	[OP_CONFIG] = op_config, [OP_RING] = op_ring, [OP_ARM] = op_arm, [OP_MODIFY] = op_modify,
 	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
 	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu, [OP_SUSPEND] = op_suspend,
-	[OP_CLOSE_PASS] = op_close_pass,
+	[OP_CLOSE_PASS] = op_close_pass, [OP_DRAIN_POLL] = op_drain_poll, [OP_FLOOD] = op_flood,
 };
 
 static void unprocessed(struct hwtimer *t, void *arg)

@@ -946,6 +946,7 @@ void hwtd_exit(void)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
+DEFINE_STATIC_KEY_FALSE(hwtd_manual_key);
 /**
  * hwtd_file_create_manual() - a file for the KUnit tests of the table and
  *                             wheel: no device, no timer, a manual clock
@@ -969,6 +970,7 @@ struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch)
 	}
 	file->manual = true;
 	hwt_time_init(&file->time, epoch, tick_ns);
+	static_branch_inc(&hwtd_manual_key);
 	return file;
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_file_create_manual);
@@ -1024,6 +1026,7 @@ void hwtd_file_destroy_manual(struct hwtd_file *file)
 
 	hwtd_file_free(file);
 	hwtd_user_put(u);
+	static_branch_dec(&hwtd_manual_key);
 }
 EXPORT_SYMBOL_IF_KUNIT(hwtd_file_destroy_manual);
 #endif

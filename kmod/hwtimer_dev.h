@@ -25,6 +25,7 @@
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/hwtimer.h>
+#include <linux/jump_label.h>
 #include <linux/log2.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -398,6 +399,24 @@ struct hwtd_stats {
 };
 
 extern struct hwtd_stats hwtd_stats;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+DECLARE_STATIC_KEY_FALSE(hwtd_manual_key);
+#endif
+
+/*
+ * Whether @file is a manual one (KUnit's: hwtd_file_create_manual()).
+ * Behind a static key that is on only while one exists, as the core's
+ * manual wheels are: files in use pay nothing for the tests' clock.
+ */
+static __always_inline bool hwtd_is_manual(const struct hwtd_file *file)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	return static_branch_unlikely(&hwtd_manual_key) && file->manual;
+#else
+	return false;
+#endif
+}
 
 static inline void hwtd_lockdep_assert(struct hwtd_file *file)
 {

@@ -667,7 +667,7 @@ void hwtd_expiry_stop(struct hwtd_file *file)
 {
 	/* The timers' callbacks queue @work: stop them first. */
 	hwtd_wheel_stop(file);
-	if (!file->manual)
+	if (!hwtd_is_manual(file))
 		cancel_work_sync(&file->work);
 }
 

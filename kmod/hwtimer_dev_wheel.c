@@ -107,7 +107,7 @@ s64 hwtd_timens_offset(bool boottime)
 u64 hwtd_clock_now(const struct hwtd_file *file)
 {
 	/* Pairs with hwtd_kunit_run()'s WRITE_ONCE(): a value, no order. */
-	if (IS_ENABLED(CONFIG_KUNIT) && file->manual)
+	if (hwtd_is_manual(file))
 		return READ_ONCE(file->manual_now);
 	/* Under the lock, or in a batch while @nbusy holds it (hwtd_batch()). */
 	return file->boottime ? ktime_get_boottime_ns() : ktime_get_ns();
@@ -210,7 +210,7 @@ static void hwtd_forward(struct hwtd_file *file, u64 now)
 static void hwtd_check_driver(struct hwtd_file *file)
 {
 	hwtd_lockdep_assert(file);
-	if (!file->processing && !file->closing && !file->manual)
+	if (!file->processing && !file->closing && !hwtd_is_manual(file))
 		WARN_ON_ONCE(hwt_driver_late(&hwtd_geom, file->occupied, file->clk, file->armed));
 }
 
@@ -221,7 +221,7 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 
 	hwtd_lockdep_assert(file);
 	file->armed = tick;
-	if (file->manual || file->closing)
+	if (hwtd_is_manual(file) || file->closing)
 		return;
 	ret = hwt_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
 	/* The device's wheels have no cap, and outlive every file. */
@@ -485,7 +485,7 @@ void hwtd_wheel_configure(struct hwtd_file *file,
 			  struct hwtimer_wheel *wheels[HWTD_PRECISIONS][HWTD_CLOCKS],
 			  unsigned int precision, unsigned int clock)
 {
-	if (!file->manual)
+	if (!hwtd_is_manual(file))
 		hwtimer_cancel(file->timer);
 	file->pcpu_wheel = wheels[precision][clock];
 	file->time = file->pcpu_wheel->time;
@@ -513,7 +513,7 @@ void hwtd_wheel_stop(struct hwtd_file *file)
 	spin_lock_bh(&file->lock);
 	file->closing = true;
 	spin_unlock_bh(&file->lock);
-	if (file->manual)
+	if (hwtd_is_manual(file))
 		return;
 	for (p = 0; p < HWTD_PRECISIONS; p++)
 		for (c = 0; c < HWTD_CLOCKS; c++)

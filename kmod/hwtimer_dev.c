@@ -183,6 +183,16 @@ static __always_inline int hwtd_arm_op(struct hwtd_file *file, struct hwtd_call 
 	if (ret)
 		return ret;
 	ret = hwtd_charge(file);
+	if (unlikely(ret) && hold->freed) {
+		/*
+		 * Timeouts that ended earlier in this hold no longer count
+		 * (hwtimer(4)): uncharge them now rather than when the hold
+		 * ends, and try again. Only on the way to EDQUOT, so the
+		 * atomics stay one batch per hold otherwise.
+		 */
+		hwtd_hold_uncharge(file, hold);
+		ret = hwtd_charge(file);
+	}
 	if (ret) {
 		hwtd_timeout_free(file, idx);
 		return ret;

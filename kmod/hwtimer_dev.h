@@ -371,7 +371,8 @@ struct hwtd_file {
  *          record of this hold
  * @delivered: records went to the ring or the queue in this hold
  * @freed: timeouts that ended in this hold, to be uncharged from the
- *         user's and the global count when it ends
+ *         user's and the global count when it ends, or before an arm of
+ *         it that would fail with -EDQUOT (hwtd_hold_uncharge())
  * @wake: the file's waiters must be woken once the lock is dropped
  * @rwake: read()'s sleepers must be woken once the lock is dropped
  */

@@ -63,4 +63,22 @@ void hwtd_user_put(struct hwtd_user *u);
 void hwtd_uncharge(struct hwtd_file *file, long n);
 void hwtd_account_exit(void);
 
+/**
+ * hwtd_hold_uncharge() - uncharge the timeouts that ended in a hold so far
+ * @file: the file
+ * @hold: the hold, whose @freed they are
+ *
+ * At the hold's end (hwtd_hold_end()), or earlier when an arm of the same
+ * hold would fail with -EDQUOT: one atomic subtraction per count for all
+ * the timeouts the hold ended, not one per timeout.
+ *
+ * Context: the file lock held.
+ */
+static inline void hwtd_hold_uncharge(struct hwtd_file *file, struct hwtd_hold *hold)
+{
+	hwtd_lockdep_assert(file);
+	hwtd_uncharge(file, hold->freed);
+	hold->freed = 0;
+}
+
 #endif /* _HWTIMER_DEV_ACCOUNT_H */

@@ -399,10 +399,8 @@ void hwtd_hold_end(struct hwtd_file *file, struct hwtd_hold *hold)
 	hwtd_lockdep_assert(file);
 	if (ring)
 		hwtd_ring_publish(ring, file->nqueued ? HWTIMER_RING_OVERFLOW : 0);
-	if (hold->freed) {
-		hwtd_uncharge(file, hold->freed);
-		hold->freed = 0;
-	}
+	if (hold->freed)
+		hwtd_hold_uncharge(file, hold);
 	if (!hold->delivered || !hold->empty0)
 		return;
 	/*

@@ -1867,7 +1867,13 @@ static int hwt_cpu_prepare(unsigned int cpu)
 }
 
 /*
- * Move up to HWT_LOCKED_MAX timers of dead @old to this CPU's base.
+ * Move up to HWT_LOCKED_MAX timers of dead @old to this CPU's base, each
+ * for the tick it had: the dead CPU's due work (its hrtimer may have
+ * expired unrun, a pass may have stopped with timers on @due) is due at
+ * once here, not a tick later. So @new's clock is not moved up to now
+ * first; a timer whose tick @new has processed already goes straight on
+ * its @due, and @next_event at @new's clock makes the pass come now (the
+ * running one, if @new is processing, loops over @due until it is empty).
  * Return: true when @old is empty.
  */
 static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
@@ -1881,8 +1887,6 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 	new = this_cpu_ptr(w->bases);
 	raw_spin_lock(&new->lock);
 	raw_spin_lock_nested(&old->lock, SINGLE_DEPTH_NESTING);
-	if (!new->processing)
-		hwt_base_forward(new, hwt_now_tick(&w->time, hwt_now(w)));
 	for (n = 0; n < HWT_LOCKED_MAX; n++) {
 		t = hwt_first_pending(old);
 		if (!t)
@@ -1891,8 +1895,15 @@ static bool hwt_migrate_some(struct hwtimer_wheel *w, struct hwt_base *old)
 		hwt_dequeue(old, t, false);
 		/* Under both locks; read without them: hwt_lock_base(). */
 		WRITE_ONCE(t->flags, (t->flags & ~HWT_CPUMASK) | new->cpu);
-		/* Absolute ticks: the tick its slack chose holds here too. */
-		hwt_enqueue(new, t, t->expires);
+		if (t->expires > new->clk) {
+			/* Absolute ticks: the tick its slack chose holds here too. */
+			hwt_enqueue(new, t, t->expires);
+			continue;
+		}
+		hwt_debug_activate(t);
+		hlist_add_head(&t->entry, &new->due);
+		new->npending++;
+		new->next_event = min(new->next_event, new->clk);
 	}
 	done = !old->npending;
 	if (done) {

@@ -57,8 +57,6 @@ static struct {
 	bool		faults;
 	bool		verbose;
 	bool		no_invariant;	/* only the promises, not the structures */
-	bool		strict_caps;	/* caps as hwtimer(4) words them, to the entry */
-	bool		strict_hotplug;	/* no extra tick for what a dying CPU had due */
 	u64		tick[HWTD_PRECISIONS];
 	u32		slots[HWTD_PRECISIONS];
 	u32		file_cap, user_cap, global_cap;
@@ -212,7 +210,6 @@ static struct mfile *read_file;	/* a read() is under way on it */
 
 /* Records seen after a thing the machine ran are that thing's. */
 static bool in_item;
-static void batch_note_end(void);
 
 /*
  * The latest a record of @m may be stamped: a tick after its deadline (or
@@ -297,7 +294,6 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64
 		check(rec->flags == 0 && rec->overrun == 0, "file %ld: one-shot record with flags %u overrun %llu",
 		      f - files, rec->flags, rec->overrun);
 		mto_end(f, m);
-		batch_note_end();
 		return;
 	}
 	if (now > m->deadline)
@@ -1306,16 +1302,8 @@ struct batch {
 	s64		off;		/* the caller's namespace offset of the file's clock */
 	int		first_err;
 	unsigned int	nfailed;
-	long		unch;		/* timeouts ended in this hold, still charged */
 	unsigned long	q0;		/* records queued when the hold began */
 };
-
-static void batch_note_end(void)
-{
-	/* Not a pass run in between: its holds uncharge their own. */
-	if (bat && !sim_nested())
-		bat->unch++;
-}
 
 static s32 *ent_result(struct batch *b, unsigned int i)
 {
@@ -1360,13 +1348,9 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 		/* Memory comes before the caps' charge. */
 		if (e->result == -ENOMEM && sim_faults && !expect)
 			expect = -ENOMEM;
-		/*
-		 * Timeouts that ended in this hold are uncharged when it ends
-		 * (hwtd_hold_end()), not when their record leaves: hwtimer(4)
-		 * counts them until then (--strict-caps holds the code to that).
-		 */
-		if (!expect && (model_user_count(f->user) + (cfg.strict_caps ? 0 : b->unch) >= cfg.user_cap ||
-				model_global_count() + (cfg.strict_caps ? 0 : b->unch) >= cfg.global_cap))
+		/* A timeout stops counting when it ends (hwtimer(4)), in its hold too. */
+		if (!expect && (model_user_count(f->user) >= cfg.user_cap ||
+				model_global_count() >= cfg.global_cap))
 			expect = -EDQUOT;
 		check(e->result == expect,
 		      "ARM entry %u (expires %llu flags %#x period %llu slack %llu): result %d, the model %d",
@@ -1439,7 +1423,6 @@ static u64 verify_entry(struct batch *b, unsigned int i)
 			      "CANCEL status %u for id %#llx (deadline %llu, now %llu)", e->status, m->id,
 			      m->deadline, now);
 		mto_end(f, m);
-		b->unch++;
 		return 0;
 	}
 	{
@@ -1529,7 +1512,6 @@ static void batch_sync(struct batch *b)
 	      f - files, nrec - i, nref, i - nref);
 	b->q0 = f->k->nqueued;
 	f->seen = tail;
-	b->unch = 0;
 }
 
 static void batch_unlock_hook(struct sim_lock *l)
@@ -1973,33 +1955,6 @@ static void op_api_burst(void)
 	sim_leave(s);
 }
 
-/*
- * A CPU goes while due hrtimers have not run (softirq latency): the dead
- * base's due timers move to the next tick of the live one
- * (hwt_migrate_some()), one tick later than their own. The model allows
- * what was due within a tick of now that much more.
- */
-static void grant_hotplug_latency(void)
-{
-	unsigned int i, k;
-
-	for (i = 0; i < MAX_FILES; i++) {
-		struct mfile *f = &files[i];
-		u64 now = f->open ? file_now(f) : 0;
-
-		for (k = 0; f->open && k < f->nto; k++)
-			if (f->to[k].deadline <= now + f->tick)
-				f->to[k].armed_at = max(f->to[k].armed_at, now + f->tick);
-	}
-	for (i = 0; i < MAX_ATIMERS; i++) {
-		struct atimer *a = &atimers[i];
-		struct mwheel *mw = &wheels[a->wheel];
-
-		if (a->pending && a->deadline <= wheel_now(mw) + mw->tick)
-			a->armed_at = max(a->armed_at, wheel_now(mw) + mw->tick);
-	}
-}
-
 static void op_cpu(void)
 {
 	unsigned int cpu = cur->r[0] % sim_ncpus;
@@ -2029,8 +1984,6 @@ static void op_cpu(void)
 			}
 			if (cfg.verbose)
 				printf("  CPU %u down (control %u), %u runnable\n", cpu, control, sim_runnable());
-			if (sim_runnable() && !cfg.strict_hotplug)
-				grant_hotplug_latency();
 			sim_cpu_down(cpu, control);
 		}
 	} else {
@@ -2704,14 +2657,12 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sim [--seed N] [--seeds K] [--ops M] [--faults | --faults-every F] [--jobs J]\n"
 		"           [--keep LIST] [--verbose] [--all] [--no-shrink] [--shrink-budget B]\n"
-		"           [--no-invariant] [--strict-caps] [--strict-hotplug]\n"
+		"           [--no-invariant]\n"
 		"  runs seeds N .. N+K-1, M operations each, J at a time; with fault injection\n"
 		"  (allocations, user copies, pinning) for all seeds or every F-th; stops at the\n"
 		"  first failure unless --all, and shrinks it to a replayable --keep LIST of the\n"
 		"  seed's operations (--verbose prints what each operation did); --no-invariant\n"
-		"  checks only the promises, not the driver invariant read from the structures;\n"
-		"  --strict-caps counts a timeout against the caps only until its record leaves;\n"
-		"  --strict-hotplug allows a timer due on a dying CPU no more than any other\n");
+		"  checks only the promises, not the driver invariant read from the structures\n");
 	exit(2);
 }
 
@@ -2724,9 +2675,7 @@ int main(int argc, char **argv)
 		{ "no-shrink", no_argument, NULL, 'x' }, { "verbose", no_argument, NULL, 'v' },
 		{ "shrink-budget", required_argument, NULL, 'b' }, { "jobs", required_argument, NULL, 'j' },
 		{ "faults-every", required_argument, NULL, 'F' },
-		{ "no-invariant", no_argument, NULL, 'I' },
-		{ "strict-caps", no_argument, NULL, 'C' },
-		{ "strict-hotplug", no_argument, NULL, 'H' }, { }
+		{ "no-invariant", no_argument, NULL, 'I' }, { }
 	};
 	u64 seed = 1, nseeds = 1000, next, fail_seed = U64_MAX;
 	struct child kids[16];
@@ -2765,12 +2714,6 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			cfg.no_invariant = true;
-			break;
-		case 'C':
-			cfg.strict_caps = true;
-			break;
-		case 'H':
-			cfg.strict_hotplug = true;
 			break;
 		case 'F':
 			fault_every = strtoul(optarg, NULL, 0);

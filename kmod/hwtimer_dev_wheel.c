@@ -204,14 +204,26 @@ static void hwtd_forward(struct hwtd_file *file, u64 now)
 }
 
 /*
- * (I3) of hwtimer_wheel.h, in kernels that check it: not during a pass,
- * nor once the file closes or for a KUnit file, which has no driver.
+ * Whether the driving timer is armed for a tick that has begun by @now:
+ * its pass is due, and will run the wheel up to the tick it begins in,
+ * through every slot that has begun.
  */
-static void hwtd_check_driver(struct hwtd_file *file)
+static __always_inline bool hwtd_driver_due(const struct hwtd_file *file, u64 now)
+{
+	return file->armed != U64_MAX && hwt_tick_start(&file->time, file->armed) <= now;
+}
+
+/*
+ * (I3) of hwtimer_wheel.h, in kernels that check it: not during a pass,
+ * nor once the file closes or for a KUnit file, which has no driver; and
+ * kept too by a driver whose pass is due (hwtd_arm_placed()).
+ */
+static void hwtd_check_driver(struct hwtd_file *file, u64 now)
 {
 	hwtd_lockdep_assert(file);
 	if (!file->processing && !file->closing && !hwtd_is_manual(file))
-		WARN_ON_ONCE(hwt_driver_late(&hwtd_geom, file->occupied, file->clk, file->armed));
+		WARN_ON_ONCE(hwt_driver_late(&hwtd_geom, file->occupied, file->clk, file->armed) &&
+			     !hwtd_driver_due(file, now));
 }
 
 /* Arm the driving timer for @tick; @now is the file's clock, read before. */
@@ -233,13 +245,17 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
  * the tick it is armed for (@next_event is at or before that slot's
  * start), keeping (I3) of hwtimer_wheel.h; not during a pass, which arms
  * it when it ends. Not for the timeout's own tick: a modify may leave the
- * timeout in its slot with an earlier tick (hwtd_wheel_extend()).
+ * timeout in its slot with an earlier tick (hwtd_wheel_extend()). Nor
+ * when the driver's tick has begun (its per-CPU wheel has yet to run the
+ * callback): that pass takes the slot, while a driver moved to this CPU,
+ * whose per-CPU wheel has processed the present tick, would wait for the
+ * next one, and every timeout already due with it.
  */
 static __always_inline void hwtd_arm_placed(struct hwtd_file *file, u64 now)
 {
-	if (!file->processing && file->next_event < file->armed)
+	if (!file->processing && file->next_event < file->armed && !hwtd_driver_due(file, now))
 		hwtd_arm_timer(file, file->next_event, now);
-	hwtd_check_driver(file);
+	hwtd_check_driver(file, now);
 }
 
 /*
@@ -369,7 +385,7 @@ bool hwtd_wheel_extend(struct hwtd_file *file, u32 idx, u64 slack, u64 now)
 	if (!hwt_can_stay_at(&hwtd_geom, s->slot, s->tick, tick, file->clk))
 		return false;
 	s->tick = tick;
-	hwtd_check_driver(file);
+	hwtd_check_driver(file, now);
 	return true;
 }
 
@@ -433,7 +449,7 @@ void hwtd_wheel_pass_end(struct hwtd_file *file, u64 now)
 	file->next_event = ev;
 	if (ev != U64_MAX)
 		hwtd_arm_timer(file, ev, now);
-	hwtd_check_driver(file);
+	hwtd_check_driver(file, now);
 }
 
 /* ---- the driving timer ---------------------------------------------------- */

@@ -86,7 +86,9 @@
  * base's hrtimer, a device file's driving timer. Both keep
  *
  *  (I3) whenever the wheel is not in a pass, its driver is armed for a
- *       tick at or before the start of the earliest occupied slot.
+ *       tick at or before the start of the earliest occupied slot, or
+ *       (a file's) for a tick that has begun: that pass is due, and it
+ *       runs the wheel through every slot that has begun.
  *
  * The slot's start, not the tick of the timer that made it occupied: a
  * timer may stay in its slot when a modify gives it an earlier tick of the

@@ -542,7 +542,9 @@ static void check_file(struct mfile *f)
 	 */
 	need = max(hwt_tick_start(&k->time, ev),
 		   hwt_tick_start(&k->time, hwt_now_tick(&k->time, file_now(f)) + 1));
-	check(k->armed <= ev && hwtimer_pending(k->timer) &&
+	/* Or armed for a tick that has begun: its pass, due, takes every slot begun. */
+	check((k->armed <= ev || hwt_tick_start(&k->time, k->armed) <= file_now(f)) &&
+	      hwtimer_pending(k->timer) &&
 	      hwt_tick_start(&k->time, k->timer->expires) <= need,
 	      "INVARIANT: file %ld: earliest occupied slot starts at tick %llu (clk %llu) but the driving timer is %s tick %llu (armed %llu)",
 	      f - files, ev, k->clk, hwtimer_pending(k->timer) ? "armed for" : "not armed, last",

@@ -984,6 +984,117 @@ static __always_inline unsigned int hwt_choose(struct hwt_base *base, u64 now_ti
 }
 
 /*
+ * Whether @t, on @base, locked, may be armed on its wheel @w: not shut
+ * down, @w not being destroyed, not pending unless @opts has
+ * %HWT_ARM_MODIFY, and, not pending, within @w's cap, which is charged.
+ * Sets *@was_pending.
+ *
+ * Context: @base->lock held, interrupts off.
+ * Return: 0, -EALREADY, or an error that counts as rejected: -EIDRM,
+ * -ESHUTDOWN or -EBUSY.
+ */
+static __always_inline int hwt_arm_admit(struct hwtimer_wheel *w, struct hwt_base *base,
+					 struct hwtimer *t, unsigned int opts,
+					 bool *was_pending)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (unlikely(t->flags & HWT_SHUTDOWN))
+		return -EIDRM;
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
+	if (unlikely(READ_ONCE(w->stopped)))
+		return -ESHUTDOWN;
+	*was_pending = hwtimer_pending(t);
+	if (*was_pending) {
+		if (!(opts & HWT_ARM_MODIFY))
+			return -EALREADY;
+	} else if (unlikely(!hwt_cap_charge(w))) {
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * Re-arm the pending @t of @w in place on @base, locked, for @deadline,
+ * whose tick is @tick, in slot @idx (hwt_choose()), when its slot still
+ * serves that tick.
+ *
+ * Context: @base->lock held, interrupts off.
+ * Return: true if @t stays, updated; false if it must move.
+ */
+static __always_inline bool hwt_arm_in_place(const struct hwtimer_wheel *w,
+					     struct hwt_base *base, struct hwtimer *t,
+					     u64 deadline, u64 tick, unsigned int idx,
+					     bool slacked)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	/*
+	 * A new tick its slot still serves (hwt_can_stay()): update it
+	 * there, as __mod_timer() keeps a timer in its slot; the slot's event
+	 * stays. Not for a timer on @due, whose tick has been processed: it
+	 * must move, not fire now.
+	 */
+	if (t->expires > base->clk &&
+	    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
+		/* Read without the lock: hwtimer_expires(). */
+		WRITE_ONCE(t->deadline, deadline);
+		t->expires = tick;
+		hwt_set_slacked(t, slacked);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Move @t of @w, pending if @was_pending, from @base to @new_base: drops
+ * @base->lock and takes @new_base->lock, interrupts off throughout.
+ *
+ * Context: @base->lock held, interrupts off; returns with @new_base->lock
+ * held instead.
+ * Return: 0, @t unqueued and on @new_base; -ESHUTDOWN if destroy began
+ * meanwhile: @t is then as it was, on @new_base.
+ */
+static __always_inline int hwt_arm_migrate(struct hwtimer_wheel *w, struct hwt_base *base,
+					   struct hwt_base *new_base, struct hwtimer *t,
+					   bool was_pending)
+	__releases(&base->lock) __acquires(&new_base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (was_pending)
+		hwt_dequeue(base, t, false);
+	/*
+	 * As __mod_timer(): drop the old lock before taking the new one, so
+	 * two base locks never nest here; hwt_lock_base() waits for
+	 * HWT_MIGRATING to clear (its READ_ONCE()s pair with these
+	 * WRITE_ONCE()s, see there). Interrupts stay off throughout, and
+	 * destroy cannot pass both bases meanwhile: it waits for this call
+	 * (synchronize_rcu()) before it drains.
+	 */
+	WRITE_ONCE(t->flags, t->flags | HWT_MIGRATING);
+	raw_spin_unlock(&base->lock);
+	raw_spin_lock(&new_base->lock);
+	WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | new_base->cpu);
+	/* Under the new base's lock: see @stopped. */
+	if (READ_ONCE(w->stopped)) {
+		/*
+		 * Destroy began meanwhile: fail as if it had begun first. A
+		 * pending timer stays pending, with its old deadline, and
+		 * destroy hands it back.
+		 */
+		if (was_pending)
+			hwt_enqueue(new_base, t, t->expires);
+		else
+			hwt_cap_uncharge(w);
+		return -ESHUTDOWN;
+	}
+	return 0;
+}
+
+/*
  * Arm @t for @time: a delay from now with %HWT_ARM_REL, else a deadline in
  * ns of the wheel's clock (clamped to KTIME_MAX), allowing it to fire up
  * to @slack ns later (%HWTIMER_SLACK_DEFAULT: the wheel's). The clock is
@@ -1015,79 +1126,28 @@ static int hwt_arm(struct hwtimer *t, u64 time, u64 slack, u64 now, unsigned int
 	now_tick = hwt_now_tick(&w->time, now);
 
 	base = hwt_lock_base(t, &flags);
-	if (unlikely(t->flags & HWT_SHUTDOWN)) {
-		ret = -EIDRM;
-		goto out_reject;
-	}
-	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
-	if (unlikely(READ_ONCE(w->stopped))) {
-		ret = -ESHUTDOWN;
+	ret = hwt_arm_admit(w, base, t, opts, &was_pending);
+	if (unlikely(ret)) {
+		if (ret == -EALREADY)
+			goto out_unlock;
 		goto out_reject;
 	}
 	new_base = hwt_target_base(base, t);
-	was_pending = hwtimer_pending(t);
-	if (was_pending) {
-		if (!(opts & HWT_ARM_MODIFY)) {
-			ret = -EALREADY;
-			goto out_unlock;
-		}
-	} else if (unlikely(!hwt_cap_charge(w))) {
-		ret = -EBUSY;
-		goto out_reject;
-	}
 
 	if (likely(base == new_base)) {
 		idx = hwt_choose(base, now_tick, deadline, first, slack, &tick, &event,
 				 &slacked);
 		if (was_pending) {
-			/*
-			 * A new tick its slot still serves (hwt_can_stay()):
-			 * update it there, as __mod_timer() keeps a timer in
-			 * its slot; the slot's event stays. Not for a timer
-			 * on @due, whose tick has been processed: it must
-			 * move, not fire now.
-			 */
-			if (t->expires > base->clk &&
-			    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
-				/* Read without the lock: hwtimer_expires(). */
-				WRITE_ONCE(t->deadline, deadline);
-				t->expires = tick;
-				hwt_set_slacked(t, slacked);
+			if (hwt_arm_in_place(w, base, t, deadline, tick, idx, slacked))
 				goto out_armed;
-			}
 			/* A pending timer keeps reading as pending while it moves. */
 			hwt_dequeue(base, t, false);
 		}
 	} else {
-		if (was_pending)
-			hwt_dequeue(base, t, false);
-		/*
-		 * As __mod_timer(): drop the old lock before taking the new
-		 * one, so two base locks never nest here; hwt_lock_base()
-		 * waits for HWT_MIGRATING to clear (its READ_ONCE()s pair with
-		 * these WRITE_ONCE()s, see there). Interrupts stay off
-		 * throughout, and destroy cannot pass both bases meanwhile: it
-		 * waits for this call (synchronize_rcu()) before it drains.
-		 */
-		WRITE_ONCE(t->flags, t->flags | HWT_MIGRATING);
-		raw_spin_unlock(&base->lock);
+		ret = hwt_arm_migrate(w, base, new_base, t, was_pending);
 		base = new_base;
-		raw_spin_lock(&base->lock);
-		WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | base->cpu);
-		/* Under the new base's lock: see @stopped. */
-		if (READ_ONCE(w->stopped)) {
-			/*
-			 * Destroy began meanwhile: fail as if it had begun
-			 * first. A pending timer stays pending, with its old
-			 * deadline, and destroy hands it back.
-			 */
-			if (was_pending)
-				hwt_enqueue(base, t, t->expires);
-			else
-				hwt_cap_uncharge(w);
-			ret = -ESHUTDOWN;
+		if (ret)
 			goto out_reject;
-		}
 		idx = hwt_choose(base, now_tick, deadline, first, slack, &tick, &event,
 				 &slacked);
 	}

@@ -648,6 +648,91 @@ static bool hwt_after_callback(struct hwt_base *base)
 }
 
 /*
+ * The start of a pass over @base, locked, which began at local_clock()
+ * time @start: @base is processing, its hrtimer not armed, and the
+ * pass's budget ends HWT_PASS_NS after @start.
+ *
+ * Context: @base->lock held, interrupts off.
+ * Return: @base->stats.fired now, from which the pass counts its callbacks.
+ */
+static __always_inline u64 hwt_run_begin(struct hwt_base *base, u64 start)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	base->processing = true;
+	/* Read without the lock by hwt_in_own_callback(). */
+	WRITE_ONCE(base->running_task, current);
+	base->armed = U64_MAX;
+	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
+	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
+	base->stats.wakeups++;
+	/* Callbacks this pass has run: base->stats.fired - fired0. */
+	return base->stats.fired;
+}
+
+/*
+ * Cascade entries on @base, locked, as many as the pass's budget
+ * *@tick_budget and this hold of the lock, which has moved *@held of them
+ * so far, allow; both count the entries moved.
+ *
+ * Context: @base->lock held, interrupts off.
+ */
+static __always_inline void hwt_run_cascade(struct hwt_base *base, unsigned int *tick_budget,
+					    unsigned int *held)
+	__must_hold(&base->lock)
+{
+	unsigned int quota, hold;
+
+	lockdep_assert_held(&base->lock);
+
+	/* Entries this hold of the lock may still move. */
+	hold = min(*tick_budget, HWT_LOCKED_MAX - *held);
+	quota = hold;
+	hwt_cascade(base, &quota);
+	*held += hold - quota;
+	if (*held > base->stats.max_hold)
+		base->stats.max_hold = *held;
+	*tick_budget -= hold - quota;
+}
+
+/*
+ * The end of a pass over @base of @w, locked: with @more, due work is
+ * left, for another pass, which a softirq wheel queues (@cont); else the
+ * hrtimer is armed for the next event.
+ *
+ * Context: @base->lock held, interrupts off.
+ */
+static __always_inline void hwt_run_end(struct hwtimer_wheel *w, struct hwt_base *base,
+					bool more)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	base->processing = false;
+	WRITE_ONCE(base->running_task, NULL);
+	if (more) {
+		/* Work is due now: earliest event is the current clock. */
+		base->next_event = 0;
+		/* @stopped as in hwt_run(): destroy kills a @cont queued before it. */
+		if (!hwt_is_manual(w) && !READ_ONCE(w->stopped) && !base->offline) {
+			/*
+			 * @armed 0 says a pass is coming, so that no start
+			 * arms the hrtimer meanwhile: a fresh softirq pass,
+			 * behind whatever else is pending, or the next one
+			 * of hwt_work_fn()'s loop.
+			 */
+			base->armed = 0;
+			if (!(w->flags & HWTIMER_WHEEL_PROCESS))
+				hwt_bh_queue(&base->cont);
+		}
+	} else {
+		hwt_program(base);
+		hwt_check_driver(base);
+	}
+}
+
+/*
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
  * cascades have moved about HWT_TICK_BATCH entries; stop after HWT_PASS_NS
@@ -667,7 +752,7 @@ static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
 	unsigned int check = HWT_EXPIRE_CHECK + 1, tick_budget = HWT_TICK_BATCH;
-	unsigned int quota, hold, held = 0;
+	unsigned int held = 0;
 	bool more = false;
 	u64 now, now_tick, ev, fired0, tick_ns = w->time.tick_ns, start = local_clock();
 
@@ -679,15 +764,7 @@ static bool hwt_run(struct hwt_base *base)
 		hwt_expiry_unlock(base);
 		return false;
 	}
-	base->processing = true;
-	/* Read without the lock by hwt_in_own_callback(). */
-	WRITE_ONCE(base->running_task, current);
-	base->armed = U64_MAX;
-	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
-	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
-	base->stats.wakeups++;
-	/* Callbacks this pass has run: base->stats.fired - fired0. */
-	fired0 = base->stats.fired;
+	fired0 = hwt_run_begin(base, start);
 	now = hwt_now(w);
 	now_tick = hwt_now_tick(&w->time, now);
 
@@ -741,37 +818,10 @@ static bool hwt_run(struct hwt_base *base)
 			if (READ_ONCE(w->stopped) || base->offline)
 				break;
 		}
-		/* Entries this hold of the lock may still move. */
-		hold = min(tick_budget, HWT_LOCKED_MAX - held);
-		quota = hold;
-		hwt_cascade(base, &quota);
-		held += hold - quota;
-		if (held > base->stats.max_hold)
-			base->stats.max_hold = held;
-		tick_budget -= hold - quota;
+		hwt_run_cascade(base, &tick_budget, &held);
 	}
 
-	base->processing = false;
-	WRITE_ONCE(base->running_task, NULL);
-	if (more) {
-		/* Work is due now: earliest event is the current clock. */
-		base->next_event = 0;
-		/* @stopped as above: destroy kills a @cont queued before it. */
-		if (!hwt_is_manual(w) && !READ_ONCE(w->stopped) && !base->offline) {
-			/*
-			 * @armed 0 says a pass is coming, so that no start
-			 * arms the hrtimer meanwhile: a fresh softirq pass,
-			 * behind whatever else is pending, or the next one
-			 * of hwt_work_fn()'s loop.
-			 */
-			base->armed = 0;
-			if (!(w->flags & HWTIMER_WHEEL_PROCESS))
-				hwt_bh_queue(&base->cont);
-		}
-	} else {
-		hwt_program(base);
-		hwt_check_driver(base);
-	}
+	hwt_run_end(w, base, more);
 	raw_spin_unlock_irq(&base->lock);
 	hwt_expiry_unlock(base);
 	return more;

@@ -1735,11 +1735,76 @@ static int hwt_check_config(const struct hwtimer_wheel_config *cfg)
 	return 0;
 }
 
+/*
+ * Set up @w's base on @cpu: its lock, hrtimer, work items and wait queue,
+ * and its slots, allocated on @cpu's node (hwt_free() frees them).
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+static int hwt_base_init(struct hwtimer_wheel *w, unsigned int cpu)
+{
+	struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
+
+	raw_spin_lock_init(&base->lock);
+#ifdef CONFIG_PREEMPT_RT
+	spin_lock_init(&base->expiry_lock);
+#endif
+	base->wheel = w;
+	base->cpu = cpu;
+	base->next_event = U64_MAX;
+	base->armed = U64_MAX;
+	INIT_HLIST_HEAD(&base->due);
+	hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
+			  HRTIMER_MODE_ABS_PINNED_SOFT);
+	INIT_WORK(&base->work, hwt_work_fn);
+	hwt_bh_init(&base->cont, hwt_cont_fn);
+	init_waitqueue_head(&base->wq);
+	base->vectors = kvcalloc(w->geom.nslots, sizeof(*base->vectors), GFP_KERNEL);
+	base->pending_map = bitmap_zalloc_node(w->geom.nslots, GFP_KERNEL,
+					       cpu_to_node(cpu));
+	if (!base->vectors || !base->pending_map)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Add @w to the list of wheels, with its debugfs directory, unless a
+ * wheel or another file of hwtimer's debugfs directory has its name.
+ *
+ * Context: process context; may sleep. Takes hwt_wheels_mutex.
+ * Return: 0, or -EEXIST.
+ */
+static int hwt_register(struct hwtimer_wheel *w)
+{
+	struct hwtimer_wheel *other;
+	struct dentry *d;
+
+	mutex_lock(&hwt_wheels_mutex);
+	/* Another file of hwtimer's debugfs directory may hold the name. */
+	d = debugfs_lookup(w->name, hwt_debugfs_root);
+	if (d) {
+		dput(d);
+		mutex_unlock(&hwt_wheels_mutex);
+		return -EEXIST;
+	}
+	list_for_each_entry(other, &hwt_wheels, node) {
+		if (!strcmp(other->name, w->name)) {
+			mutex_unlock(&hwt_wheels_mutex);
+			return -EEXIST;
+		}
+	}
+	w->debugfs = debugfs_create_dir(w->name, hwt_debugfs_root);
+	debugfs_create_file("stats", 0444, w->debugfs, w, &hwt_stats_fops);
+	list_add_tail(&w->node, &hwt_wheels);
+	mutex_unlock(&hwt_wheels_mutex);
+	return 0;
+}
+
 static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 					bool manual, struct module *owner)
 {
-	struct hwtimer_wheel *w, *other;
-	struct dentry *d;
+	struct hwtimer_wheel *w;
 	unsigned int cpu;
 	int ret;
 
@@ -1773,49 +1838,13 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	if (!w->bases)
 		goto out_free;
 	for_each_possible_cpu(cpu) {
-		struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
-
-		raw_spin_lock_init(&base->lock);
-#ifdef CONFIG_PREEMPT_RT
-		spin_lock_init(&base->expiry_lock);
-#endif
-		base->wheel = w;
-		base->cpu = cpu;
-		base->next_event = U64_MAX;
-		base->armed = U64_MAX;
-		INIT_HLIST_HEAD(&base->due);
-		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
-				  HRTIMER_MODE_ABS_PINNED_SOFT);
-		INIT_WORK(&base->work, hwt_work_fn);
-		hwt_bh_init(&base->cont, hwt_cont_fn);
-		init_waitqueue_head(&base->wq);
-		base->vectors = kvcalloc(w->geom.nslots, sizeof(*base->vectors), GFP_KERNEL);
-		base->pending_map = bitmap_zalloc_node(w->geom.nslots, GFP_KERNEL,
-						       cpu_to_node(cpu));
-		if (!base->vectors || !base->pending_map)
+		if (hwt_base_init(w, cpu))
 			goto out_free;
 	}
 
-	mutex_lock(&hwt_wheels_mutex);
-	/* Another file of hwtimer's debugfs directory may hold the name. */
-	d = debugfs_lookup(w->name, hwt_debugfs_root);
-	if (d) {
-		dput(d);
-		mutex_unlock(&hwt_wheels_mutex);
-		ret = -EEXIST;
+	ret = hwt_register(w);
+	if (ret)
 		goto out_free;
-	}
-	list_for_each_entry(other, &hwt_wheels, node) {
-		if (!strcmp(other->name, w->name)) {
-			mutex_unlock(&hwt_wheels_mutex);
-			ret = -EEXIST;
-			goto out_free;
-		}
-	}
-	w->debugfs = debugfs_create_dir(w->name, hwt_debugfs_root);
-	debugfs_create_file("stats", 0444, w->debugfs, w, &hwt_stats_fops);
-	list_add_tail(&w->node, &hwt_wheels);
-	mutex_unlock(&hwt_wheels_mutex);
 	return w;
 
 out_free:

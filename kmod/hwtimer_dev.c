@@ -415,6 +415,120 @@ static __always_inline void hwtd_out_copy(struct hwtd_upages *up, size_t off, u8
 }
 
 /*
+ * The header of a batch of @op at @ubatch: read into *@batch and checked,
+ * its entries, at *@uent, readable, and its @done and @failed pinned in
+ * @hdr, which hwtd_batch_end() writes back and unpins.
+ *
+ * Context: process, no lock held.
+ * Return: 0, or -EFAULT, -EINVAL or -E2BIG with nothing pinned.
+ */
+static __always_inline int hwtd_batch_begin(struct hwtimer_batch __user *ubatch,
+					    const struct hwtd_op *op,
+					    struct hwtimer_batch *batch,
+					    struct hwtd_upages *hdr, unsigned long *uent)
+{
+	if (copy_from_user(batch, ubatch, sizeof(*batch)))
+		return -EFAULT;
+	if ((batch->flags & ~HWTIMER_BATCH_FLAGS) || batch->reserved[0] ||
+	    batch->reserved[1] || !batch->count)
+		return -EINVAL;
+	if (batch->count > HWTIMER_BATCH_MAX)
+		return -E2BIG;
+	*uent = (unsigned long)u64_to_user_ptr(batch->entries);
+	if (!access_ok((void __user *)*uent, (size_t)batch->count * op->size))
+		return -EFAULT;
+	/* @done and @failed must be writable, to the end, whatever happens. */
+	hwtd_pin(hdr, (unsigned long)ubatch, sizeof(*batch));
+	if (!hwtd_up_writable(hdr, offsetof(struct hwtimer_batch, done),
+			      sizeof(batch->done) + sizeof(batch->failed))) {
+		hwtd_unpin(hdr);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * Pin the next entries of a batch of @op, the @left ones from @uent on, at
+ * most HWTD_HOLD_MAX of them, into @up.
+ *
+ * Context: process, no lock held.
+ * Return: how many of them can be used: 0 if the first cannot be read, or
+ * written back. @up is pinned either way.
+ */
+static __always_inline u32 hwtd_batch_pin(struct hwtd_upages *up, unsigned long uent,
+					  u32 left, const struct hwtd_op *op)
+{
+	size_t rlen;
+	u32 n, i;
+
+	/*
+	 * The entries that can be read whole and whose outputs can be
+	 * written: an entry's inputs may lie on a read-only page.
+	 */
+	n = min_t(u32, left, HWTD_HOLD_MAX);
+	rlen = hwtd_pin(up, uent, n * op->size);
+	n = min_t(u32, n, rlen / op->size);
+	/*
+	 * Every pinned page writable (the common case): so is every
+	 * output field of those entries. Else each entry is looked at.
+	 */
+	if (!hwtd_up_all_writable(up)) {
+		for (i = 0; i < n; i++)
+			if (!hwtd_out_writable(up, i * op->size, op))
+				break;
+		n = i;
+	}
+	return n;
+}
+
+/*
+ * Write back the outputs of the entry of @op at @off of the pinned @up,
+ * from its kernel copy @ent: one copy per range (hwtd_out_copy()).
+ */
+static __always_inline void hwtd_batch_out(struct hwtd_upages *up, size_t off, u8 *ent,
+					   const struct hwtd_op *op)
+{
+	hwtd_out_copy(up, off, ent, &op->out[0]);
+	if (op->out[1].end)
+		hwtd_out_copy(up, off, ent, &op->out[1]);
+}
+
+/*
+ * After the last entry of a batch of @op: the records left queued go to
+ * the ring, and @done and @failed are written back through @hdr, which is
+ * unpinned.
+ *
+ * Context: process, no lock held; the batch no longer counts in
+ * @file->nbusy.
+ */
+static __always_inline void hwtd_batch_end(struct hwtd_file *file, const struct hwtd_op *op,
+					   struct hwtd_upages *hdr, u32 done, u32 failed)
+{
+	u32 hdr_out[2];
+
+	if (op == &hwtd_cancel)
+		hwtd_trim(file);
+	/*
+	 * Each hold moved up to HWTD_HOLD_MAX queued records to the ring; the
+	 * rest go now, as far as it has room (hwtimer(4) says a batch does).
+	 * A file without a ring keeps them for read(): no lock round for it.
+	 * @nqueued is a hint (hwtd_has_records() looks under the lock): the
+	 * lock orders this batch's own holds before it, and a record another
+	 * thread queued since found the ring full after this batch's holds,
+	 * so that thread's next hold or the next call moves it.
+	 */
+	if (data_race(file->nqueued) && hwtd_ring_entries(file))
+		hwtd_has_records(file);
+
+	/* @done and @failed, adjacent (HWTD_ADJ), in one copy. */
+	hdr_out[0] = done;
+	hdr_out[1] = failed;
+	hwtd_up_copy(hdr, offsetof(struct hwtimer_batch, done), hdr_out, sizeof(hdr_out),
+		     true);
+	hwtd_unpin(hdr);
+}
+
+/*
  * Run @op over the entries of a batch (see the top of this file). The
  * clock is read once, before the first entry: every relative time in the
  * batch counts from that moment. The batch counts in @file->nbusy while it
@@ -430,31 +544,16 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 	u8 ent[sizeof(struct hwtimer_get_entry)] __aligned(8);
 	struct hwtd_upages hdr, up;
 	struct hwtimer_batch batch;
-	u32 hdr_out[2];
-	size_t rlen;
 	struct hwtd_call call = { };
 	struct hwtd_hold hold;
 	unsigned long uent;
 	u32 done = 0, failed = 0, n, i;
 	bool stop = false;
-	int ret = 0, r = 0;
+	int ret, r = 0;
 
-	if (copy_from_user(&batch, ubatch, sizeof(batch)))
-		return -EFAULT;
-	if ((batch.flags & ~HWTIMER_BATCH_FLAGS) || batch.reserved[0] ||
-	    batch.reserved[1] || !batch.count)
-		return -EINVAL;
-	if (batch.count > HWTIMER_BATCH_MAX)
-		return -E2BIG;
-	uent = (unsigned long)u64_to_user_ptr(batch.entries);
-	if (!access_ok((void __user *)uent, (size_t)batch.count * op->size))
-		return -EFAULT;
-	/* @done and @failed must be writable, to the end, whatever happens. */
-	hwtd_pin(&hdr, (unsigned long)ubatch, sizeof(batch));
-	if (!hwtd_up_writable(&hdr, offsetof(struct hwtimer_batch, done), sizeof(hdr_out))) {
-		hwtd_unpin(&hdr);
-		return -EFAULT;
-	}
+	ret = hwtd_batch_begin(ubatch, op, &batch, &hdr, &uent);
+	if (ret)
+		return ret;
 
 	spin_lock_bh(&file->lock);
 	file->nbusy++;
@@ -466,23 +565,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 	hwtd_call_begin(&call, hwtd_clock_now(file), hwtd_timens_offset(file->boottime));
 
 	while (done < batch.count && !stop) {
-		/*
-		 * The entries that can be read whole and whose outputs can be
-		 * written: an entry's inputs may lie on a read-only page.
-		 */
-		n = min_t(u32, batch.count - done, HWTD_HOLD_MAX);
-		rlen = hwtd_pin(&up, uent + (size_t)done * op->size, n * op->size);
-		n = min_t(u32, n, rlen / op->size);
-		/*
-		 * Every pinned page writable (the common case): so is every
-		 * output field of those entries. Else each entry is looked at.
-		 */
-		if (!hwtd_up_all_writable(&up)) {
-			for (i = 0; i < n; i++)
-				if (!hwtd_out_writable(&up, i * op->size, op))
-					break;
-			n = i;
-		}
+		n = hwtd_batch_pin(&up, uent + (size_t)done * op->size, batch.count - done, op);
 		if (!n) {
 			/* Entry @done cannot be read, or written back. */
 			hwtd_unpin(&up);
@@ -500,9 +583,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 				if (r == HWTD_AGAIN)
 					break;
 				call.nomem = false;
-				hwtd_out_copy(&up, i * op->size, ent, &op->out[0]);
-				if (op->out[1].end)
-					hwtd_out_copy(&up, i * op->size, ent, &op->out[1]);
+				hwtd_batch_out(&up, i * op->size, ent, op);
 				if (r) {
 					failed++;
 					if (!(batch.flags & HWTIMER_BATCH_CONTINUE)) {
@@ -529,26 +610,7 @@ static __always_inline long hwtd_batch(struct hwtd_file *file,
 	spin_lock_bh(&file->lock);
 	file->nbusy--;
 	spin_unlock_bh(&file->lock);
-	if (op == &hwtd_cancel)
-		hwtd_trim(file);
-	/*
-	 * Each hold moved up to HWTD_HOLD_MAX queued records to the ring; the
-	 * rest go now, as far as it has room (hwtimer(4) says a batch does).
-	 * A file without a ring keeps them for read(): no lock round for it.
-	 * @nqueued is a hint (hwtd_has_records() looks under the lock): the
-	 * lock orders this batch's own holds before it, and a record another
-	 * thread queued since found the ring full after this batch's holds,
-	 * so that thread's next hold or the next call moves it.
-	 */
-	if (data_race(file->nqueued) && hwtd_ring_entries(file))
-		hwtd_has_records(file);
-
-	/* @done and @failed, adjacent (HWTD_ADJ), in one copy. */
-	hdr_out[0] = done;
-	hdr_out[1] = failed;
-	hwtd_up_copy(&hdr, offsetof(struct hwtimer_batch, done), hdr_out, sizeof(hdr_out),
-		     true);
-	hwtd_unpin(&hdr);
+	hwtd_batch_end(file, op, &hdr, done, failed);
 	return ret;
 }
 

@@ -648,6 +648,91 @@ static bool hwt_after_callback(struct hwt_base *base)
 }
 
 /*
+ * The start of a pass over @base, locked, which began at local_clock()
+ * time @start: @base is processing, its hrtimer not armed, and the
+ * pass's budget ends HWT_PASS_NS after @start.
+ *
+ * Context: @base->lock held, interrupts off.
+ * Return: @base->stats.fired now, from which the pass counts its callbacks.
+ */
+static __always_inline u64 hwt_run_begin(struct hwt_base *base, u64 start)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	base->processing = true;
+	/* Read without the lock by hwt_in_own_callback(). */
+	WRITE_ONCE(base->running_task, current);
+	base->armed = U64_MAX;
+	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
+	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
+	base->stats.wakeups++;
+	/* Callbacks this pass has run: base->stats.fired - fired0. */
+	return base->stats.fired;
+}
+
+/*
+ * Cascade entries on @base, locked, as many as the pass's budget
+ * *@tick_budget and this hold of the lock, which has moved *@held of them
+ * so far, allow; both count the entries moved.
+ *
+ * Context: @base->lock held, interrupts off.
+ */
+static __always_inline void hwt_run_cascade(struct hwt_base *base, unsigned int *tick_budget,
+					    unsigned int *held)
+	__must_hold(&base->lock)
+{
+	unsigned int quota, hold;
+
+	lockdep_assert_held(&base->lock);
+
+	/* Entries this hold of the lock may still move. */
+	hold = min(*tick_budget, HWT_LOCKED_MAX - *held);
+	quota = hold;
+	hwt_cascade(base, &quota);
+	*held += hold - quota;
+	if (*held > base->stats.max_hold)
+		base->stats.max_hold = *held;
+	*tick_budget -= hold - quota;
+}
+
+/*
+ * The end of a pass over @base of @w, locked: with @more, due work is
+ * left, for another pass, which a softirq wheel queues (@cont); else the
+ * hrtimer is armed for the next event.
+ *
+ * Context: @base->lock held, interrupts off.
+ */
+static __always_inline void hwt_run_end(struct hwtimer_wheel *w, struct hwt_base *base,
+					bool more)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	base->processing = false;
+	WRITE_ONCE(base->running_task, NULL);
+	if (more) {
+		/* Work is due now: earliest event is the current clock. */
+		base->next_event = 0;
+		/* @stopped as in hwt_run(): destroy kills a @cont queued before it. */
+		if (!hwt_is_manual(w) && !READ_ONCE(w->stopped) && !base->offline) {
+			/*
+			 * @armed 0 says a pass is coming, so that no start
+			 * arms the hrtimer meanwhile: a fresh softirq pass,
+			 * behind whatever else is pending, or the next one
+			 * of hwt_work_fn()'s loop.
+			 */
+			base->armed = 0;
+			if (!(w->flags & HWTIMER_WHEEL_PROCESS))
+				hwt_bh_queue(&base->cont);
+		}
+	} else {
+		hwt_program(base);
+		hwt_check_driver(base);
+	}
+}
+
+/*
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
  * cascades have moved about HWT_TICK_BATCH entries; stop after HWT_PASS_NS
@@ -667,7 +752,7 @@ static bool hwt_run(struct hwt_base *base)
 {
 	struct hwtimer_wheel *w = base->wheel;
 	unsigned int check = HWT_EXPIRE_CHECK + 1, tick_budget = HWT_TICK_BATCH;
-	unsigned int quota, hold, held = 0;
+	unsigned int held = 0;
 	bool more = false;
 	u64 now, now_tick, ev, fired0, tick_ns = w->time.tick_ns, start = local_clock();
 
@@ -679,15 +764,7 @@ static bool hwt_run(struct hwt_base *base)
 		hwt_expiry_unlock(base);
 		return false;
 	}
-	base->processing = true;
-	/* Read without the lock by hwt_in_own_callback(). */
-	WRITE_ONCE(base->running_task, current);
-	base->armed = U64_MAX;
-	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
-	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
-	base->stats.wakeups++;
-	/* Callbacks this pass has run: base->stats.fired - fired0. */
-	fired0 = base->stats.fired;
+	fired0 = hwt_run_begin(base, start);
 	now = hwt_now(w);
 	now_tick = hwt_now_tick(&w->time, now);
 
@@ -741,37 +818,10 @@ static bool hwt_run(struct hwt_base *base)
 			if (READ_ONCE(w->stopped) || base->offline)
 				break;
 		}
-		/* Entries this hold of the lock may still move. */
-		hold = min(tick_budget, HWT_LOCKED_MAX - held);
-		quota = hold;
-		hwt_cascade(base, &quota);
-		held += hold - quota;
-		if (held > base->stats.max_hold)
-			base->stats.max_hold = held;
-		tick_budget -= hold - quota;
+		hwt_run_cascade(base, &tick_budget, &held);
 	}
 
-	base->processing = false;
-	WRITE_ONCE(base->running_task, NULL);
-	if (more) {
-		/* Work is due now: earliest event is the current clock. */
-		base->next_event = 0;
-		/* @stopped as above: destroy kills a @cont queued before it. */
-		if (!hwt_is_manual(w) && !READ_ONCE(w->stopped) && !base->offline) {
-			/*
-			 * @armed 0 says a pass is coming, so that no start
-			 * arms the hrtimer meanwhile: a fresh softirq pass,
-			 * behind whatever else is pending, or the next one
-			 * of hwt_work_fn()'s loop.
-			 */
-			base->armed = 0;
-			if (!(w->flags & HWTIMER_WHEEL_PROCESS))
-				hwt_bh_queue(&base->cont);
-		}
-	} else {
-		hwt_program(base);
-		hwt_check_driver(base);
-	}
+	hwt_run_end(w, base, more);
 	raw_spin_unlock_irq(&base->lock);
 	hwt_expiry_unlock(base);
 	return more;
@@ -984,6 +1034,117 @@ static __always_inline unsigned int hwt_choose(struct hwt_base *base, u64 now_ti
 }
 
 /*
+ * Whether @t, on @base, locked, may be armed on its wheel @w: not shut
+ * down, @w not being destroyed, not pending unless @opts has
+ * %HWT_ARM_MODIFY, and, not pending, within @w's cap, which is charged.
+ * Sets *@was_pending.
+ *
+ * Context: @base->lock held, interrupts off.
+ * Return: 0, -EALREADY, or an error that counts as rejected: -EIDRM,
+ * -ESHUTDOWN or -EBUSY.
+ */
+static __always_inline int hwt_arm_admit(struct hwtimer_wheel *w, struct hwt_base *base,
+					 struct hwtimer *t, unsigned int opts,
+					 bool *was_pending)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (unlikely(t->flags & HWT_SHUTDOWN))
+		return -EIDRM;
+	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
+	if (unlikely(READ_ONCE(w->stopped)))
+		return -ESHUTDOWN;
+	*was_pending = hwtimer_pending(t);
+	if (*was_pending) {
+		if (!(opts & HWT_ARM_MODIFY))
+			return -EALREADY;
+	} else if (unlikely(!hwt_cap_charge(w))) {
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * Re-arm the pending @t of @w in place on @base, locked, for @deadline,
+ * whose tick is @tick, in slot @idx (hwt_choose()), when its slot still
+ * serves that tick.
+ *
+ * Context: @base->lock held, interrupts off.
+ * Return: true if @t stays, updated; false if it must move.
+ */
+static __always_inline bool hwt_arm_in_place(const struct hwtimer_wheel *w,
+					     struct hwt_base *base, struct hwtimer *t,
+					     u64 deadline, u64 tick, unsigned int idx,
+					     bool slacked)
+	__must_hold(&base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	/*
+	 * A new tick its slot still serves (hwt_can_stay()): update it
+	 * there, as __mod_timer() keeps a timer in its slot; the slot's event
+	 * stays. Not for a timer on @due, whose tick has been processed: it
+	 * must move, not fire now.
+	 */
+	if (t->expires > base->clk &&
+	    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
+		/* Read without the lock: hwtimer_expires(). */
+		WRITE_ONCE(t->deadline, deadline);
+		t->expires = tick;
+		hwt_set_slacked(t, slacked);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Move @t of @w, pending if @was_pending, from @base to @new_base: drops
+ * @base->lock and takes @new_base->lock, interrupts off throughout.
+ *
+ * Context: @base->lock held, interrupts off; returns with @new_base->lock
+ * held instead.
+ * Return: 0, @t unqueued and on @new_base; -ESHUTDOWN if destroy began
+ * meanwhile: @t is then as it was, on @new_base.
+ */
+static __always_inline int hwt_arm_migrate(struct hwtimer_wheel *w, struct hwt_base *base,
+					   struct hwt_base *new_base, struct hwtimer *t,
+					   bool was_pending)
+	__releases(&base->lock) __acquires(&new_base->lock)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (was_pending)
+		hwt_dequeue(base, t, false);
+	/*
+	 * As __mod_timer(): drop the old lock before taking the new one, so
+	 * two base locks never nest here; hwt_lock_base() waits for
+	 * HWT_MIGRATING to clear (its READ_ONCE()s pair with these
+	 * WRITE_ONCE()s, see there). Interrupts stay off throughout, and
+	 * destroy cannot pass both bases meanwhile: it waits for this call
+	 * (synchronize_rcu()) before it drains.
+	 */
+	WRITE_ONCE(t->flags, t->flags | HWT_MIGRATING);
+	raw_spin_unlock(&base->lock);
+	raw_spin_lock(&new_base->lock);
+	WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | new_base->cpu);
+	/* Under the new base's lock: see @stopped. */
+	if (READ_ONCE(w->stopped)) {
+		/*
+		 * Destroy began meanwhile: fail as if it had begun first. A
+		 * pending timer stays pending, with its old deadline, and
+		 * destroy hands it back.
+		 */
+		if (was_pending)
+			hwt_enqueue(new_base, t, t->expires);
+		else
+			hwt_cap_uncharge(w);
+		return -ESHUTDOWN;
+	}
+	return 0;
+}
+
+/*
  * Arm @t for @time: a delay from now with %HWT_ARM_REL, else a deadline in
  * ns of the wheel's clock (clamped to KTIME_MAX), allowing it to fire up
  * to @slack ns later (%HWTIMER_SLACK_DEFAULT: the wheel's). The clock is
@@ -1015,79 +1176,28 @@ static int hwt_arm(struct hwtimer *t, u64 time, u64 slack, u64 now, unsigned int
 	now_tick = hwt_now_tick(&w->time, now);
 
 	base = hwt_lock_base(t, &flags);
-	if (unlikely(t->flags & HWT_SHUTDOWN)) {
-		ret = -EIDRM;
-		goto out_reject;
-	}
-	/* Pairs with destroy's WRITE_ONCE(): see @stopped. */
-	if (unlikely(READ_ONCE(w->stopped))) {
-		ret = -ESHUTDOWN;
+	ret = hwt_arm_admit(w, base, t, opts, &was_pending);
+	if (unlikely(ret)) {
+		if (ret == -EALREADY)
+			goto out_unlock;
 		goto out_reject;
 	}
 	new_base = hwt_target_base(base, t);
-	was_pending = hwtimer_pending(t);
-	if (was_pending) {
-		if (!(opts & HWT_ARM_MODIFY)) {
-			ret = -EALREADY;
-			goto out_unlock;
-		}
-	} else if (unlikely(!hwt_cap_charge(w))) {
-		ret = -EBUSY;
-		goto out_reject;
-	}
 
 	if (likely(base == new_base)) {
 		idx = hwt_choose(base, now_tick, deadline, first, slack, &tick, &event,
 				 &slacked);
 		if (was_pending) {
-			/*
-			 * A new tick its slot still serves (hwt_can_stay()):
-			 * update it there, as __mod_timer() keeps a timer in
-			 * its slot; the slot's event stays. Not for a timer
-			 * on @due, whose tick has been processed: it must
-			 * move, not fire now.
-			 */
-			if (t->expires > base->clk &&
-			    hwt_can_stay(&w->geom, t->slot, t->expires, tick, idx)) {
-				/* Read without the lock: hwtimer_expires(). */
-				WRITE_ONCE(t->deadline, deadline);
-				t->expires = tick;
-				hwt_set_slacked(t, slacked);
+			if (hwt_arm_in_place(w, base, t, deadline, tick, idx, slacked))
 				goto out_armed;
-			}
 			/* A pending timer keeps reading as pending while it moves. */
 			hwt_dequeue(base, t, false);
 		}
 	} else {
-		if (was_pending)
-			hwt_dequeue(base, t, false);
-		/*
-		 * As __mod_timer(): drop the old lock before taking the new
-		 * one, so two base locks never nest here; hwt_lock_base()
-		 * waits for HWT_MIGRATING to clear (its READ_ONCE()s pair with
-		 * these WRITE_ONCE()s, see there). Interrupts stay off
-		 * throughout, and destroy cannot pass both bases meanwhile: it
-		 * waits for this call (synchronize_rcu()) before it drains.
-		 */
-		WRITE_ONCE(t->flags, t->flags | HWT_MIGRATING);
-		raw_spin_unlock(&base->lock);
+		ret = hwt_arm_migrate(w, base, new_base, t, was_pending);
 		base = new_base;
-		raw_spin_lock(&base->lock);
-		WRITE_ONCE(t->flags, (t->flags & ~(HWT_CPUMASK | HWT_MIGRATING)) | base->cpu);
-		/* Under the new base's lock: see @stopped. */
-		if (READ_ONCE(w->stopped)) {
-			/*
-			 * Destroy began meanwhile: fail as if it had begun
-			 * first. A pending timer stays pending, with its old
-			 * deadline, and destroy hands it back.
-			 */
-			if (was_pending)
-				hwt_enqueue(base, t, t->expires);
-			else
-				hwt_cap_uncharge(w);
-			ret = -ESHUTDOWN;
+		if (ret)
 			goto out_reject;
-		}
 		idx = hwt_choose(base, now_tick, deadline, first, slack, &tick, &event,
 				 &slacked);
 	}
@@ -1625,11 +1735,76 @@ static int hwt_check_config(const struct hwtimer_wheel_config *cfg)
 	return 0;
 }
 
+/*
+ * Set up @w's base on @cpu: its lock, hrtimer, work items and wait queue,
+ * and its slots, allocated on @cpu's node (hwt_free() frees them).
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+static int hwt_base_init(struct hwtimer_wheel *w, unsigned int cpu)
+{
+	struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
+
+	raw_spin_lock_init(&base->lock);
+#ifdef CONFIG_PREEMPT_RT
+	spin_lock_init(&base->expiry_lock);
+#endif
+	base->wheel = w;
+	base->cpu = cpu;
+	base->next_event = U64_MAX;
+	base->armed = U64_MAX;
+	INIT_HLIST_HEAD(&base->due);
+	hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
+			  HRTIMER_MODE_ABS_PINNED_SOFT);
+	INIT_WORK(&base->work, hwt_work_fn);
+	hwt_bh_init(&base->cont, hwt_cont_fn);
+	init_waitqueue_head(&base->wq);
+	base->vectors = kvcalloc(w->geom.nslots, sizeof(*base->vectors), GFP_KERNEL);
+	base->pending_map = bitmap_zalloc_node(w->geom.nslots, GFP_KERNEL,
+					       cpu_to_node(cpu));
+	if (!base->vectors || !base->pending_map)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Add @w to the list of wheels, with its debugfs directory, unless a
+ * wheel or another file of hwtimer's debugfs directory has its name.
+ *
+ * Context: process context; may sleep. Takes hwt_wheels_mutex.
+ * Return: 0, or -EEXIST.
+ */
+static int hwt_register(struct hwtimer_wheel *w)
+{
+	struct hwtimer_wheel *other;
+	struct dentry *d;
+
+	mutex_lock(&hwt_wheels_mutex);
+	/* Another file of hwtimer's debugfs directory may hold the name. */
+	d = debugfs_lookup(w->name, hwt_debugfs_root);
+	if (d) {
+		dput(d);
+		mutex_unlock(&hwt_wheels_mutex);
+		return -EEXIST;
+	}
+	list_for_each_entry(other, &hwt_wheels, node) {
+		if (!strcmp(other->name, w->name)) {
+			mutex_unlock(&hwt_wheels_mutex);
+			return -EEXIST;
+		}
+	}
+	w->debugfs = debugfs_create_dir(w->name, hwt_debugfs_root);
+	debugfs_create_file("stats", 0444, w->debugfs, w, &hwt_stats_fops);
+	list_add_tail(&w->node, &hwt_wheels);
+	mutex_unlock(&hwt_wheels_mutex);
+	return 0;
+}
+
 static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 					bool manual, struct module *owner)
 {
-	struct hwtimer_wheel *w, *other;
-	struct dentry *d;
+	struct hwtimer_wheel *w;
 	unsigned int cpu;
 	int ret;
 
@@ -1663,49 +1838,13 @@ static struct hwtimer_wheel *hwt_create(const struct hwtimer_wheel_config *cfg,
 	if (!w->bases)
 		goto out_free;
 	for_each_possible_cpu(cpu) {
-		struct hwt_base *base = per_cpu_ptr(w->bases, cpu);
-
-		raw_spin_lock_init(&base->lock);
-#ifdef CONFIG_PREEMPT_RT
-		spin_lock_init(&base->expiry_lock);
-#endif
-		base->wheel = w;
-		base->cpu = cpu;
-		base->next_event = U64_MAX;
-		base->armed = U64_MAX;
-		INIT_HLIST_HEAD(&base->due);
-		hwt_hrtimer_setup(&base->hrt, hwt_hrtimer_fn, hwt_clockid(w),
-				  HRTIMER_MODE_ABS_PINNED_SOFT);
-		INIT_WORK(&base->work, hwt_work_fn);
-		hwt_bh_init(&base->cont, hwt_cont_fn);
-		init_waitqueue_head(&base->wq);
-		base->vectors = kvcalloc(w->geom.nslots, sizeof(*base->vectors), GFP_KERNEL);
-		base->pending_map = bitmap_zalloc_node(w->geom.nslots, GFP_KERNEL,
-						       cpu_to_node(cpu));
-		if (!base->vectors || !base->pending_map)
+		if (hwt_base_init(w, cpu))
 			goto out_free;
 	}
 
-	mutex_lock(&hwt_wheels_mutex);
-	/* Another file of hwtimer's debugfs directory may hold the name. */
-	d = debugfs_lookup(w->name, hwt_debugfs_root);
-	if (d) {
-		dput(d);
-		mutex_unlock(&hwt_wheels_mutex);
-		ret = -EEXIST;
+	ret = hwt_register(w);
+	if (ret)
 		goto out_free;
-	}
-	list_for_each_entry(other, &hwt_wheels, node) {
-		if (!strcmp(other->name, w->name)) {
-			mutex_unlock(&hwt_wheels_mutex);
-			ret = -EEXIST;
-			goto out_free;
-		}
-	}
-	w->debugfs = debugfs_create_dir(w->name, hwt_debugfs_root);
-	debugfs_create_file("stats", 0444, w->debugfs, w, &hwt_stats_fops);
-	list_add_tail(&w->node, &hwt_wheels);
-	mutex_unlock(&hwt_wheels_mutex);
 	return w;
 
 out_free:

@@ -29,8 +29,9 @@
 # ${TMPDIR:-/tmp}/hwtimer-mutants: the scratch trees and each step's log),
 # MUTANTS_TABLE (where the markdown table goes; default
 # $MUTANTS_OUT/table.md). Prints the table, and ends with
-# "N passed, N failed, N skipped": a mutant killed passes, one not killed
-# fails, a stillborn one or one whose patch does not apply is skipped.
+# "N passed, N failed, N skipped": a mutant killed passes; one not killed
+# fails, and so does one whose patch no longer applies or that does not
+# compile (stillborn): the finding must be put back into today's code.
 set -euo pipefail
 shopt -s nullglob
 
@@ -185,8 +186,8 @@ for p in "${patches[@]}"; do
 	copy_tree "$t"
 	if ! patch -s -p1 -d "$t" <"$p" >"$d/patch.log" 2>&1; then
 		say "$name: the patch does not apply"
-		rows+=("| $name | $(finding "$p") | - | - | - | does not apply |")
-		skipped=$((skipped + 1))
+		rows+=("| $name | $(finding "$p") | - | - | - | FAILED: the patch does not apply ($d/patch.log) |")
+		failed=$((failed + 1))
 		continue
 	fi
 	killed=() sim=- build=- vmres=-
@@ -198,8 +199,8 @@ for p in "${patches[@]}"; do
 	build=$(build_step "$t" "$d/build.log")
 	say "$name: host build $build"
 	if [ "$build" = stillborn ]; then
-		rows+=("| $name | $(finding "$p") | $sim | stillborn | - | stillborn (does not compile: $d/build.log) |")
-		skipped=$((skipped + 1))
+		rows+=("| $name | $(finding "$p") | $sim | stillborn | - | FAILED: stillborn (does not compile: $d/build.log) |")
+		failed=$((failed + 1))
 		continue
 	fi
 	if [ "$vm" = 1 ] && { [ ${#killed[@]} = 0 ] || [ "$all" = 1 ]; }; then

@@ -89,6 +89,7 @@ void sim_lock(struct sim_lock *l, const char *file, int line)
 }
 
 void (*sim_unlock_hook)(struct sim_lock *l);
+void (*sim_unlock_watch)(struct sim_lock *l);
 
 void sim_unlock(struct sim_lock *l, const char *file, int line)
 {
@@ -96,6 +97,8 @@ void sim_unlock(struct sim_lock *l, const char *file, int line)
 		sim_fail("unlock of a lock not held at %s:%d", file, line);
 	l->held = 0;
 	sim_locks_held--;
+	if (sim_unlock_watch)
+		sim_unlock_watch(l);
 	if (sim_unlock_hook)
 		sim_unlock_hook(l);
 }
@@ -560,6 +563,18 @@ u64 local_clock(void)
 	return sim_now + sim_local_extra;
 }
 
+/* local_clock() jumps by @ns: the CPU spent that much on the work running. */
+void sim_local_advance(u64 ns)
+{
+	sim_local_extra += ns;
+}
+
+/* What local_clock() last read, without moving it (the scenario's checks). */
+u64 sim_local_peek(void)
+{
+	return sim_now + sim_local_extra;
+}
+
 /* The time namespace of the task making a call: its offsets from the host's clocks. */
 s64 sim_timens_mono, sim_timens_boot;
 
@@ -793,8 +808,14 @@ static void sim_hrt_run(struct hrtimer *t)
 	sim_leave(saved);
 }
 
+/* The work item running (the innermost), and local_clock() when it began. */
+u64 sim_work_run_id, sim_work_local0;
+void (*sim_work_begin_hook)(struct work_struct *w);
+static u64 sim_work_runs;
+
 static void sim_work_run(struct work_struct *w)
 {
+	u64 saved_id = sim_work_run_id, saved_local0 = sim_work_local0;
 	struct sim_ctx saved;
 	unsigned int cpu = w->cpu;
 
@@ -803,9 +824,15 @@ static void sim_work_run(struct work_struct *w)
 		cpu = sim_pick_online(sim_rng_next(&sim_mrng));
 	saved = sim_enter(cpu, w->wq->bh);
 	sim_item_cpu = cpu;
+	sim_work_run_id = ++sim_work_runs;
 	w->running = true;
+	if (sim_work_begin_hook)
+		sim_work_begin_hook(w);
+	sim_work_local0 = sim_local_peek();
 	w->func(w);
 	w->running = false;
+	sim_work_run_id = saved_id;
+	sim_work_local0 = saved_local0;
 	sim_check_clean(w->wq->bh ? "BH work" : "work item");
 	sim_leave(saved);
 }

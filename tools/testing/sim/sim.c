@@ -24,12 +24,13 @@
 enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
-	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_NKINDS
+	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_FLOOD, OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
 	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst", "suspend",
+	"flood",
 };
 
 /* How often each is drawn. */
@@ -38,6 +39,7 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
 	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1, [OP_SUSPEND] = 1,
+	[OP_FLOOD] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -232,6 +234,8 @@ static u64 mto_latest(const struct mfile *f, const struct mto *m)
 	return latest_of(m->deadline, m->armed_at, m->slack, f->tick);
 }
 
+static void pass_record(struct mfile *f, const struct mto *m);
+
 /*
  * A record left the kernel at time @now (file clock, host), its times shown
  * in the namespace of offset @off: check it against the model.
@@ -281,6 +285,7 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64
 		check(m->item != f->pass_epoch, "file %ld: one pass made two records of id %#llx",
 		      f - files, m->id);
 		m->item = f->pass_epoch;
+		pass_record(f, m);
 	}
 	/* A timeout without slack never comes after one whose deadline is a tick or more later. */
 	if (m->armed_at < m->deadline) {
@@ -578,6 +583,162 @@ static void after_item(void)
 	for (i = 0; i < MAX_FILES; i++)
 		if (files[i].open && !files[i].k->processing)
 			files[i].pass_epoch++;
+}
+
+/* ---- slow passes: the clock moves during a file's expiry pass ------------------------------ */
+
+/*
+ * A pass that goes on in the device's workqueue takes time: between two of
+ * its holds of the file lock the clock moves, other CPUs run their
+ * softirqs and work, and a user thread may empty the ring with no system
+ * call (audit mutant 09's finding: a continuation that never ends under
+ * periodic load). In the seeds that have them (slow_pass_rate), the
+ * machine is slow: local_clock() jumps past a pass's budget at each
+ * reading, so that a pass of more than one hold goes on in its work item,
+ * and as that work item begins and at its releases of the file lock the
+ * machine runs like that for up to slow_pass_ticks of the file's ticks.
+ * The model checks what hwtimer_dev_records.c says of a pass:
+ *
+ *  - it takes only what was due when it began (its target, the tick that
+ *    contains the clock of its first hold): a record made in a pass is of
+ *    a deadline at or before that clock, even as the clock moves on and
+ *    periodic timeouts whose records leave are re-armed; what comes due
+ *    during the pass waits for the next one, a tick after this one ends
+ *    at the latest, so a timeout due when the clock moves is granted the
+ *    time the pass still takes;
+ *  - a slice in the work item begins a new hold only while local_clock()
+ *    is within HWT_PASS_NS of the slice's beginning (plus one reading's
+ *    jump): a slice is at most HWT_PASS_NS plus one hold, and a pass that
+ *    does not end goes on in slices queued one after another.
+ */
+static u32 slow_pass_rate;	/* per 1000 releases; 0: the clock stands still in a pass */
+static u32 slow_pass_ticks;
+
+static struct mpass {
+	u64	seq;		/* the open of the file it is of */
+	u64	epoch;		/* the pass (pass_epoch) whose beginning is known */
+	u64	begin;		/* the file's clock at that pass's first hold, host */
+	u64	run;		/* the work item's run that released the lock last, 0: none */
+	u64	released;	/* sim_local_peek() at that release */
+} mpass[MAX_FILES];
+
+static struct mpass *mpass_of(struct mfile *f)
+{
+	struct mpass *p = &mpass[f - files];
+
+	if (p->seq != f->seq) {
+		memset(p, 0, sizeof(*p));
+		p->seq = f->seq;
+	}
+	return p;
+}
+
+static void slow_pass_setup(u64 seed)
+{
+	struct sim_rng r = { seed ^ 0x5105ba55c0ffee11ULL };
+
+	slow_pass_rate = sim_rng_chance(&r, 1, 2) ? 100 + sim_rng_below(&r, 901) : 0;
+	slow_pass_ticks = 1 + sim_rng_below(&r, 4);
+	/* A slow machine: a pass of more than one hold runs out of its budget. */
+	if (slow_pass_rate)
+		sim_local_jitter = max_t(u64, sim_local_jitter, HWT_PASS_NS + sim_rng_below(&r, HWT_PASS_NS));
+	memset(mpass, 0, sizeof(mpass));
+}
+
+/* A record made by a pass (in_item): of a timeout due when the pass began. */
+static void pass_record(struct mfile *f, const struct mto *m)
+{
+	struct mpass *p = mpass_of(f);
+
+	if (p->epoch != f->pass_epoch)
+		return;
+	check(m->deadline <= p->begin,
+	      "file %ld: a pass that began at %llu made a record of id %#llx, due at %llu: a pass takes only what was due when it began",
+	      f - files, p->begin, m->id, m->deadline);
+}
+
+/* Between two holds of @f's pass, in its work item: the machine runs on. */
+static void slow_pass_run(struct mfile *f)
+{
+	u64 now;
+	u32 head, tail;
+	unsigned int i;
+
+	/* The records so far left at this hold's clock; a user thread may empty the ring. */
+	in_item = true;
+	observe_ring(f);
+	in_item = false;
+	if (f->ring_addr && sim_rng_chance(&sim_mrng, 1, 2)) {
+		sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+		head = tail;
+		sim_uwrite(f->ring_addr + f->rp.head_off, &head, 4);
+	}
+	sim_interleave(slow_pass_ticks * f->tick);
+	/* What is due now waits for this pass to end, and the next to begin. */
+	now = file_now(f);
+	for (i = 0; i < f->nto; i++)
+		if (f->to[i].deadline <= now)
+			f->to[i].armed_at = max(f->to[i].armed_at, now);
+}
+
+/* A work item begins: a pass's continuation waited for a worker, the machine running on. */
+static void pass_work_begins(struct work_struct *w)
+{
+	unsigned int i;
+
+	if (!slow_pass_rate || !cur || cur->kind == OP_CLOSE || sim_nested())
+		return;
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && w == &files[i].k->work && files[i].k->processing &&
+		    sim_rng_chance(&sim_mrng, slow_pass_rate, 1000))
+			slow_pass_run(&files[i]);
+}
+
+/* At each release of a spinlock: a file's pass, seen from its file lock. */
+static void pass_watch(struct sim_lock *l)
+{
+	struct mfile *f = NULL;
+	struct mpass *p;
+	unsigned int i;
+
+	/* Not in a close: the file goes, and its memory may be another's. */
+	if (!cur || cur->kind == OP_CLOSE)
+		return;
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && l == &files[i].k->lock)
+			f = &files[i];
+	if (!f)
+		return;
+	p = mpass_of(f);
+	if (!f->k->processing) {
+		p->run = 0;
+		return;
+	}
+	/* The first release in a pass: the end of its first hold, whose clock is the target's. */
+	if (p->epoch != f->pass_epoch) {
+		p->epoch = f->pass_epoch;
+		p->begin = file_now(f);
+	}
+	/*
+	 * In the driving timer's callback, after a hold with more to do: its
+	 * budget is spent, and the pass goes on in the work item.
+	 */
+	if (sim_softirq) {
+		if (slow_pass_rate && !sim_work_running(&f->k->work) && !sim_work_queued(&f->k->work))
+			sim_local_advance(HWT_PASS_NS);
+		return;
+	}
+	/* Only the work item's own releases, between two holds or at a slice's end. */
+	if (sim_nested() || !sim_work_running(&f->k->work))
+		return;
+	if (p->run == sim_work_run_id)
+		check(p->released <= sim_work_local0 + sim_local_jitter + HWT_PASS_NS,
+		      "file %ld: a slice of its pass began a hold at local_clock() %llu, %llu ns after the slice began: more than HWT_PASS_NS (%llu) plus one hold",
+		      f - files, p->released, p->released - sim_work_local0, (u64)HWT_PASS_NS);
+	p->run = sim_work_run_id;
+	p->released = sim_local_peek();
+	if (slow_pass_rate && sim_rng_chance(&sim_mrng, slow_pass_rate, 1000))
+		slow_pass_run(f);
 }
 
 /* ---- operations on the device -------------------------------------------------------------- */
@@ -1785,6 +1946,33 @@ static void op_run(void)
 		;
 }
 
+/*
+ * Periodic load: more than two holds' worth of periodic timeouts due on
+ * one tick a few ticks ahead, of periods of one to three ticks, on one
+ * file: passes of several holds, which go on in the work item, every
+ * period for as long as their records leave.
+ */
+static void op_flood(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_arm_entry e[150];
+	unsigned int n, i;
+
+	if (!f)
+		return;
+	n = 2 * HWTD_HOLD_MAX + cur->r[1] % (ARRAY_SIZE(e) - 2 * HWTD_HOLD_MAX + 1);
+	n = min(n, MAX_TO - f->nto);
+	if (!n)
+		return;
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++) {
+		e[i].cookie = cur_op << 8 | i;
+		e[i].expires_ns = (cur->r[2] % 4) * f->tick;
+		e[i].period_ns = f->tick * (1 + (cur->r[3] >> (i % 32)) % 3);
+	}
+	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+}
+
 /* ---- a run ---------------------------------------------------------------------------------------- */
 
 static void gen_ops(struct op *ops, unsigned int n)
@@ -1809,6 +1997,7 @@ static void (*const op_fn[OP_NKINDS])(void) = {
 	[OP_CONFIG] = op_config, [OP_RING] = op_ring, [OP_ARM] = op_arm, [OP_MODIFY] = op_modify,
 	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
 	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu, [OP_SUSPEND] = op_suspend,
+	[OP_FLOOD] = op_flood,
 };
 
 static void unprocessed(struct hwtimer *t, void *arg)
@@ -1964,6 +2153,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	sim_reset(seed);
 	memset(&cfg.tick, 0, sizeof(cfg.tick));
 	setup_world(&wr);
+	slow_pass_setup(seed);
 	memset(files, 0, sizeof(files));
 	*failed_at = ULONG_MAX;
 	cur_op = ULONG_MAX;
@@ -1971,6 +2161,8 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	create_wheels(&wr);
 	sim_faults = cfg.faults;
 	sim_after_item = after_item;
+	sim_unlock_watch = pass_watch;
+	sim_work_begin_hook = pass_work_begins;
 	for (i = 0; i < nops; i++) {
 		if (keep && !keep[i])
 			continue;
@@ -2021,6 +2213,8 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	check(!atomic_long_read(&hwtd_count), "global count %ld after every file closed",
 	      atomic_long_read(&hwtd_count));
 	sim_after_item = NULL;
+	sim_unlock_watch = NULL;
+	sim_work_begin_hook = NULL;
 	sim_module_exit();
 	sim_teardown_check();
 	free(ops);

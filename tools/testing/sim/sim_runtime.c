@@ -552,7 +552,8 @@ u64 ktime_get_ns(void)
 
 u64 ktime_get_boottime_ns(void)
 {
-	return sim_now + sim_boot_off;
+	/* Never at KTIME_MAX either (sim_hrt_never()). */
+	return min_t(u64, sim_now + sim_boot_off, KTIME_MAX - 1);
 }
 
 /* The CPU clock passes work: it jumps by up to sim_local_jitter per reading. */
@@ -608,6 +609,18 @@ static u64 sim_hrt_mono(const struct hrtimer *t)
 	if (t->clockid == CLOCK_BOOTTIME)
 		return t->expires > sim_boot_off ? t->expires - sim_boot_off : 0;
 	return t->expires;
+}
+
+/*
+ * The kernel's clocks never get to KTIME_MAX: an hrtimer armed for it
+ * never fires (tick_program_event() stops the clock event device for it),
+ * and the machine's clocks stop short of it (sim_advance_to()), where a
+ * wheel's ticks from max_tick on would all have begun (hwt_tick_start())
+ * and none of them be due (hwt_now_tick()).
+ */
+static bool sim_hrt_never(const struct hrtimer *t)
+{
+	return t->expires >= KTIME_MAX;
 }
 
 void hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *),
@@ -671,7 +684,8 @@ u64 sim_next_hrtimer(void)
 	int i;
 
 	for (i = 0; i < sim_nhrt; i++)
-		best = min(best, sim_hrt_mono(sim_hrt[i]));
+		if (!sim_hrt_never(sim_hrt[i]))
+			best = min(best, sim_hrt_mono(sim_hrt[i]));
 	return best;
 }
 
@@ -791,6 +805,8 @@ unsigned int sim_pick_online(u64 r)
 
 /* ---- running things ------------------------------------------------------------------------- */
 
+void (*sim_hrtimer_done_hook)(struct hrtimer *t);
+
 static void sim_hrt_run(struct hrtimer *t)
 {
 	struct sim_ctx saved;
@@ -804,6 +820,8 @@ static void sim_hrt_run(struct hrtimer *t)
 	if (t->function(t) != HRTIMER_NORESTART)
 		sim_fail("hrtimer callback asked for a restart");
 	t->running = false;
+	if (sim_hrtimer_done_hook)
+		sim_hrtimer_done_hook(t);
 	sim_check_clean("hrtimer callback");
 	sim_leave(saved);
 }
@@ -839,7 +857,7 @@ static void sim_work_run(struct work_struct *w)
 
 static bool sim_hrt_due(const struct hrtimer *t)
 {
-	return sim_hrt_mono(t) <= sim_now;
+	return !sim_hrt_never(t) && sim_hrt_mono(t) <= sim_now;
 }
 
 unsigned int sim_runnable(void)
@@ -900,6 +918,7 @@ void sim_drain(void)
 
 void sim_advance_to(u64 t)
 {
+	t = min_t(u64, t, KTIME_MAX - 1);
 	for (;;) {
 		u64 next;
 

@@ -79,6 +79,8 @@ extern void (*sim_unlock_hook)(struct sim_lock *l);
 extern void (*sim_unlock_watch)(struct sim_lock *l);
 /* Called at each copy_to_user(), with what it could not copy. */
 extern void (*sim_copy_to_user_hook)(const void *from, unsigned long n, unsigned long left);
+/* Called as an hrtimer's callback returns, on its CPU, in softirq context. */
+extern void (*sim_hrtimer_done_hook)(struct hrtimer *t);
 /* Called after each thing the machine ran (the scenario's checks). */
 extern void (*sim_after_item)(void);
 /* The CPU the last thing ran on. */

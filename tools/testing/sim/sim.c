@@ -24,13 +24,14 @@
 enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
-	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_FLOOD, OP_NKINDS
+	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_FLOOD, OP_API_PAST, OP_API_FAR,
+	OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
 	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst", "suspend",
-	"flood",
+	"flood", "api_past", "api_far",
 };
 
 /* How often each is drawn. */
@@ -39,7 +40,7 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
 	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1, [OP_SUSPEND] = 1,
-	[OP_FLOOD] = 1,
+	[OP_FLOOD] = 1, [OP_API_PAST] = 1, [OP_API_FAR] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -1973,6 +1974,168 @@ static void op_flood(void)
 	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
 }
 
+/* ---- the ends of a wheel's time: before its epoch, past its last tick ----------------------- */
+
+/*
+ * A wheel's epoch is the time it was created (hwtimer_wheel_create(): "the
+ * wheel's epoch is now"): its tick 0 holds every deadline up to it, and its
+ * ticks from max_tick on begin at KTIME_MAX (struct hwt_time). Two
+ * operations arm API timers at those ends, with ABS deadlines: api_past
+ * before the epoch, with a slack that ends before it too, so the timer
+ * fires at the next tick (include/linux/hwtimer.h: "a deadline already
+ * past fires at the next tick (or at a later one within the slack)", and
+ * no later tick is); api_far within a tick of KTIME_MAX, with a slack
+ * that reaches past it, so the wheel may pick a tick after max_tick. And
+ * after a base's hrtimer ran its pass, the model checks that the pass
+ * armed it for later than now unless something is due now: the far
+ * future costs nothing per tick (hwtimer_wheel.h).
+ */
+static u64 wheel_epoch[MAX_WHEELS];	/* the wheel's clock when it was created */
+
+static void ends_setup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nwheels; i++)
+		wheel_epoch[i] = wheels[i].w ? wheel_now(&wheels[i]) : 0;
+}
+
+/*
+ * The far future costs nothing per tick (hwtimer_wheel.h): a base's
+ * hrtimer, armed by a pass that ended or by a start, is armed for later
+ * than now, or for KTIME_MAX (where every tick from max_tick on begins),
+ * unless something is due now.
+ */
+static void check_base_not_past(struct hwt_base *base, const char *how)
+{
+	struct hwtimer_wheel *w = base->wheel;
+	u64 now = (w->flags & HWTIMER_WHEEL_BOOTTIME) ? ktime_get_boottime_ns() : ktime_get_ns();
+	u64 ev;
+
+	if (!sim_hrtimer_queued(&base->hrt) || base->processing || base->offline ||
+	    (u64)base->hrt.expires > now || base->hrt.expires == KTIME_MAX)
+		return;
+	if (!hlist_empty(&base->due) || base->cascading)
+		return;
+	ev = hwt_next_event(&w->geom, base->pending_map, base->clk);
+	check(ev != U64_MAX && now >= w->time.epoch_ns &&
+	      ev <= (now - w->time.epoch_ns) / w->time.tick_ns,
+	      "wheel %s: %s armed base %u's hrtimer for %lld, not after now %llu, with nothing due (next event tick %llu, max_tick %llu): the far future costs nothing per tick",
+	      w->name, how, base->cpu, (long long)base->hrt.expires, now, ev, w->time.max_tick);
+}
+
+/* A base's hrtimer ran its pass. */
+static void base_pass_done(struct hrtimer *t)
+{
+	check_base_not_past(container_of(t, struct hwt_base, hrt), "a pass");
+}
+
+/* The model of an API timer armed by api_past or api_far: as op_api_arm()'s. */
+static void ends_armed(struct atimer *a, bool modify, int ret, u64 deadline, u64 slack, u64 now)
+{
+	struct mwheel *mw = &wheels[a->wheel];
+
+	if (!modify && a->pending) {
+		check(ret == -EALREADY, "hwtimer_start() of a pending timer returned %d", ret);
+		return;
+	}
+	if (!a->pending && mw->c.max_pending && mw->pending >= mw->c.max_pending) {
+		check(ret == -EBUSY, "start at the cap returned %d", ret);
+		return;
+	}
+	check(ret == (modify ? a->pending : 0), "hwtimer_%s() returned %d, the model %d",
+	      modify ? "modify" : "start", ret, modify ? a->pending : 0);
+	if (!a->pending)
+		mw->pending++;
+	if (cfg.verbose)
+		printf("  API timer %ld (wheel %u) %s: deadline %llu slack %llu at %llu\n", a - atimers,
+		       a->wheel, modify ? "modified" : "started", deadline, slack, now);
+	check(hwtimer_expires(&a->t) == deadline && hwtimer_pending(&a->t),
+	      "API timer %ld: hwtimer_expires() %llu pending %d after a start, the model %llu",
+	      a - atimers, hwtimer_expires(&a->t), hwtimer_pending(&a->t), deadline);
+	a->pending = true;
+	a->deadline = deadline;
+	a->slack = slack;
+	a->armed_at = now;
+	a->period = 0;
+}
+
+static int ends_arm(struct atimer *a, bool modify, u64 deadline, u64 slack, u64 r)
+{
+	struct sim_ctx s = sim_enter(user_cpu(r), r % 5 == 0);
+	int ret;
+
+	if (modify)
+		ret = hwtimer_modify_range(&a->t, deadline, slack, HWTIMER_MODE_ABS);
+	else
+		ret = hwtimer_start_range(&a->t, deadline, slack, HWTIMER_MODE_ABS);
+	sim_check_clean("hwtimer_start/modify");
+	sim_leave(s);
+	return ret;
+}
+
+/* An ABS deadline before the wheel's epoch, its slack ending before it too. */
+static void op_api_past(void)
+{
+	struct atimer *a = &atimers[cur->r[0] % MAX_ATIMERS];
+	u64 epoch = wheel_epoch[a->wheel], now, deadline, slack;
+	bool modify = a->pending && cur->r[3] % 2;
+	int ret;
+
+	if (!wheels[a->wheel].w || epoch < 2)
+		return;
+	now = wheel_now(&wheels[a->wheel]);
+	deadline = cur->r[1] % (epoch - 1);
+	slack = 1 + cur->r[2] % (epoch - 1 - deadline);
+	ret = ends_arm(a, modify, deadline, slack, cur->r[3]);
+	/* The slack window ended before now: the next tick, as a slack of 0 has it. */
+	ends_armed(a, modify, ret, deadline, 0, now);
+}
+
+/* An ABS deadline within a tick of KTIME_MAX, with a slack past it. */
+static void op_api_far(void)
+{
+	struct atimer *a = &atimers[cur->r[0] % MAX_ATIMERS];
+	struct mwheel *mw = &wheels[a->wheel];
+	bool modify = a->pending && cur->r[3] % 2;
+	u64 deadline, slack;
+	struct sim_ctx s;
+	int ret;
+
+	if (!mw->w)
+		return;
+	deadline = (u64)KTIME_MAX - cur->r[1] % mw->tick;
+	switch (cur->r[2] % 4) {
+	case 0:
+		slack = KTIME_MAX;
+		break;
+	case 1:
+		slack = mw->tick * (1 + (cur->r[2] >> 8) % 64);
+		break;
+	default:
+		slack = 1ULL << (30 + (cur->r[2] >> 8) % 33);
+		break;
+	}
+	ret = ends_arm(a, modify, deadline, slack, cur->r[3]);
+	ends_armed(a, modify, ret, deadline, slack, wheel_now(mw));
+	if (!a->pending)
+		return;
+	check_base_not_past(per_cpu_ptr(mw->w->bases, user_cpu(cur->r[3])), "a start");
+	/*
+	 * Not left for the clock to reach: at KTIME_MAX a tick past max_tick
+	 * has begun (hwt_tick_start()) but is not due (hwt_now_tick()), and
+	 * the base's hrtimer, armed for KTIME_MAX, would fire for ever (a
+	 * clock the kernel never reaches; the machine's can).
+	 */
+	s = sim_enter(user_cpu(cur->r[3]), 0);
+	ret = hwtimer_cancel(&a->t);
+	sim_check_clean("hwtimer_cancel");
+	sim_leave(s);
+	check(ret == 1, "API timer %ld: cancel of a far timer returned %d", a - atimers, ret);
+	a->pending = false;
+	mw->pending--;
+}
+
 /* ---- a run ---------------------------------------------------------------------------------------- */
 
 static void gen_ops(struct op *ops, unsigned int n)
@@ -1997,7 +2160,7 @@ static void (*const op_fn[OP_NKINDS])(void) = {
 	[OP_CONFIG] = op_config, [OP_RING] = op_ring, [OP_ARM] = op_arm, [OP_MODIFY] = op_modify,
 	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
 	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu, [OP_SUSPEND] = op_suspend,
-	[OP_FLOOD] = op_flood,
+	[OP_FLOOD] = op_flood, [OP_API_PAST] = op_api_past, [OP_API_FAR] = op_api_far,
 };
 
 static void unprocessed(struct hwtimer *t, void *arg)
@@ -2159,10 +2322,12 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	cur_op = ULONG_MAX;
 	load_module();
 	create_wheels(&wr);
+	ends_setup();
 	sim_faults = cfg.faults;
 	sim_after_item = after_item;
 	sim_unlock_watch = pass_watch;
 	sim_work_begin_hook = pass_work_begins;
+	sim_hrtimer_done_hook = base_pass_done;
 	for (i = 0; i < nops; i++) {
 		if (keep && !keep[i])
 			continue;
@@ -2215,6 +2380,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	sim_after_item = NULL;
 	sim_unlock_watch = NULL;
 	sim_work_begin_hook = NULL;
+	sim_hrtimer_done_hook = NULL;
 	sim_module_exit();
 	sim_teardown_check();
 	free(ops);

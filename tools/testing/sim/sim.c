@@ -2136,6 +2136,62 @@ static void op_api_far(void)
 	mw->pending--;
 }
 
+/* ---- the ring's stores, in the order the kernel makes them -------------------------------- */
+
+/*
+ * hwtimer(4)'s ring: the kernel stores the tail with release semantics,
+ * and a consumer loads it with acquire semantics; hwtd_ring_publish()
+ * sets a HWTIMER_RING_OVERFLOW before the tail, so that a consumer that
+ * loaded the new tail and emptied the ring sees the flag and takes the
+ * kernel queue's records. A run makes the kernel's stores one after the
+ * other, in program order (the shims tell each marked store,
+ * sim_store_hook): at a store-release of a tail, the ring's words hold
+ * exactly what a consumer that loads that tail with acquire semantics is
+ * guaranteed to see (later stores it may or may not see yet). So at each
+ * store of a ring's tail the model checks that it is a release, and that
+ * the flags word already shows HWTIMER_RING_OVERFLOW if records wait in
+ * the kernel queue.
+ */
+static struct {
+	const volatile void	*tail;	/* the kernel's address of the ring's tail, NULL: none */
+	u64			seq;	/* of the open it is of */
+} ring_words[MAX_FILES];
+
+/* The rings mapped so far: their words, as the kernel writes them (vmap()ed pages). */
+static void ring_words_update(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++) {
+		struct mfile *f = &files[i];
+
+		ring_words[i].tail = f->open && f->ring_addr ?
+				     sim_uaddr(f->ring_addr + f->rp.tail_off, 4) : NULL;
+		ring_words[i].seq = f->seq;
+	}
+}
+
+static void ring_store(const volatile void *p, bool release)
+{
+	unsigned int i;
+	u32 flags;
+
+	/* Not in a close: the ring goes, and its memory may be another's. */
+	if (!cur || cur->kind == OP_CLOSE)
+		return;
+	for (i = 0; i < MAX_FILES; i++) {
+		struct mfile *f = &files[i];
+
+		if (p != ring_words[i].tail || !f->open || f->seq != ring_words[i].seq)
+			continue;
+		check(release, "file %u: the ring's tail stored without release semantics", i);
+		sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+		check(!f->k->nqueued || (flags & HWTIMER_RING_OVERFLOW),
+		      "file %u: ring tail published (release) with %lu records in the kernel queue and flags %#x before it: a consumer that loads the tail (acquire) need not see HWTIMER_RING_OVERFLOW",
+		      i, f->k->nqueued, flags);
+	}
+}
+
 /* ---- a run ---------------------------------------------------------------------------------------- */
 
 static void gen_ops(struct op *ops, unsigned int n)
@@ -2328,6 +2384,8 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	sim_unlock_watch = pass_watch;
 	sim_work_begin_hook = pass_work_begins;
 	sim_hrtimer_done_hook = base_pass_done;
+	sim_store_hook = ring_store;
+	memset(ring_words, 0, sizeof(ring_words));
 	for (i = 0; i < nops; i++) {
 		if (keep && !keep[i])
 			continue;
@@ -2336,6 +2394,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 		*failed_at = i;
 		sim_step_name = op_names[cur->kind];
 		set_task_ns((cur->r[3] >> 40) % NNS);
+		ring_words_update();
 		if (cfg.verbose)
 			printf("op %lu: %s at %llu\n", i, op_names[cur->kind], sim_now);
 		switch (cur->kind) {
@@ -2381,6 +2440,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	sim_unlock_watch = NULL;
 	sim_work_begin_hook = NULL;
 	sim_hrtimer_done_hook = NULL;
+	sim_store_hook = NULL;
 	sim_module_exit();
 	sim_teardown_check();
 	free(ops);

@@ -90,6 +90,7 @@ void sim_lock(struct sim_lock *l, const char *file, int line)
 
 void (*sim_unlock_hook)(struct sim_lock *l);
 void (*sim_unlock_watch)(struct sim_lock *l);
+void (*sim_store_hook)(const volatile void *p, bool release);
 
 void sim_unlock(struct sim_lock *l, const char *file, int line)
 {

@@ -25,13 +25,14 @@ enum op_kind {
 	OP_ADVANCE, OP_RUN, OP_OPEN, OP_CLOSE, OP_CONFIG, OP_RING, OP_ARM, OP_MODIFY,
 	OP_CANCEL, OP_GET, OP_READ, OP_DRAIN, OP_INFO, OP_POLL, OP_API_START, OP_API_MODIFY,
 	OP_API_CANCEL, OP_CPU, OP_API_BURST, OP_SUSPEND, OP_CLOSE_PASS, OP_DRAIN_POLL, OP_FLOOD,
+	OP_PFLOOD, OP_API_PAST, OP_API_FAR,
 	OP_NKINDS
 };
 
 static const char *const op_names[OP_NKINDS] = {
 	"advance", "run", "open", "close", "config", "ring", "arm", "modify", "cancel", "get",
 	"read", "drain", "info", "poll", "api_start", "api_modify", "api_cancel", "cpu", "api_burst", "suspend",
-	"close_pass", "drain_poll", "flood",
+	"close_pass", "drain_poll", "flood", "pflood", "api_past", "api_far",
 };
 
 /* How often each is drawn. */
@@ -40,7 +41,8 @@ static const unsigned int op_weight[OP_NKINDS] = {
 	[OP_RING] = 2, [OP_ARM] = 20, [OP_MODIFY] = 14, [OP_CANCEL] = 5, [OP_GET] = 4,
 	[OP_READ] = 5, [OP_DRAIN] = 6, [OP_INFO] = 2, [OP_POLL] = 2, [OP_API_START] = 10,
 	[OP_API_MODIFY] = 8, [OP_API_CANCEL] = 3, [OP_CPU] = 1, [OP_API_BURST] = 1, [OP_SUSPEND] = 1,
-	[OP_CLOSE_PASS] = 1, [OP_DRAIN_POLL] = 3, [OP_FLOOD] = 1,
+	[OP_CLOSE_PASS] = 1, [OP_DRAIN_POLL] = 3, [OP_FLOOD] = 1, [OP_PFLOOD] = 1, [OP_API_PAST] = 1,
+	[OP_API_FAR] = 1,
 };
 
 /* An operation: a kind and random numbers it reads against the state of the moment. */
@@ -232,6 +234,8 @@ static u64 mto_latest(const struct mfile *f, const struct mto *m)
 	return latest_of(m->deadline, m->armed_at, m->slack, f->tick);
 }
 
+static void pass_record(struct mfile *f, const struct mto *m);
+
 /*
  * A record left the kernel at time @now (file clock, host), its times shown
  * in the namespace of offset @off: check it against the model.
@@ -281,6 +285,7 @@ static void model_record(struct mfile *f, const struct hwtimer_expiry *urec, u64
 		check(m->item != f->pass_epoch, "file %ld: one pass made two records of id %#llx",
 		      f - files, m->id);
 		m->item = f->pass_epoch;
+		pass_record(f, m);
 	}
 	/* A timeout without slack never comes after one whose deadline is a tick or more later. */
 	if (m->armed_at < m->deadline) {
@@ -641,6 +646,189 @@ static void after_item(void)
 	for (i = 0; i < MAX_FILES; i++)
 		if (files[i].open && !files[i].k->processing)
 			files[i].pass_epoch++;
+}
+
+/* ---- slow passes: the clock moves during a file's expiry pass ------------------------------ */
+
+/*
+ * A pass that goes on in the device's workqueue takes time: between two of
+ * its holds of the file lock the clock moves, other CPUs run their
+ * softirqs and work, and a user thread may empty the ring with no system
+ * call (audit mutant 09's finding: a continuation that never ends under
+ * periodic load). In the seeds that have them (slow_pass_rate), the
+ * machine is slow: local_clock() jumps past a pass's budget at each
+ * reading, so that a pass of more than one hold goes on in its work item,
+ * and as that work item begins and at its releases of the file lock the
+ * machine runs like that for up to slow_pass_ticks of the file's ticks.
+ * The model checks what hwtimer_dev_records.c says of a pass:
+ *
+ *  - it takes only what was due when it began (its target, the tick that
+ *    contains the clock of its first hold): a record made in a pass is of
+ *    a deadline at or before that clock, even as the clock moves on and
+ *    periodic timeouts whose records leave are re-armed; what comes due
+ *    during the pass waits for the next one, a tick after this one ends
+ *    at the latest, so a timeout due when the clock moves is granted the
+ *    time the pass still takes;
+ *  - a slice in the work item begins a new hold only while local_clock()
+ *    is within HWT_PASS_NS of the slice's beginning (plus one reading's
+ *    jump): a slice is at most HWT_PASS_NS plus one hold, and a pass that
+ *    does not end goes on in slices queued one after another.
+ */
+static u32 slow_pass_rate;	/* per 1000 releases; 0: the clock stands still in a pass */
+static u32 slow_pass_ticks;
+
+/*
+ * op_close_pass() runs: it makes local_clock() jump past a slice's budget
+ * at once, and moves the clock on between two holds of a slice.
+ */
+static bool close_pass_jitter;
+
+static struct mpass {
+	u64	seq;		/* the open of the file it is of */
+	u64	epoch;		/* the pass (pass_epoch) whose beginning is known */
+	u64	begin;		/* the file's clock at that pass's first hold, host */
+	u64	target;		/* the target tick that hold set */
+	u64	run;		/* the work item's run that released the lock last, 0: none */
+	u64	released;	/* sim_local_peek() at that release */
+	u64	jitter;		/* sim_local_jitter when that run first released the lock */
+} mpass[MAX_FILES];
+
+static struct mpass *mpass_of(struct mfile *f)
+{
+	struct mpass *p = &mpass[f - files];
+
+	if (p->seq != f->seq) {
+		memset(p, 0, sizeof(*p));
+		p->seq = f->seq;
+	}
+	return p;
+}
+
+static void slow_pass_setup(u64 seed)
+{
+	struct sim_rng r = { seed ^ 0x5105ba55c0ffee11ULL };
+
+	slow_pass_rate = sim_rng_chance(&r, 1, 2) ? 100 + sim_rng_below(&r, 901) : 0;
+	slow_pass_ticks = 1 + sim_rng_below(&r, 4);
+	/* A slow machine: a pass of more than one hold runs out of its budget. */
+	if (slow_pass_rate)
+		sim_local_jitter = max_t(u64, sim_local_jitter, HWT_PASS_NS + sim_rng_below(&r, HWT_PASS_NS));
+	memset(mpass, 0, sizeof(mpass));
+}
+
+/* A record made by a pass (in_item): of a timeout due when the pass began. */
+static void pass_record(struct mfile *f, const struct mto *m)
+{
+	struct mpass *p = mpass_of(f);
+
+	if (p->epoch != f->pass_epoch)
+		return;
+	/*
+	 * By its tick: the target the pass's first hold set, as the first
+	 * release after it saw it (the machine's clock may move at releases
+	 * of other locks within that hold, in the operations that race it).
+	 */
+	/* Or armed during the pass, already due: it goes to the pass's todo list. */
+	check(hwt_expiry_tick(&f->k->time, m->deadline) <= p->target ||
+	      (m->armed_at > p->begin && m->deadline <= m->armed_at),
+	      "file %ld: a pass that began at %llu (target tick %llu) made a record of id %#llx, due at %llu: a pass takes only what was due when it began",
+	      f - files, p->begin, p->target, m->id, m->deadline);
+}
+
+/* Between two holds of @f's pass, in its work item: the machine runs on. */
+static void slow_pass_run(struct mfile *f)
+{
+	u64 now;
+	u32 head, tail;
+	unsigned int i;
+
+	/* The records so far left at this hold's clock; a user thread may empty the ring. */
+	in_item = true;
+	observe_ring(f);
+	in_item = false;
+	/*
+	 * Only while the pass goes on: its later holds refill the ring
+	 * (check_ring_filled() holds it to that at its end).
+	 */
+	if (f->ring_addr && f->k->processing && sim_rng_chance(&sim_mrng, 1, 2)) {
+		sim_uread(f->ring_addr + f->rp.tail_off, &tail, 4);
+		head = tail;
+		sim_uwrite(f->ring_addr + f->rp.head_off, &head, 4);
+		ring_room_freed(f);
+	}
+	sim_interleave(slow_pass_ticks * f->tick);
+	/* What is due now waits for this pass to end, and the next to begin. */
+	now = file_now(f);
+	for (i = 0; i < f->nto; i++)
+		if (f->to[i].deadline <= now)
+			f->to[i].armed_at = max(f->to[i].armed_at, now);
+}
+
+/* A work item begins: a pass's continuation waited for a worker, the machine running on. */
+static void pass_work_begins(struct work_struct *w)
+{
+	unsigned int i;
+
+	if (!slow_pass_rate || !cur || cur->kind == OP_CLOSE || sim_nested())
+		return;
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && w == &files[i].k->work && files[i].k->processing &&
+		    sim_rng_chance(&sim_mrng, slow_pass_rate, 1000))
+			slow_pass_run(&files[i]);
+}
+
+/* At each release of a spinlock: a file's pass, seen from its file lock. */
+static void pass_watch(struct sim_lock *l)
+{
+	struct mfile *f = NULL;
+	struct mpass *p;
+	unsigned int i;
+
+	/* Not in a close: the file goes, and its memory may be another's. */
+	if (!cur || cur->kind == OP_CLOSE)
+		return;
+	for (i = 0; i < MAX_FILES; i++)
+		if (files[i].open && l == &files[i].k->lock)
+			f = &files[i];
+	if (!f)
+		return;
+	p = mpass_of(f);
+	if (!f->k->processing) {
+		p->run = 0;
+		return;
+	}
+	/* The first release in a pass: the end of its first hold, whose clock is the target's. */
+	if (p->epoch != f->pass_epoch) {
+		p->epoch = f->pass_epoch;
+		p->begin = file_now(f);
+		p->target = f->k->target;
+	}
+	/*
+	 * In the driving timer's callback, after a hold with more to do: its
+	 * budget is spent, and the pass goes on in the work item.
+	 */
+	if (sim_softirq) {
+		if (slow_pass_rate && !sim_work_running(&f->k->work) && !sim_work_queued(&f->k->work))
+			sim_local_advance(HWT_PASS_NS);
+		return;
+	}
+	/* Only the work item's own releases, between two holds or at a slice's end. */
+	if (sim_nested() || !sim_work_running(&f->k->work))
+		return;
+	/*
+	 * Not in a run during which an operation changed how far local_clock()
+	 * jumps (op_close_pass() makes it jump past a slice's budget at once).
+	 */
+	if (p->run != sim_work_run_id)
+		p->jitter = sim_local_jitter;
+	if (p->run == sim_work_run_id && p->jitter == sim_local_jitter && !close_pass_jitter)
+		check(p->released <= sim_work_local0 + sim_local_jitter + HWT_PASS_NS,
+		      "file %ld: a slice of its pass began a hold at local_clock() %llu, %llu ns after the slice began: more than HWT_PASS_NS (%llu) plus one hold",
+		      f - files, p->released, p->released - sim_work_local0, (u64)HWT_PASS_NS);
+	p->run = sim_work_run_id;
+	p->released = sim_local_peek();
+	if (slow_pass_rate && sim_rng_chance(&sim_mrng, slow_pass_rate, 1000))
+		slow_pass_run(f);
 }
 
 /* ---- operations on the device -------------------------------------------------------------- */
@@ -2194,6 +2382,7 @@ static void op_close_pass(void)
 		cp_burst(f);
 	memset(&cp, 0, sizeof(cp));
 	cp.f = f;
+	close_pass_jitter = true;
 	sim_unlock_hook = close_pass_hook;
 	/* Sometimes slow CPUs: the pass goes on in its work item, slice by slice. */
 	jitter = sim_local_jitter;
@@ -2224,6 +2413,7 @@ static void op_close_pass(void)
 	}
 	sim_unlock_hook = NULL;
 	sim_local_jitter = jitter;
+	close_pass_jitter = false;
 	cp_check("when the closing task went on");
 	if (cp.shutdown)
 		for (i = 0; i < HWTD_PRECISIONS * HWTD_CLOCKS; i++)
@@ -2234,6 +2424,251 @@ static void op_close_pass(void)
 	f->open = false;
 	f->nto = 0;
 	check_no_files_left();
+}
+
+/*
+ * Periodic load: more than two holds' worth of periodic timeouts due on
+ * one tick a few ticks ahead, of periods of one to three ticks, on one
+ * file: passes of several holds, which go on in the work item, every
+ * period for as long as their records leave.
+ */
+static void op_pflood(void)
+{
+	struct mfile *f = pick_file(cur->r[0]);
+	struct hwtimer_arm_entry e[150];
+	unsigned int n, i;
+
+	if (!f)
+		return;
+	n = 2 * HWTD_HOLD_MAX + cur->r[1] % (ARRAY_SIZE(e) - 2 * HWTD_HOLD_MAX + 1);
+	n = min(n, MAX_TO - f->nto);
+	if (!n)
+		return;
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < n; i++) {
+		e[i].cookie = cur_op << 8 | i;
+		e[i].expires_ns = (cur->r[2] % 4) * f->tick;
+		e[i].period_ns = f->tick * (1 + (cur->r[3] >> (i % 32)) % 3);
+	}
+	run_batch(f, HWTIMER_IOC_ARM, e, n, sizeof(e[0]), HWTIMER_BATCH_CONTINUE);
+}
+
+/* ---- the ends of a wheel's time: before its epoch, past its last tick ----------------------- */
+
+/*
+ * A wheel's epoch is the time it was created (hwtimer_wheel_create(): "the
+ * wheel's epoch is now"): its tick 0 holds every deadline up to it, and its
+ * ticks from max_tick on begin at KTIME_MAX (struct hwt_time). Two
+ * operations arm API timers at those ends, with ABS deadlines: api_past
+ * before the epoch, with a slack that ends before it too, so the timer
+ * fires at the next tick (include/linux/hwtimer.h: "a deadline already
+ * past fires at the next tick (or at a later one within the slack)", and
+ * no later tick is); api_far within a tick of KTIME_MAX, with a slack
+ * that reaches past it, so the wheel may pick a tick after max_tick. And
+ * after a base's hrtimer ran its pass, the model checks that the pass
+ * armed it for later than now unless something is due now: the far
+ * future costs nothing per tick (hwtimer_wheel.h).
+ */
+static u64 wheel_epoch[MAX_WHEELS];	/* the wheel's clock when it was created */
+
+static void ends_setup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nwheels; i++)
+		wheel_epoch[i] = wheels[i].w ? wheel_now(&wheels[i]) : 0;
+}
+
+/*
+ * The far future costs nothing per tick (hwtimer_wheel.h): a base's
+ * hrtimer, armed by a pass that ended or by a start, is armed for later
+ * than now, or for KTIME_MAX (where every tick from max_tick on begins),
+ * unless something is due now.
+ */
+static void check_base_not_past(struct hwt_base *base, const char *how)
+{
+	struct hwtimer_wheel *w = base->wheel;
+	u64 now = (w->flags & HWTIMER_WHEEL_BOOTTIME) ? ktime_get_boottime_ns() : ktime_get_ns();
+	u64 ev;
+
+	if (!sim_hrtimer_queued(&base->hrt) || base->processing || base->offline ||
+	    (u64)base->hrt.expires > now || base->hrt.expires == KTIME_MAX)
+		return;
+	if (!hlist_empty(&base->due) || base->cascading)
+		return;
+	ev = hwt_next_event(&w->geom, base->pending_map, base->clk);
+	check(ev != U64_MAX && now >= w->time.epoch_ns &&
+	      ev <= (now - w->time.epoch_ns) / w->time.tick_ns,
+	      "wheel %s: %s armed base %u's hrtimer for %lld, not after now %llu, with nothing due (next event tick %llu, max_tick %llu): the far future costs nothing per tick",
+	      w->name, how, base->cpu, (long long)base->hrt.expires, now, ev, w->time.max_tick);
+}
+
+/* A base's hrtimer ran its pass. */
+static void base_pass_done(struct hrtimer *t)
+{
+	check_base_not_past(container_of(t, struct hwt_base, hrt), "a pass");
+}
+
+/* The model of an API timer armed by api_past or api_far: as op_api_arm()'s. */
+static void ends_armed(struct atimer *a, bool modify, int ret, u64 deadline, u64 slack, u64 now)
+{
+	struct mwheel *mw = &wheels[a->wheel];
+
+	if (!modify && a->pending) {
+		check(ret == -EALREADY, "hwtimer_start() of a pending timer returned %d", ret);
+		return;
+	}
+	if (!a->pending && mw->c.max_pending && mw->pending >= mw->c.max_pending) {
+		check(ret == -EBUSY, "start at the cap returned %d", ret);
+		return;
+	}
+	check(ret == (modify ? a->pending : 0), "hwtimer_%s() returned %d, the model %d",
+	      modify ? "modify" : "start", ret, modify ? a->pending : 0);
+	if (!a->pending)
+		mw->pending++;
+	if (cfg.verbose)
+		printf("  API timer %ld (wheel %u) %s: deadline %llu slack %llu at %llu\n", a - atimers,
+		       a->wheel, modify ? "modified" : "started", deadline, slack, now);
+	check(hwtimer_expires(&a->t) == deadline && hwtimer_pending(&a->t),
+	      "API timer %ld: hwtimer_expires() %llu pending %d after a start, the model %llu",
+	      a - atimers, hwtimer_expires(&a->t), hwtimer_pending(&a->t), deadline);
+	a->pending = true;
+	a->deadline = deadline;
+	a->slack = slack;
+	a->armed_at = now;
+	a->period = 0;
+}
+
+static int ends_arm(struct atimer *a, bool modify, u64 deadline, u64 slack, u64 r)
+{
+	struct sim_ctx s = sim_enter(user_cpu(r), r % 5 == 0);
+	int ret;
+
+	if (modify)
+		ret = hwtimer_modify_range(&a->t, deadline, slack, HWTIMER_MODE_ABS);
+	else
+		ret = hwtimer_start_range(&a->t, deadline, slack, HWTIMER_MODE_ABS);
+	sim_check_clean("hwtimer_start/modify");
+	sim_leave(s);
+	return ret;
+}
+
+/* An ABS deadline before the wheel's epoch, its slack ending before it too. */
+static void op_api_past(void)
+{
+	struct atimer *a = &atimers[cur->r[0] % MAX_ATIMERS];
+	u64 epoch = wheel_epoch[a->wheel], now, deadline, slack;
+	bool modify = a->pending && cur->r[3] % 2;
+	int ret;
+
+	if (!wheels[a->wheel].w || epoch < 2)
+		return;
+	now = wheel_now(&wheels[a->wheel]);
+	deadline = cur->r[1] % (epoch - 1);
+	slack = 1 + cur->r[2] % (epoch - 1 - deadline);
+	ret = ends_arm(a, modify, deadline, slack, cur->r[3]);
+	/* The slack window ended before now: the next tick, as a slack of 0 has it. */
+	ends_armed(a, modify, ret, deadline, 0, now);
+}
+
+/* An ABS deadline within a tick of KTIME_MAX, with a slack past it. */
+static void op_api_far(void)
+{
+	struct atimer *a = &atimers[cur->r[0] % MAX_ATIMERS];
+	struct mwheel *mw = &wheels[a->wheel];
+	bool modify = a->pending && cur->r[3] % 2;
+	u64 deadline, slack;
+	struct sim_ctx s;
+	int ret;
+
+	if (!mw->w)
+		return;
+	deadline = (u64)KTIME_MAX - cur->r[1] % mw->tick;
+	switch (cur->r[2] % 4) {
+	case 0:
+		slack = KTIME_MAX;
+		break;
+	case 1:
+		slack = mw->tick * (1 + (cur->r[2] >> 8) % 64);
+		break;
+	default:
+		slack = 1ULL << (30 + (cur->r[2] >> 8) % 33);
+		break;
+	}
+	ret = ends_arm(a, modify, deadline, slack, cur->r[3]);
+	ends_armed(a, modify, ret, deadline, slack, wheel_now(mw));
+	if (!a->pending)
+		return;
+	check_base_not_past(per_cpu_ptr(mw->w->bases, user_cpu(cur->r[3])), "a start");
+	/*
+	 * Not left for the clock to reach: at KTIME_MAX a tick past max_tick
+	 * has begun (hwt_tick_start()) but is not due (hwt_now_tick()), and
+	 * the base's hrtimer, armed for KTIME_MAX, would fire for ever (a
+	 * clock the kernel never reaches; the machine's can).
+	 */
+	s = sim_enter(user_cpu(cur->r[3]), 0);
+	ret = hwtimer_cancel(&a->t);
+	sim_check_clean("hwtimer_cancel");
+	sim_leave(s);
+	check(ret == 1, "API timer %ld: cancel of a far timer returned %d", a - atimers, ret);
+	a->pending = false;
+	mw->pending--;
+}
+
+/* ---- the ring's stores, in the order the kernel makes them -------------------------------- */
+
+/*
+ * hwtimer(4)'s ring: the kernel stores the tail with release semantics,
+ * and a consumer loads it with acquire semantics; hwtd_ring_publish()
+ * sets a HWTIMER_RING_OVERFLOW before the tail, so that a consumer that
+ * loaded the new tail and emptied the ring sees the flag and takes the
+ * kernel queue's records. A run makes the kernel's stores one after the
+ * other, in program order (the shims tell each marked store,
+ * sim_store_hook): at a store-release of a tail, the ring's words hold
+ * exactly what a consumer that loads that tail with acquire semantics is
+ * guaranteed to see (later stores it may or may not see yet). So at each
+ * store of a ring's tail the model checks that it is a release, and that
+ * the flags word already shows HWTIMER_RING_OVERFLOW if records wait in
+ * the kernel queue.
+ */
+static struct {
+	const volatile void	*tail;	/* the kernel's address of the ring's tail, NULL: none */
+	u64			seq;	/* of the open it is of */
+} ring_words[MAX_FILES];
+
+/* The rings mapped so far: their words, as the kernel writes them (vmap()ed pages). */
+static void ring_words_update(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_FILES; i++) {
+		struct mfile *f = &files[i];
+
+		ring_words[i].tail = f->open && f->ring_addr ?
+				     sim_uaddr(f->ring_addr + f->rp.tail_off, 4) : NULL;
+		ring_words[i].seq = f->seq;
+	}
+}
+
+static void ring_store(const volatile void *p, bool release)
+{
+	unsigned int i;
+	u32 flags;
+
+	/* Not in a close: the ring goes, and its memory may be another's. */
+	if (!cur || cur->kind == OP_CLOSE)
+		return;
+	for (i = 0; i < MAX_FILES; i++) {
+		struct mfile *f = &files[i];
+
+		if (p != ring_words[i].tail || !f->open || f->seq != ring_words[i].seq)
+			continue;
+		check(release, "file %u: the ring's tail stored without release semantics", i);
+		sim_uread(f->ring_addr + f->rp.flags_off, &flags, 4);
+		check(!f->k->nqueued || (flags & HWTIMER_RING_OVERFLOW),
+		      "file %u: ring tail published (release) with %lu records in the kernel queue and flags %#x before it: a consumer that loads the tail (acquire) need not see HWTIMER_RING_OVERFLOW",
+		      i, f->k->nqueued, flags);
+	}
 }
 
 /* ---- a run ---------------------------------------------------------------------------------------- */
@@ -2261,6 +2696,7 @@ static void (*const op_fn[OP_NKINDS])(void) = {
 	[OP_CANCEL] = op_cancel, [OP_GET] = op_get, [OP_READ] = op_read, [OP_DRAIN] = op_drain,
 	[OP_INFO] = op_info, [OP_POLL] = op_poll, [OP_CPU] = op_cpu, [OP_SUSPEND] = op_suspend,
 	[OP_CLOSE_PASS] = op_close_pass, [OP_DRAIN_POLL] = op_drain_poll, [OP_FLOOD] = op_flood,
+	[OP_PFLOOD] = op_pflood, [OP_API_PAST] = op_api_past, [OP_API_FAR] = op_api_far,
 };
 
 static void unprocessed(struct hwtimer *t, void *arg)
@@ -2416,13 +2852,20 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	sim_reset(seed);
 	memset(&cfg.tick, 0, sizeof(cfg.tick));
 	setup_world(&wr);
+	slow_pass_setup(seed);
 	memset(files, 0, sizeof(files));
 	*failed_at = ULONG_MAX;
 	cur_op = ULONG_MAX;
 	load_module();
 	create_wheels(&wr);
+	ends_setup();
 	sim_faults = cfg.faults;
 	sim_after_item = after_item;
+	sim_unlock_watch = pass_watch;
+	sim_work_begin_hook = pass_work_begins;
+	sim_hrtimer_done_hook = base_pass_done;
+	sim_store_hook = ring_store;
+	memset(ring_words, 0, sizeof(ring_words));
 	for (i = 0; i < nops; i++) {
 		if (keep && !keep[i])
 			continue;
@@ -2431,6 +2874,7 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 		*failed_at = i;
 		sim_step_name = op_names[cur->kind];
 		set_task_ns((cur->r[3] >> 40) % NNS);
+		ring_words_update();
 		if (cfg.verbose)
 			printf("op %lu: %s at %llu\n", i, op_names[cur->kind], sim_now);
 		switch (cur->kind) {
@@ -2473,6 +2917,10 @@ static unsigned long run(u64 seed, unsigned int nops, const unsigned char *keep,
 	check(!atomic_long_read(&hwtd_count), "global count %ld after every file closed",
 	      atomic_long_read(&hwtd_count));
 	sim_after_item = NULL;
+	sim_unlock_watch = NULL;
+	sim_work_begin_hook = NULL;
+	sim_hrtimer_done_hook = NULL;
+	sim_store_hook = NULL;
 	sim_module_exit();
 	sim_teardown_check();
 	free(ops);

@@ -89,6 +89,8 @@ void sim_lock(struct sim_lock *l, const char *file, int line)
 }
 
 void (*sim_unlock_hook)(struct sim_lock *l);
+void (*sim_unlock_watch)(struct sim_lock *l);
+void (*sim_store_hook)(const volatile void *p, bool release);
 
 void sim_unlock(struct sim_lock *l, const char *file, int line)
 {
@@ -96,6 +98,8 @@ void sim_unlock(struct sim_lock *l, const char *file, int line)
 		sim_fail("unlock of a lock not held at %s:%d", file, line);
 	l->held = 0;
 	sim_locks_held--;
+	if (sim_unlock_watch)
+		sim_unlock_watch(l);
 	if (sim_unlock_hook)
 		sim_unlock_hook(l);
 }
@@ -549,7 +553,8 @@ u64 ktime_get_ns(void)
 
 u64 ktime_get_boottime_ns(void)
 {
-	return sim_now + sim_boot_off;
+	/* Never at KTIME_MAX either (sim_hrt_never()). */
+	return min_t(u64, sim_now + sim_boot_off, KTIME_MAX - 1);
 }
 
 /* The CPU clock passes work: it jumps by up to sim_local_jitter per reading. */
@@ -557,6 +562,18 @@ u64 local_clock(void)
 {
 	if (sim_local_jitter)
 		sim_local_extra += sim_rng_below(&sim_mrng, sim_local_jitter + 1);
+	return sim_now + sim_local_extra;
+}
+
+/* local_clock() jumps by @ns: the CPU spent that much on the work running. */
+void sim_local_advance(u64 ns)
+{
+	sim_local_extra += ns;
+}
+
+/* What local_clock() last read, without moving it (the scenario's checks). */
+u64 sim_local_peek(void)
+{
 	return sim_now + sim_local_extra;
 }
 
@@ -593,6 +610,18 @@ static u64 sim_hrt_mono(const struct hrtimer *t)
 	if (t->clockid == CLOCK_BOOTTIME)
 		return t->expires > sim_boot_off ? t->expires - sim_boot_off : 0;
 	return t->expires;
+}
+
+/*
+ * The kernel's clocks never get to KTIME_MAX: an hrtimer armed for it
+ * never fires (tick_program_event() stops the clock event device for it),
+ * and the machine's clocks stop short of it (sim_advance_to()), where a
+ * wheel's ticks from max_tick on would all have begun (hwt_tick_start())
+ * and none of them be due (hwt_now_tick()).
+ */
+static bool sim_hrt_never(const struct hrtimer *t)
+{
+	return t->expires >= KTIME_MAX;
 }
 
 void hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *),
@@ -656,7 +685,8 @@ u64 sim_next_hrtimer(void)
 	int i;
 
 	for (i = 0; i < sim_nhrt; i++)
-		best = min(best, sim_hrt_mono(sim_hrt[i]));
+		if (!sim_hrt_never(sim_hrt[i]))
+			best = min(best, sim_hrt_mono(sim_hrt[i]));
 	return best;
 }
 
@@ -776,6 +806,8 @@ unsigned int sim_pick_online(u64 r)
 
 /* ---- running things ------------------------------------------------------------------------- */
 
+void (*sim_hrtimer_done_hook)(struct hrtimer *t);
+
 static void sim_hrt_run(struct hrtimer *t)
 {
 	struct sim_ctx saved;
@@ -789,12 +821,20 @@ static void sim_hrt_run(struct hrtimer *t)
 	if (t->function(t) != HRTIMER_NORESTART)
 		sim_fail("hrtimer callback asked for a restart");
 	t->running = false;
+	if (sim_hrtimer_done_hook)
+		sim_hrtimer_done_hook(t);
 	sim_check_clean("hrtimer callback");
 	sim_leave(saved);
 }
 
+/* The work item running (the innermost), and local_clock() when it began. */
+u64 sim_work_run_id, sim_work_local0;
+void (*sim_work_begin_hook)(struct work_struct *w);
+static u64 sim_work_runs;
+
 static void sim_work_run(struct work_struct *w)
 {
+	u64 saved_id = sim_work_run_id, saved_local0 = sim_work_local0;
 	struct sim_ctx saved;
 	unsigned int cpu = w->cpu;
 
@@ -803,16 +843,22 @@ static void sim_work_run(struct work_struct *w)
 		cpu = sim_pick_online(sim_rng_next(&sim_mrng));
 	saved = sim_enter(cpu, w->wq->bh);
 	sim_item_cpu = cpu;
+	sim_work_run_id = ++sim_work_runs;
 	w->running = true;
+	if (sim_work_begin_hook)
+		sim_work_begin_hook(w);
+	sim_work_local0 = sim_local_peek();
 	w->func(w);
 	w->running = false;
+	sim_work_run_id = saved_id;
+	sim_work_local0 = saved_local0;
 	sim_check_clean(w->wq->bh ? "BH work" : "work item");
 	sim_leave(saved);
 }
 
 static bool sim_hrt_due(const struct hrtimer *t)
 {
-	return sim_hrt_mono(t) <= sim_now;
+	return !sim_hrt_never(t) && sim_hrt_mono(t) <= sim_now;
 }
 
 unsigned int sim_runnable(void)
@@ -873,6 +919,7 @@ void sim_drain(void)
 
 void sim_advance_to(u64 t)
 {
+	t = min_t(u64, t, KTIME_MAX - 1);
 	for (;;) {
 		u64 next;
 

@@ -42,6 +42,14 @@ extern u64 sim_now;
 extern u64 sim_boot_off;
 /* How much local_clock() may jump per call (0: it follows the clock). */
 extern u64 sim_local_jitter;
+/* local_clock() jumps by @ns: the CPU spent that much on the work running. */
+void sim_local_advance(u64 ns);
+/* What local_clock() last read, without a reading of its own. */
+u64 sim_local_peek(void);
+/* The work item running (0: none; each run its own number), and sim_local_peek() as it began. */
+extern u64 sim_work_run_id, sim_work_local0;
+/* Called as a work item begins, before its function (it waited for a worker until then). */
+extern void (*sim_work_begin_hook)(struct work_struct *w);
 
 /* The time namespace of the task making a call (timens_add_monotonic(), _boottime()). */
 extern s64 sim_timens_mono, sim_timens_boot;
@@ -67,8 +75,12 @@ unsigned int sim_runnable(void);
 bool sim_run_one(void);
 /* Called at each release of a spinlock (the scenario follows a call hold by hold). */
 extern void (*sim_unlock_hook)(struct sim_lock *l);
+/* Called at each release of a spinlock too, whatever the machine runs (the scenario's watch). */
+extern void (*sim_unlock_watch)(struct sim_lock *l);
 /* Called at each copy_to_user(), with what it could not copy. */
 extern void (*sim_copy_to_user_hook)(const void *from, unsigned long n, unsigned long left);
+/* Called as an hrtimer's callback returns, on its CPU, in softirq context. */
+extern void (*sim_hrtimer_done_hook)(struct hrtimer *t);
 /* Called after each thing the machine ran (the scenario's checks). */
 extern void (*sim_after_item)(void);
 /* The CPU the last thing ran on. */

@@ -293,10 +293,34 @@ struct hlist_node {
 	struct hlist_node *next, **pprev;
 };
 
+/*
+ * Marked stores are told to the scenario (sim_store_hook), in program
+ * order, with whether they are releases: what a consumer that loads a
+ * word with acquire semantics is guaranteed to see is every store before
+ * the release that wrote it.
+ */
+extern void (*sim_store_hook)(const volatile void *p, bool release);
+
+static inline void sim_store_note(const volatile void *p, bool release)
+{
+	if (unlikely(sim_store_hook))
+		sim_store_hook(p, release);
+}
+
 #define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
-#define WRITE_ONCE(x, v)	do { *(volatile typeof(x) *)&(x) = (v); } while (0)
+#define WRITE_ONCE(x, v)							\
+	do {									\
+		*(volatile typeof(x) *)&(x) = (v);				\
+		sim_store_note(&(x), false);					\
+	} while (0)
 #define smp_load_acquire(p)	({ typeof(*(p)) __v = READ_ONCE(*(p)); barrier(); __v; })
-#define smp_store_release(p, v)	do { barrier(); WRITE_ONCE(*(p), v); } while (0)
+#define smp_store_release(p, v)							\
+	do {									\
+		typeof(p) __p = (p);						\
+		barrier();							\
+		*(volatile typeof(*__p) *)__p = (v);				\
+		sim_store_note(__p, true);					\
+	} while (0)
 #define smp_mb()		barrier()
 #define smp_wmb()		barrier()
 #define smp_rmb()		barrier()

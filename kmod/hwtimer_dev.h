@@ -48,8 +48,9 @@
  * The file's wheel (hwtimer_wheel.h) has 64 slots at level 0, so 11
  * levels of 64 slots, level L covering tick bits [6L, 6L + 6).
  */
-#define HWTD_LEVELS		11
-#define HWTD_NSLOTS		(HWTD_LEVELS * HWT_LVL_SIZE)
+#define HWTD_LVL0_BITS		HWT_LVL_BITS
+#define HWTD_LEVELS		HWT_GEOM_LEVELS(HWTD_LVL0_BITS)
+#define HWTD_NSLOTS		HWT_GEOM_NSLOTS(HWTD_LVL0_BITS)
 /*
  * The lists a timeout can be on: the wheel's slots, then the todo list of
  * an expiry pass and the kernel queue of records. Each list is circular

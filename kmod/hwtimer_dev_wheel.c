@@ -47,18 +47,8 @@
 #include "hwtimer_dev_table.h"
 #include "hwtimer_dev_wheel.h"
 
-/* The file's wheel: 64 slots at level 0 (hwt_geom_init(&g, 64)). */
-static const struct hwt_geom hwtd_geom = {
-	.lvl0_bits = HWT_LVL_BITS,
-	.lvl0_slots = HWT_LVL_SIZE,
-	.levels = HWTD_LEVELS,
-	.lvl1_off = HWT_LVL_SIZE,
-	.nslots = HWTD_NSLOTS,
-};
-
-/* What hwt_geom_init(&g, HWT_LVL_SIZE) computes, checked at compile time. */
-static_assert(1 + DIV_ROUND_UP(64 - HWT_LVL_BITS, HWT_LVL_BITS) == HWTD_LEVELS);
-static_assert(HWT_LVL_SIZE + (HWTD_LEVELS - 1) * HWT_LVL_SIZE == HWTD_NSLOTS);
+/* The file's wheel: 64 slots at level 0, as hwt_geom_init(&g, 64) makes it. */
+static const struct hwt_geom hwtd_geom = HWT_GEOM_INIT(HWTD_LVL0_BITS);
 
 /* ---- clocks ------------------------------------------------------------------ */
 

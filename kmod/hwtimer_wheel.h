@@ -38,7 +38,7 @@
  * to the slot of t's low b bits, as timer.c's first level: the ticks
  * clk + 1 to clk + 2^b - 1 each have a slot of their own there, clk's own
  * slot being the one left out. A timer further away goes to the level of
- * the highest bit in which t and clk differ (hwt_level()), and there to
+ * the highest bit in which t and clk differ, and there to
  * the slot of t's digit at that level (hwt_slot()): the "hashed
  * hierarchical" placement of Varghese and Lauck, as William Ahern's
  * timeout.c does it. t and clk agree above that level and t's digit is the
@@ -132,8 +132,27 @@
 #define HWT_LVL_BITS		6
 #define HWT_LVL_SIZE		BIT(HWT_LVL_BITS)
 #define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
-/* With 16 slots at level 0 (the fewest): 1 + ceil(60 / 6). */
-#define HWT_MAX_LEVELS		11
+
+/*
+ * The shape of a wheel with 2^@bits slots at level 0, as constant
+ * expressions, for hwt_geom_init() and for a wheel whose shape is fixed
+ * at compile time (HWT_GEOM_INIT()), which sizes its arrays with them: as
+ * many levels as it takes to cover the 64 tick bits, and level 0 at least
+ * 64 slots long, so that level 1 starts a bitmap word.
+ */
+#define HWT_GEOM_LEVELS(bits)	(1 + DIV_ROUND_UP(64 - (bits), HWT_LVL_BITS))
+#define HWT_GEOM_LVL1_OFF(bits)	((bits) > HWT_LVL_BITS ? 1U << (bits) : HWT_LVL_SIZE)
+#define HWT_GEOM_NSLOTS(bits)	\
+	(HWT_GEOM_LVL1_OFF(bits) + (HWT_GEOM_LEVELS(bits) - 1) * HWT_LVL_SIZE)
+#define HWT_GEOM_INIT(bits) {						\
+	.lvl0_bits = (bits),						\
+	.lvl0_slots = 1U << (bits),					\
+	.levels = HWT_GEOM_LEVELS(bits),				\
+	.lvl1_off = HWT_GEOM_LVL1_OFF(bits),				\
+	.nslots = HWT_GEOM_NSLOTS(bits),				\
+}
+/* With 16 slots at level 0, the fewest. */
+#define HWT_MAX_LEVELS		HWT_GEOM_LEVELS(4)
 
 /**
  * struct hwt_time - the ticks of a wheel on its clock
@@ -250,11 +269,7 @@ struct hwt_geom {
 /* The geometry of a wheel with @slots (a power of two) slots at level 0. */
 static inline void hwt_geom_init(struct hwt_geom *g, u32 slots)
 {
-	g->lvl0_bits = ilog2(slots);
-	g->lvl0_slots = slots;
-	g->levels = 1 + DIV_ROUND_UP(64 - g->lvl0_bits, HWT_LVL_BITS);
-	g->lvl1_off = max_t(u32, slots, HWT_LVL_SIZE);
-	g->nslots = g->lvl1_off + (g->levels - 1) * HWT_LVL_SIZE;
+	*g = (struct hwt_geom)HWT_GEOM_INIT(ilog2(slots));
 }
 
 /* The lowest tick bit level @lvl covers. */
@@ -289,18 +304,6 @@ static __always_inline unsigned int hwt_digit(const struct hwt_geom *g, u64 t, u
 	return (t >> hwt_lvl_shift(g, lvl)) & (BIT(hwt_lvl_width(g, lvl)) - 1);
 }
 
-/*
- * The level of a timer of tick @t > @clk: 0 if it is less than a
- * revolution of level 0 away, else the level of the highest bit in which
- * they differ (at or above lvl0_bits, as they are that far apart).
- */
-static __always_inline unsigned int hwt_level(const struct hwt_geom *g, u64 t, u64 clk)
-{
-	if (t - clk < g->lvl0_slots)
-		return 0;
-	return (fls64(t ^ clk) - 1 - g->lvl0_bits) / HWT_LVL_BITS + 1;
-}
-
 /* The level of slot @idx. */
 static __always_inline unsigned int hwt_slot_level(const struct hwt_geom *g, unsigned int idx)
 {
@@ -323,7 +326,11 @@ static __always_inline unsigned int hwt_slot(const struct hwt_geom *g, u64 t, u6
 {
 	unsigned int up, shift;
 
-	/* hwt_level(), each case with its own arithmetic. */
+	/*
+	 * Level 0 if less than a revolution of it away, else the level of
+	 * the highest bit in which @t and @clk differ (at or above
+	 * lvl0_bits, as they are that far apart).
+	 */
 	if (t - clk < g->lvl0_slots) {
 		*start = t;
 		return t & (g->lvl0_slots - 1);

@@ -308,8 +308,8 @@ static int hwtd_get_op(struct hwtd_file *file, struct hwtd_call *call,
 	if (s->state == HWTD_QUEUED) {
 		e->status = HWTIMER_STATUS_EXPIRED;
 		/* What the read would count now. */
-		if (e->period_ns && now > s->deadline)
-			e->overrun = div64_u64(now - s->deadline, e->period_ns);
+		if (e->period_ns)
+			e->overrun = hwt_periods_missed(s->deadline, e->period_ns, now);
 	} else {
 		e->status = HWTIMER_STATUS_PENDING;
 		if (s->deadline > now)

@@ -60,9 +60,7 @@
  * rule), so a timeout has at most one record in the kernel.
  */
 #include <linux/kernel.h>
-#include <linux/math64.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -177,17 +175,10 @@ static noinline void hwtd_leave_rearm(struct hwtd_file *file, struct hwtd_hold *
 				      struct hwtimer_expiry *rec)
 {
 	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
-	u64 now, missed = 0, delta, next;
+	u64 now = hwtd_hold_now(file, hold);
 
-	now = hwtd_hold_now(file, hold);
-	if (now > s->deadline)
-		missed = div64_u64(now - s->deadline, x->period);
-	if (check_mul_overflow(missed + 1, x->period, &delta) ||
-	    check_add_overflow(s->deadline, delta, &next))
-		next = U64_MAX;
-	rec->overrun = missed;
+	rec->overrun = hwt_period_forward(s->deadline, x->period, now, &s->deadline);
 	rec->flags = HWTIMER_EXPIRY_REARMED;
-	s->deadline = next;
 	hwtd_wheel_rearm(file, idx, x->slack, now);
 }
 

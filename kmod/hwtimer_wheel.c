@@ -89,7 +89,6 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -1561,7 +1560,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 {
 	struct hwt_base *base;
 	unsigned long flags;
-	u64 now, overrun = 0, add, deadline;
+	u64 now, overrun = 0, deadline;
 
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
@@ -1573,12 +1572,9 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	deadline = timer->deadline;
 	if (now < deadline)
 		goto out_unlock;
-	overrun = div64_u64(now - deadline, interval_ns) + 1;
-	if (check_mul_overflow(overrun, interval_ns, &add) ||
-	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
-		deadline = KTIME_MAX;
+	overrun = hwt_period_forward(deadline, interval_ns, now, &deadline) + 1;
 	/* Read without the lock: hwtimer_expires(). */
-	WRITE_ONCE(timer->deadline, deadline);
+	WRITE_ONCE(timer->deadline, min_t(u64, deadline, KTIME_MAX));
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return overrun;

@@ -126,6 +126,7 @@
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/types.h>
 
 /* Every level above 0 has 64 slots: one bitmap word. */
@@ -247,6 +248,34 @@ static __always_inline u64 hwt_slack_tick(const struct hwt_time *tm, u64 deadlin
 		return first;
 	return hwt_window_tick(first, max(first, lo),
 			       hwt_now_tick(tm, deadline + min(slack, U64_MAX - deadline)));
+}
+
+/*
+ * The periods of @period ns (at least 1) that ended after a periodic
+ * deadline @deadline, by @now: those a timer that fires at @deadline's
+ * first period end after @now missed. 0 when @now is not after @deadline.
+ */
+static inline u64 hwt_periods_missed(u64 deadline, u64 period, u64 now)
+{
+	return now > deadline ? div64_u64(now - deadline, period) : 0;
+}
+
+/*
+ * The periodic re-arm: set *@next to the first end of a period of @period
+ * ns (at least 1) from @deadline that comes after @now, @deadline plus
+ * whole periods (so a periodic timer does not drift however late it runs),
+ * U64_MAX if that overflows.
+ *
+ * Return: the periods missed (hwt_periods_missed()).
+ */
+static inline u64 hwt_period_forward(u64 deadline, u64 period, u64 now, u64 *next)
+{
+	u64 missed = hwt_periods_missed(deadline, period, now), delta;
+
+	if (check_mul_overflow(missed + 1, period, &delta) ||
+	    check_add_overflow(deadline, delta, next))
+		*next = U64_MAX;
+	return missed;
 }
 
 /**

@@ -390,17 +390,12 @@ struct hwtd_hold {
 	u32	freed;
 };
 
-/* Module-wide counts of what the device allocated, for debugfs and tests. */
-struct hwtd_stats {
-	atomic_long_t	files;
-	atomic_long_t	chunks;
-	atomic_long_t	extras;
-	atomic_long_t	leaves;
-	atomic_long_t	rings;
-	atomic_long_t	ring_pages;
-};
-
-extern struct hwtd_stats hwtd_stats;
+/*
+ * Open files, for debugfs and tests (hwtimer_dev.c). Each layer counts
+ * what it allocates: the tables (hwtd_table_stats), the rings
+ * (hwtd_ring_stats).
+ */
+extern atomic_long_t hwtd_files;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 DECLARE_STATIC_KEY_FALSE(hwtd_manual_key);

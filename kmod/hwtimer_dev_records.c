@@ -489,6 +489,7 @@ bool hwtd_has_records(struct hwtd_file *file)
  * as any task.
  */
 struct workqueue_struct *hwtd_wq;
+struct hwtd_ring_stats hwtd_ring_stats;
 
 /**
  * hwtd_expiry_wq_init() - make the device's workqueue
@@ -738,11 +739,11 @@ static void hwtd_ring_destroy(struct hwtd_ring *ring)
 		if (!ring->pages[i])
 			continue;
 		put_page(ring->pages[i]);
-		atomic_long_dec(&hwtd_stats.ring_pages);
+		atomic_long_dec(&hwtd_ring_stats.ring_pages);
 	}
 	kvfree(ring->pages);
 	kfree(ring);
-	atomic_long_dec(&hwtd_stats.rings);
+	atomic_long_dec(&hwtd_ring_stats.rings);
 }
 
 /**
@@ -768,7 +769,7 @@ static struct hwtd_ring *hwtd_ring_alloc(u32 entries)
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	atomic_long_inc(&hwtd_stats.rings);
+	atomic_long_inc(&hwtd_ring_stats.rings);
 	ring->entries = entries;
 	ring->npages = DIV_ROUND_UP(size, PAGE_SIZE);
 	ring->pages = kvcalloc(ring->npages, sizeof(*ring->pages), GFP_KERNEL_ACCOUNT);
@@ -780,7 +781,7 @@ static struct hwtd_ring *hwtd_ring_alloc(u32 entries)
 		ring->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!ring->pages[i])
 			goto out_free;
-		atomic_long_inc(&hwtd_stats.ring_pages);
+		atomic_long_inc(&hwtd_ring_stats.ring_pages);
 	}
 	ring->kaddr = vmap(ring->pages, ring->npages, VM_MAP, PAGE_KERNEL);
 	if (!ring->kaddr)

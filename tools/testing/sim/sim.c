@@ -14,6 +14,7 @@
 #include "sim_runtime.h"
 #include "hwtimer_internal.h"
 #include "hwtimer_dev.h"
+#include "hwtimer_dev_records.h"
 #include "hwtimer_dev_table.h"
 #include "hwtimer_dev_account.h"
 
@@ -710,14 +711,14 @@ static void check_no_files_left(void)
 	for (i = 0; i < MAX_FILES; i++)
 		if (files[i].open)
 			return;
-	check(!atomic_long_read(&hwtd_stats.files) && !atomic_long_read(&hwtd_stats.chunks) &&
-	      !atomic_long_read(&hwtd_stats.extras) && !atomic_long_read(&hwtd_stats.leaves) &&
-	      !atomic_long_read(&hwtd_stats.rings) && !atomic_long_read(&hwtd_stats.ring_pages) &&
+	check(!atomic_long_read(&hwtd_files) && !atomic_long_read(&hwtd_table_stats.chunks) &&
+	      !atomic_long_read(&hwtd_table_stats.extras) && !atomic_long_read(&hwtd_table_stats.leaves) &&
+	      !atomic_long_read(&hwtd_ring_stats.rings) && !atomic_long_read(&hwtd_ring_stats.ring_pages) &&
 	      !atomic_long_read(&hwtd_count),
 	      "no file open, yet the device holds files %ld chunks %ld extras %ld leaves %ld rings %ld ring pages %ld timeouts %ld",
-	      atomic_long_read(&hwtd_stats.files), atomic_long_read(&hwtd_stats.chunks),
-	      atomic_long_read(&hwtd_stats.extras), atomic_long_read(&hwtd_stats.leaves),
-	      atomic_long_read(&hwtd_stats.rings), atomic_long_read(&hwtd_stats.ring_pages),
+	      atomic_long_read(&hwtd_files), atomic_long_read(&hwtd_table_stats.chunks),
+	      atomic_long_read(&hwtd_table_stats.extras), atomic_long_read(&hwtd_table_stats.leaves),
+	      atomic_long_read(&hwtd_ring_stats.rings), atomic_long_read(&hwtd_ring_stats.ring_pages),
 	      atomic_long_read(&hwtd_count));
 }
 

@@ -19,6 +19,7 @@
 #include <kunit/visibility.h>
 
 #include "hwtimer_compat.h"
+#include "hwtimer_count.h"
 #include "hwtimer_wheel.h"
 
 /*
@@ -220,27 +221,6 @@ struct hwtimer_wheel {
 	struct module		*owner;
 	struct dentry		*debugfs;
 };
-
-/*
- * One more on @count unless that would take it past @cap: the caps of
- * the wheels (max_pending) and of the device (per user, global). The
- * count never exceeds the cap, not even for a moment, so a caller that
- * fails at the cap cannot make a concurrent one below it fail (as an
- * increment undone after the fact would). A cap past LONG_MAX is never
- * reached: the count is never negative. No ordering is needed: the count
- * guards nothing but the cap, so the relaxed load and a failed cmpxchg
- * are enough, and the decrements that give a unit back are unordered.
- */
-static inline bool hwt_count_inc_below(atomic_long_t *count, unsigned long cap)
-{
-	long c = atomic_long_read(count);
-
-	do {
-		if ((unsigned long)c >= cap)
-			return false;
-	} while (!atomic_long_try_cmpxchg(count, &c, c + 1));
-	return true;
-}
 
 /* The wheel, for the module glue. */
 int hwt_core_init(void);

@@ -42,7 +42,6 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 #include "hwtimer_dev_pin.h"
 #include "hwtimer_dev_records.h"

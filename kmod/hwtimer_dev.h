@@ -302,7 +302,7 @@ struct hwtd_timer {
  *          first hold reads the clock); what becomes due later waits for
  *          the next pass
  * @work: goes on with an expiry pass that ran out of its softirq budget,
- *        on @hwtd_wq, a slice of at most %HWT_PASS_NS at a time
+ *        on @hwtd_wq, a slice of at most %HWTIMER_PASS_NS at a time
  * @expiry_ns: CPU time the file's expiry passes took, local_clock() ns
  *             (fdinfo)
  * @wq: pollers wait here (see hwtd_hold_end())

@@ -10,10 +10,10 @@
  * per hold (expired, cascaded, or records moved from the kernel queue to
  * the ring), the lock dropped between holds. In softirq context it stops
  * after the first hold that ends past the budget of the per-CPU wheel's
- * pass running it (hwt_pass_end(): HWT_PASS_NS from that pass's start,
+ * pass running it (hwtimer_pass_end(): HWTIMER_PASS_NS from that pass's start,
  * the callbacks it ran before this one included) and hands the rest to
  * @work, on the device's unbound workqueue (hwtd_wq), which goes on in
- * slices of HWT_PASS_NS, queueing itself again behind the other work
+ * slices of HWTIMER_PASS_NS, queueing itself again behind the other work
  * between two slices. When nothing up to the target is left, the pass
  * arms the driving timer for the next tick with work, after the target.
  *
@@ -69,7 +69,6 @@
 #include <linux/vmalloc.h>
 
 #include "hwtimer_compat.h"
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 #include "hwtimer_dev_records.h"
 #include "hwtimer_dev_table.h"
@@ -480,7 +479,7 @@ bool hwtd_has_records(struct hwtd_file *file)
 
 /*
  * Where files' expiry passes go on once they have spent their softirq
- * budget, a slice of at most HWT_PASS_NS per work
+ * budget, a slice of at most HWTIMER_PASS_NS per work
  * item run. Unbound: its work items are not concurrency-managed, on any
  * kernel, so a slice never holds up another file's work nor any of the
  * per-CPU work of the CPU that queued it (on 6.1, a busy item of a per-CPU
@@ -604,19 +603,19 @@ static bool hwtd_pass_slice(struct hwtd_file *file, bool begin, u64 end, bool ca
 /*
  * The driving timer fired: a pass begins, in softirq context, until the
  * end of the budget of the per-CPU wheel's pass that runs the callback
- * (hwt_pass_end()), after one hold at least; the rest goes to @work.
+ * (hwtimer_pass_end()), after one hold at least; the rest goes to @work.
  */
 static void hwtd_timer_fn(struct hwtimer *timer)
 {
 	struct hwtd_file *file = container_of(timer, struct hwtd_timer, timer)->file;
 
-	if (!hwtd_pass_slice(file, true, hwt_pass_end(timer), false))
+	if (!hwtd_pass_slice(file, true, hwtimer_pass_end(timer), false))
 		queue_work(hwtd_wq, &file->work);
 }
 
 /*
  * One slice of a pass that went on past its softirq budget: at most
- * HWT_PASS_NS (plus one hold), then, if the pass is not done, @work is
+ * HWTIMER_PASS_NS (plus one hold), then, if the pass is not done, @work is
  * queued again, behind whatever else waits for the device's workqueue, so
  * no slice and no work item runs without end.
  */
@@ -624,7 +623,7 @@ static void hwtd_work_fn(struct work_struct *work)
 {
 	struct hwtd_file *file = container_of(work, struct hwtd_file, work);
 
-	if (!hwtd_pass_slice(file, false, local_clock() + HWT_PASS_NS, true))
+	if (!hwtd_pass_slice(file, false, local_clock() + HWTIMER_PASS_NS, true))
 		queue_work(hwtd_wq, &file->work);
 	else
 		hwtd_trim(file);

@@ -43,7 +43,6 @@
 #include <linux/sched.h>
 #include <linux/time_namespace.h>
 
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_table.h"
 #include "hwtimer_dev_wheel.h"
 
@@ -225,7 +224,7 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 	file->armed = tick;
 	if (hwtd_is_manual(file) || file->closing)
 		return;
-	ret = hwt_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
+	ret = hwtimer_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
 	/* The device's wheels have no cap, and outlive every file. */
 	WARN_ON_ONCE(ret < 0);
 }
@@ -494,7 +493,8 @@ void hwtd_wheel_configure(struct hwtd_file *file,
 	if (!hwtd_is_manual(file))
 		hwtimer_cancel(file->timer);
 	file->pcpu_wheel = wheels[precision][clock];
-	file->time = file->pcpu_wheel->time;
+	hwt_time_init(&file->time, hwtimer_wheel_epoch_ns(file->pcpu_wheel),
+		      hwtimer_wheel_tick_ns(file->pcpu_wheel));
 	file->precision = precision;
 	file->boottime = clock;
 	file->timer = &file->timers[precision][clock].timer;

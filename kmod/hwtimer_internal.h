@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwtimer internals shared by the wheel, the module glue, the char device
- * and the KUnit tests. Nothing here is an API for other modules.
+ * hwtimer internals shared by the per-CPU layer (hwtimer_wheel.c), its
+ * debugobjects glue, the module glue and the KUnit tests. Nothing here is
+ * an API for other modules.
  */
 #ifndef _HWTIMER_INTERNAL_H
 #define _HWTIMER_INTERNAL_H
@@ -30,24 +31,25 @@
  */
 #define HWT_EXPIRE_BATCH	4096
 /*
- * A pass looks at the clock (HWT_PASS_NS) after every this many callbacks,
- * not after each: it stops within this many callbacks of the limit. A
- * callback that batches work of its own (the char device's file timers)
- * stops at the pass's limit too (hwt_pass_end()), so past it each of
- * these callbacks does one batch at most.
+ * A pass looks at the clock (HWTIMER_PASS_NS) after every this many
+ * callbacks, not after each: it stops within this many callbacks of the
+ * limit. A callback that batches work of its own stops at the pass's
+ * limit too (hwtimer_pass_end()), so past it each of these callbacks does
+ * one batch at most.
  */
 #define HWT_EXPIRE_CHECK	8
 /* About how many entries one pass cascades before it yields. */
 #define HWT_TICK_BATCH		4096
 /*
- * Longest one pass runs, whatever its batches: a callback can cost more
- * than a few hundred ns (a wakeup of every epoll entry a user put on a
- * file, a lock another CPU holds), and a pass that ran for as long as its
- * callbacks cost would let a user decide how long a softirq runs. Checked
- * after every HWT_EXPIRE_CHECK callbacks and every HWT_LOCKED_MAX cascaded
- * entries, once the pass has made progress.
+ * HWTIMER_PASS_NS (linux/hwtimer.h) is the longest one pass runs,
+ * whatever its batches: a callback can cost more than a few hundred ns (a
+ * wakeup of many waiters, a lock another CPU holds), and a pass that ran
+ * for as long as its callbacks cost would let whoever arms the timers
+ * decide how long a softirq runs. Checked after every HWT_EXPIRE_CHECK
+ * callbacks and every HWT_LOCKED_MAX cascaded entries, once the pass has
+ * made progress.
  */
-#define HWT_PASS_NS		(1 * NSEC_PER_MSEC)
+
 /*
  * Most timer entries one hold of a base lock moves (cascades, CPU hotplug
  * migration): the lock is held with interrupts off, so its hold time must
@@ -117,9 +119,9 @@
  * @pending_map: one bit per slot of @vectors: set when the slot is not empty
  * @stats: this CPU's counters
  * @pass_end: while @processing, the local_clock() time at which the
- *            pass's budget (%HWT_PASS_NS) ends; written by the pass before
+ *            pass's budget (%HWTIMER_PASS_NS) ends; written by the pass before
  *            its first callback, read by its callbacks without the lock
- *            (hwt_pass_end()): in the same task, so in program order
+ *            (hwtimer_pass_end()): in the same task, so in program order
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
  * @cont: a softirq wheel's next pass when one stopped with work left: a
@@ -225,10 +227,6 @@ struct hwtimer_wheel {
 /* The wheel, for the module glue. */
 int hwt_core_init(void);
 void hwt_core_exit(void);
-
-/* The wheel, for the char device. */
-int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
-u64 hwt_pass_end(const struct hwtimer *timer);
 
 /*
  * debugobjects (hwtimer_debug.c): what the wheel tells it about a timer,

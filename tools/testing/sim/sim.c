@@ -706,19 +706,21 @@ static void op_open(void)
 /* With no file open, the device holds nothing: its own counts of what it allocated. */
 static void check_no_files_left(void)
 {
+	struct hwtd_table_stats *t = &hwtd_table_stats;
+	struct hwtd_ring_stats *r = &hwtd_ring_stats;
 	unsigned int i;
 
 	for (i = 0; i < MAX_FILES; i++)
 		if (files[i].open)
 			return;
-	check(!atomic_long_read(&hwtd_files) && !atomic_long_read(&hwtd_table_stats.chunks) &&
-	      !atomic_long_read(&hwtd_table_stats.extras) && !atomic_long_read(&hwtd_table_stats.leaves) &&
-	      !atomic_long_read(&hwtd_ring_stats.rings) && !atomic_long_read(&hwtd_ring_stats.ring_pages) &&
+	check(!atomic_long_read(&hwtd_files) && !atomic_long_read(&t->chunks) &&
+	      !atomic_long_read(&t->extras) && !atomic_long_read(&t->leaves) &&
+	      !atomic_long_read(&r->rings) && !atomic_long_read(&r->ring_pages) &&
 	      !atomic_long_read(&hwtd_count),
 	      "no file open, yet the device holds files %ld chunks %ld extras %ld leaves %ld rings %ld ring pages %ld timeouts %ld",
-	      atomic_long_read(&hwtd_files), atomic_long_read(&hwtd_table_stats.chunks),
-	      atomic_long_read(&hwtd_table_stats.extras), atomic_long_read(&hwtd_table_stats.leaves),
-	      atomic_long_read(&hwtd_ring_stats.rings), atomic_long_read(&hwtd_ring_stats.ring_pages),
+	      atomic_long_read(&hwtd_files), atomic_long_read(&t->chunks),
+	      atomic_long_read(&t->extras), atomic_long_read(&t->leaves),
+	      atomic_long_read(&r->rings), atomic_long_read(&r->ring_pages),
 	      atomic_long_read(&hwtd_count));
 }
 
@@ -2199,7 +2201,7 @@ static void op_close_pass(void)
 	/* Sometimes slow CPUs: the pass goes on in its work item, slice by slice. */
 	jitter = sim_local_jitter;
 	if (cur->r[1] % 8 < 3)
-		sim_local_jitter = max_t(u64, jitter, 2 * HWT_PASS_NS);
+		sim_local_jitter = max_t(u64, jitter, 2 * HWTIMER_PASS_NS);
 	/* A pass of the file: its continuation, or one its driving timer begins. */
 	for (i = 0; i < 8 && cp.state == CP_NONE; i++) {
 		u64 next = sim_next_hrtimer();
@@ -2289,7 +2291,7 @@ static void setup_world(struct sim_rng *wr)
 	cfg.user_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 60) : 524288;
 	cfg.global_cap = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 80) : 1048576;
 	cfg.max_pending = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 40) : 0;
-	/* local_clock() per reading: still, a little, or past a pass's budget (HWT_PASS_NS) at once. */
+	/* local_clock() per reading: still, a little, or past a pass's budget (HWTIMER_PASS_NS) at once. */
 	switch (sim_rng_below(wr, 4)) {
 	case 0:
 		sim_local_jitter = 0;

@@ -2,11 +2,11 @@
 /*
  * The timing wheel, written once: its time, its geometry, where a timer
  * goes, which tick has work next, and how the wheel's clock moves. The
- * per-CPU bases (hwtimer_wheel.c) and the device's per-file wheels
- * (hwtimer_dev_wheel.c) both run it. They store their timers differently
- * (a struct hwtimer embedded in its user's object, on hlists; a file's
- * timeouts in lists linked by index), so each moves its own entries, with
- * the functions below deciding where to.
+ * per-CPU bases (hwtimer_wheel.c) run it, and so may a user of the API
+ * that keeps wheels of its own, driven by a struct hwtimer
+ * (docs/design.md). Each stores its timers as it likes (the bases: a
+ * struct hwtimer embedded in its user's object, on hlists) and moves its
+ * own entries, with the functions below deciding where to.
  *
  * Ticks
  * -----
@@ -83,12 +83,13 @@
  * The driver
  * ----------
  * Something outside the wheel runs its passes at the right time: a per-CPU
- * base's hrtimer, a device file's driving timer. Both keep
+ * base's hrtimer, or the struct hwtimer that drives a user's wheel. Each
+ * keeps
  *
  *  (I3) whenever the wheel is not in a pass, its driver is armed for a
  *       tick at or before the start of the earliest occupied slot, or
- *       (a file's) for a tick that has begun: that pass is due, and it
- *       runs the wheel through every slot that has begun.
+ *       (a struct hwtimer driver) for a tick that has begun: that pass is
+ *       due, and it runs the wheel through every slot that has begun.
  *
  * The slot's start, not the tick of the timer that made it occupied: a
  * timer may stay in its slot when a modify gives it an earlier tick of the
@@ -138,11 +139,12 @@
  * The shape of a wheel with 2^@bits slots at level 0, as constant
  * expressions, for hwt_geom_init() and for a wheel whose shape is fixed
  * at compile time (HWT_GEOM_INIT()), which sizes its arrays with them: as
- * many levels as it takes to cover the 64 tick bits, and level 0 at least
- * 64 slots long, so that level 1 starts a bitmap word.
+ * many levels as it takes to cover the 64 tick bits, and level 0's slots
+ * rounded up to whole bitmap words, so that level 1 starts one. @bits is
+ * a constant, or ilog2() of a wheel's slots: no side effects.
  */
 #define HWT_GEOM_LEVELS(bits)	(1 + DIV_ROUND_UP(64 - (bits), HWT_LVL_BITS))
-#define HWT_GEOM_LVL1_OFF(bits)	((bits) > HWT_LVL_BITS ? 1U << (bits) : HWT_LVL_SIZE)
+#define HWT_GEOM_LVL1_OFF(bits)	(((1U << (bits)) + HWT_LVL_MASK) & ~HWT_LVL_MASK)
 #define HWT_GEOM_NSLOTS(bits)	\
 	(HWT_GEOM_LVL1_OFF(bits) + (HWT_GEOM_LEVELS(bits) - 1) * HWT_LVL_SIZE)
 #define HWT_GEOM_INIT(bits) {						\
@@ -152,6 +154,7 @@
 	.lvl1_off = HWT_GEOM_LVL1_OFF(bits),				\
 	.nslots = HWT_GEOM_NSLOTS(bits),				\
 }
+
 /* With 16 slots at level 0, the fewest. */
 #define HWT_MAX_LEVELS		HWT_GEOM_LEVELS(4)
 

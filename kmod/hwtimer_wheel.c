@@ -859,6 +859,8 @@ u64 hwtimer_pass_end(const struct hwtimer *timer)
 	return READ_ONCE(base->pass_end);
 }
 EXPORT_SYMBOL_GPL(hwtimer_pass_end);
+/* The number hwtimer_pass_end()'s description gives. */
+static_assert(HWT_EXPIRE_CHECK == 8);
 
 /*
  * Runs on the base's CPU but in one case: hrtimers_cpu_dying() moves a
@@ -1306,8 +1308,8 @@ EXPORT_SYMBOL_GPL(hwtimer_modify_range);
  * that arms many timers in one go, or has just read the clock anyway, and
  * reads it once for all of them. @now_ns only tells an idle base how far
  * its clock may move forward before the timer is placed: the timer's tick
- * comes from @deadline_ns alone, so an earlier @now_ns costs nothing in
- * precision, and a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's,
+ * comes from @deadline_ns (and the wheel's slack), so an earlier @now_ns
+ * costs nothing in precision, and a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's,
  * does for a %HWTIMER_WHEEL_BOOTTIME wheel too. A @now_ns later than the
  * present would make this and other timers of the base late, never
  * early.

@@ -50,7 +50,8 @@
  */
 #define HWTD_LVL0_BITS		HWT_LVL_BITS
 #define HWTD_LEVELS		HWT_GEOM_LEVELS(HWTD_LVL0_BITS)
-#define HWTD_NSLOTS		HWT_GEOM_NSLOTS(HWTD_LVL0_BITS)
+#define HWTD_LVL1_OFF		HWT_GEOM_LVL1_OFF(HWTD_LVL0_BITS)
+#define HWTD_NSLOTS		HWT_GEOM_NSLOTS(HWTD_LVL1_OFF, HWTD_LEVELS)
 /*
  * The lists a timeout can be on: the wheel's slots, then the todo list of
  * an expiry pass and the kernel queue of records. Each list is circular

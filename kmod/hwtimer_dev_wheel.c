@@ -47,7 +47,13 @@
 #include "hwtimer_dev_wheel.h"
 
 /* The file's wheel: 64 slots at level 0, as hwt_geom_init(&g, 64) makes it. */
-static const struct hwt_geom hwtd_geom = HWT_GEOM_INIT(HWTD_LVL0_BITS);
+static const struct hwt_geom hwtd_geom = {
+	.lvl0_bits = HWTD_LVL0_BITS,
+	.lvl0_slots = BIT(HWTD_LVL0_BITS),
+	.levels = HWTD_LEVELS,
+	.lvl1_off = HWTD_LVL1_OFF,
+	.nslots = HWTD_NSLOTS,
+};
 
 /* ---- clocks ------------------------------------------------------------------ */
 

@@ -136,24 +136,16 @@
 #define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
 
 /*
- * The shape of a wheel with 2^@bits slots at level 0, as constant
- * expressions, for hwt_geom_init() and for a wheel whose shape is fixed
- * at compile time (HWT_GEOM_INIT()), which sizes its arrays with them: as
- * many levels as it takes to cover the 64 tick bits, and level 0's slots
- * rounded up to whole bitmap words, so that level 1 starts one. @bits is
- * a constant, or ilog2() of a wheel's slots: no side effects.
+ * The shape of a wheel (struct hwt_geom), each member's formula once, as
+ * constant expressions: for hwt_geom_init(), and for a wheel whose shape
+ * is fixed at compile time, which sizes its arrays with them. With 2^@bits
+ * slots at level 0, as many levels as it takes to cover the 64 tick bits;
+ * level 1 begins after level 0's slots rounded up to whole bitmap words,
+ * so that it starts one; every level above 0 has a word of slots.
  */
 #define HWT_GEOM_LEVELS(bits)	(1 + DIV_ROUND_UP(64 - (bits), HWT_LVL_BITS))
 #define HWT_GEOM_LVL1_OFF(bits)	(((1U << (bits)) + HWT_LVL_MASK) & ~HWT_LVL_MASK)
-#define HWT_GEOM_NSLOTS(bits)	\
-	(HWT_GEOM_LVL1_OFF(bits) + (HWT_GEOM_LEVELS(bits) - 1) * HWT_LVL_SIZE)
-#define HWT_GEOM_INIT(bits) {						\
-	.lvl0_bits = (bits),						\
-	.lvl0_slots = 1U << (bits),					\
-	.levels = HWT_GEOM_LEVELS(bits),				\
-	.lvl1_off = HWT_GEOM_LVL1_OFF(bits),				\
-	.nslots = HWT_GEOM_NSLOTS(bits),				\
-}
+#define HWT_GEOM_NSLOTS(lvl1_off, levels)	((lvl1_off) + ((levels) - 1) * HWT_LVL_SIZE)
 
 /* With 16 slots at level 0, the fewest. */
 #define HWT_MAX_LEVELS		HWT_GEOM_LEVELS(4)
@@ -301,7 +293,11 @@ struct hwt_geom {
 /* The geometry of a wheel with @slots (a power of two) slots at level 0. */
 static inline void hwt_geom_init(struct hwt_geom *g, u32 slots)
 {
-	*g = (struct hwt_geom)HWT_GEOM_INIT(ilog2(slots));
+	g->lvl0_bits = ilog2(slots);
+	g->lvl0_slots = slots;
+	g->levels = HWT_GEOM_LEVELS(g->lvl0_bits);
+	g->lvl1_off = HWT_GEOM_LVL1_OFF(g->lvl0_bits);
+	g->nslots = HWT_GEOM_NSLOTS(g->lvl1_off, g->levels);
 }
 
 /* The lowest tick bit level @lvl covers. */

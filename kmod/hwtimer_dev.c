@@ -42,7 +42,6 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 #include "hwtimer_dev_pin.h"
 #include "hwtimer_dev_records.h"
@@ -73,7 +72,7 @@ static_assert(sizeof(struct hwtimer_ring_params) == 64);
 #define HWTD_FEATURES	(HWTIMER_FEAT_RING | HWTIMER_FEAT_GET | HWTIMER_FEAT_CONFIG | \
 			 HWTIMER_FEAT_SLACK)
 
-struct hwtd_stats hwtd_stats;
+atomic_long_t hwtd_files;
 
 /* The device's wheels, by precision and clock: created at load, then read only. */
 static struct hwtimer_wheel *hwtd_wheels[HWTD_PRECISIONS][HWTD_CLOCKS];
@@ -308,8 +307,8 @@ static int hwtd_get_op(struct hwtd_file *file, struct hwtd_call *call,
 	if (s->state == HWTD_QUEUED) {
 		e->status = HWTIMER_STATUS_EXPIRED;
 		/* What the read would count now. */
-		if (e->period_ns && now > s->deadline)
-			e->overrun = div64_u64(now - s->deadline, e->period_ns);
+		if (e->period_ns)
+			e->overrun = hwt_periods_missed(s->deadline, e->period_ns, now);
 	} else {
 		e->status = HWTIMER_STATUS_PENDING;
 		if (s->deadline > now)
@@ -821,7 +820,7 @@ static struct hwtd_file *hwtd_file_alloc(void)
 	file->armed = U64_MAX;
 	file->next_event = U64_MAX;
 	file->low = HWTD_NIL;
-	atomic_long_inc(&hwtd_stats.files);
+	atomic_long_inc(&hwtd_files);
 	return file;
 }
 
@@ -838,7 +837,7 @@ static void hwtd_file_free(struct hwtd_file *file)
 	hwtd_table_destroy(file);
 	hwtd_ring_free(file);
 	kfree(file);
-	atomic_long_dec(&hwtd_stats.files);
+	atomic_long_dec(&hwtd_files);
 }
 
 static int hwtd_open(struct inode *inode, struct file *filp)
@@ -850,7 +849,7 @@ static int hwtd_open(struct inode *inode, struct file *filp)
 	file->user = hwtd_user_get(filp->f_cred->uid);
 	if (!file->user) {
 		kfree(file);
-		atomic_long_dec(&hwtd_stats.files);
+		atomic_long_dec(&hwtd_files);
 		return -ENOMEM;
 	}
 	hwtd_expiry_init(file, hwtd_wheels);
@@ -918,13 +917,13 @@ static struct miscdevice hwtd_misc = {
 /* debugfs hwtimer/device: what all files hold, for tests and root. */
 static int hwtd_stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "files:\t%ld\n", atomic_long_read(&hwtd_stats.files));
+	seq_printf(m, "files:\t%ld\n", atomic_long_read(&hwtd_files));
 	seq_printf(m, "timeouts:\t%ld\n", hwtd_global_count());
-	seq_printf(m, "chunks:\t%ld\n", atomic_long_read(&hwtd_stats.chunks));
-	seq_printf(m, "extras:\t%ld\n", atomic_long_read(&hwtd_stats.extras));
-	seq_printf(m, "leaves:\t%ld\n", atomic_long_read(&hwtd_stats.leaves));
-	seq_printf(m, "rings:\t%ld\n", atomic_long_read(&hwtd_stats.rings));
-	seq_printf(m, "ring_pages:\t%ld\n", atomic_long_read(&hwtd_stats.ring_pages));
+	seq_printf(m, "chunks:\t%ld\n", atomic_long_read(&hwtd_table_stats.chunks));
+	seq_printf(m, "extras:\t%ld\n", atomic_long_read(&hwtd_table_stats.extras));
+	seq_printf(m, "leaves:\t%ld\n", atomic_long_read(&hwtd_table_stats.leaves));
+	seq_printf(m, "rings:\t%ld\n", atomic_long_read(&hwtd_ring_stats.rings));
+	seq_printf(m, "ring_pages:\t%ld\n", atomic_long_read(&hwtd_ring_stats.ring_pages));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hwtd_stats);
@@ -1037,7 +1036,7 @@ struct hwtd_file *hwtd_file_create_manual(u64 tick_ns, u64 epoch)
 	file->user = hwtd_user_get(GLOBAL_ROOT_UID);
 	if (!file->user) {
 		kfree(file);
-		atomic_long_dec(&hwtd_stats.files);
+		atomic_long_dec(&hwtd_files);
 		return NULL;
 	}
 	file->manual = true;

@@ -48,8 +48,10 @@
  * The file's wheel (hwtimer_wheel.h) has 64 slots at level 0, so 11
  * levels of 64 slots, level L covering tick bits [6L, 6L + 6).
  */
-#define HWTD_LEVELS		11
-#define HWTD_NSLOTS		(HWTD_LEVELS * HWT_LVL_SIZE)
+#define HWTD_LVL0_BITS		HWT_LVL_BITS
+#define HWTD_LEVELS		HWT_GEOM_LEVELS(HWTD_LVL0_BITS)
+#define HWTD_LVL1_OFF		HWT_GEOM_LVL1_OFF(HWTD_LVL0_BITS)
+#define HWTD_NSLOTS		HWT_GEOM_NSLOTS(HWTD_LVL1_OFF, HWTD_LEVELS)
 /*
  * The lists a timeout can be on: the wheel's slots, then the todo list of
  * an expiry pass and the kernel queue of records. Each list is circular
@@ -301,7 +303,7 @@ struct hwtd_timer {
  *          first hold reads the clock); what becomes due later waits for
  *          the next pass
  * @work: goes on with an expiry pass that ran out of its softirq budget,
- *        on @hwtd_wq, a slice of at most %HWT_PASS_NS at a time
+ *        on @hwtd_wq, a slice of at most %HWTIMER_PASS_NS at a time
  * @expiry_ns: CPU time the file's expiry passes took, local_clock() ns
  *             (fdinfo)
  * @wq: pollers wait here (see hwtd_hold_end())
@@ -389,17 +391,12 @@ struct hwtd_hold {
 	u32	freed;
 };
 
-/* Module-wide counts of what the device allocated, for debugfs and tests. */
-struct hwtd_stats {
-	atomic_long_t	files;
-	atomic_long_t	chunks;
-	atomic_long_t	extras;
-	atomic_long_t	leaves;
-	atomic_long_t	rings;
-	atomic_long_t	ring_pages;
-};
-
-extern struct hwtd_stats hwtd_stats;
+/*
+ * Open files, for debugfs and tests (hwtimer_dev.c). Each layer counts
+ * what it allocates: the tables (hwtd_table_stats), the rings
+ * (hwtd_ring_stats).
+ */
+extern atomic_long_t hwtd_files;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 DECLARE_STATIC_KEY_FALSE(hwtd_manual_key);

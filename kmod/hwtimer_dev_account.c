@@ -15,7 +15,6 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 
 /*

@@ -5,7 +5,7 @@
 
 #include <linux/atomic.h>
 
-#include "hwtimer_internal.h"
+#include "hwtimer_count.h"
 #include "hwtimer_dev.h"
 
 /* The module's parameters file_cap, global_cap and user_cap; the global count. */

@@ -10,10 +10,10 @@
  * per hold (expired, cascaded, or records moved from the kernel queue to
  * the ring), the lock dropped between holds. In softirq context it stops
  * after the first hold that ends past the budget of the per-CPU wheel's
- * pass running it (hwt_pass_end(): HWT_PASS_NS from that pass's start,
+ * pass running it (hwtimer_pass_end(): HWTIMER_PASS_NS from that pass's start,
  * the callbacks it ran before this one included) and hands the rest to
  * @work, on the device's unbound workqueue (hwtd_wq), which goes on in
- * slices of HWT_PASS_NS, queueing itself again behind the other work
+ * slices of HWTIMER_PASS_NS, queueing itself again behind the other work
  * between two slices. When nothing up to the target is left, the pass
  * arms the driving timer for the next tick with work, after the target.
  *
@@ -60,9 +60,7 @@
  * rule), so a timeout has at most one record in the kernel.
  */
 #include <linux/kernel.h>
-#include <linux/math64.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -71,7 +69,6 @@
 #include <linux/vmalloc.h>
 
 #include "hwtimer_compat.h"
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_account.h"
 #include "hwtimer_dev_records.h"
 #include "hwtimer_dev_table.h"
@@ -177,17 +174,10 @@ static noinline void hwtd_leave_rearm(struct hwtd_file *file, struct hwtd_hold *
 				      struct hwtimer_expiry *rec)
 {
 	struct hwtd_timeout *s = hwtd_timeout_at(file, idx);
-	u64 now, missed = 0, delta, next;
+	u64 now = hwtd_hold_now(file, hold);
 
-	now = hwtd_hold_now(file, hold);
-	if (now > s->deadline)
-		missed = div64_u64(now - s->deadline, x->period);
-	if (check_mul_overflow(missed + 1, x->period, &delta) ||
-	    check_add_overflow(s->deadline, delta, &next))
-		next = U64_MAX;
-	rec->overrun = missed;
+	rec->overrun = hwt_period_forward(s->deadline, x->period, now, &s->deadline);
 	rec->flags = HWTIMER_EXPIRY_REARMED;
-	s->deadline = next;
 	hwtd_wheel_rearm(file, idx, x->slack, now);
 }
 
@@ -489,7 +479,7 @@ bool hwtd_has_records(struct hwtd_file *file)
 
 /*
  * Where files' expiry passes go on once they have spent their softirq
- * budget, a slice of at most HWT_PASS_NS per work
+ * budget, a slice of at most HWTIMER_PASS_NS per work
  * item run. Unbound: its work items are not concurrency-managed, on any
  * kernel, so a slice never holds up another file's work nor any of the
  * per-CPU work of the CPU that queued it (on 6.1, a busy item of a per-CPU
@@ -498,6 +488,7 @@ bool hwtd_has_records(struct hwtd_file *file)
  * as any task.
  */
 struct workqueue_struct *hwtd_wq;
+struct hwtd_ring_stats hwtd_ring_stats;
 
 /**
  * hwtd_expiry_wq_init() - make the device's workqueue
@@ -612,19 +603,19 @@ static bool hwtd_pass_slice(struct hwtd_file *file, bool begin, u64 end, bool ca
 /*
  * The driving timer fired: a pass begins, in softirq context, until the
  * end of the budget of the per-CPU wheel's pass that runs the callback
- * (hwt_pass_end()), after one hold at least; the rest goes to @work.
+ * (hwtimer_pass_end()), after one hold at least; the rest goes to @work.
  */
 static void hwtd_timer_fn(struct hwtimer *timer)
 {
 	struct hwtd_file *file = container_of(timer, struct hwtd_timer, timer)->file;
 
-	if (!hwtd_pass_slice(file, true, hwt_pass_end(timer), false))
+	if (!hwtd_pass_slice(file, true, hwtimer_pass_end(timer), false))
 		queue_work(hwtd_wq, &file->work);
 }
 
 /*
  * One slice of a pass that went on past its softirq budget: at most
- * HWT_PASS_NS (plus one hold), then, if the pass is not done, @work is
+ * HWTIMER_PASS_NS (plus one hold), then, if the pass is not done, @work is
  * queued again, behind whatever else waits for the device's workqueue, so
  * no slice and no work item runs without end.
  */
@@ -632,7 +623,7 @@ static void hwtd_work_fn(struct work_struct *work)
 {
 	struct hwtd_file *file = container_of(work, struct hwtd_file, work);
 
-	if (!hwtd_pass_slice(file, false, local_clock() + HWT_PASS_NS, true))
+	if (!hwtd_pass_slice(file, false, local_clock() + HWTIMER_PASS_NS, true))
 		queue_work(hwtd_wq, &file->work);
 	else
 		hwtd_trim(file);
@@ -747,11 +738,11 @@ static void hwtd_ring_destroy(struct hwtd_ring *ring)
 		if (!ring->pages[i])
 			continue;
 		put_page(ring->pages[i]);
-		atomic_long_dec(&hwtd_stats.ring_pages);
+		atomic_long_dec(&hwtd_ring_stats.ring_pages);
 	}
 	kvfree(ring->pages);
 	kfree(ring);
-	atomic_long_dec(&hwtd_stats.rings);
+	atomic_long_dec(&hwtd_ring_stats.rings);
 }
 
 /**
@@ -777,7 +768,7 @@ static struct hwtd_ring *hwtd_ring_alloc(u32 entries)
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	atomic_long_inc(&hwtd_stats.rings);
+	atomic_long_inc(&hwtd_ring_stats.rings);
 	ring->entries = entries;
 	ring->npages = DIV_ROUND_UP(size, PAGE_SIZE);
 	ring->pages = kvcalloc(ring->npages, sizeof(*ring->pages), GFP_KERNEL_ACCOUNT);
@@ -789,7 +780,7 @@ static struct hwtd_ring *hwtd_ring_alloc(u32 entries)
 		ring->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!ring->pages[i])
 			goto out_free;
-		atomic_long_inc(&hwtd_stats.ring_pages);
+		atomic_long_inc(&hwtd_ring_stats.ring_pages);
 	}
 	ring->kaddr = vmap(ring->pages, ring->npages, VM_MAP, PAGE_KERNEL);
 	if (!ring->kaddr)

@@ -12,6 +12,14 @@
 
 extern struct workqueue_struct *hwtd_wq;
 
+/* The completion rings of all files, for debugfs and tests. */
+struct hwtd_ring_stats {
+	atomic_long_t	rings;
+	atomic_long_t	ring_pages;
+};
+
+extern struct hwtd_ring_stats hwtd_ring_stats;
+
 /* Holds of the file lock */
 u64 hwtd_hold_now(struct hwtd_file *file, struct hwtd_hold *hold);
 void hwtd_hold_end(struct hwtd_file *file, struct hwtd_hold *hold);

@@ -44,6 +44,8 @@
 
 #include "hwtimer_dev_table.h"
 
+struct hwtd_table_stats hwtd_table_stats;
+
 static_assert(sizeof(struct hwtd_timeout) == 40);
 static_assert(sizeof(struct hwtd_chunk) == 24);
 static_assert(HWTD_CHUNK_TIMEOUTS >= 64 && HWTD_CHUNK_TIMEOUTS < HWTD_OFF_NIL);
@@ -190,11 +192,11 @@ static void hwtd_chunk_release(struct hwtd_file *file, struct hwtd_chunk *c)
 	if (c->extra && !file->spare_extra)
 		file->spare_extra = c->extra;
 	else
-		hwtd_free_counted(c->extra, &hwtd_stats.extras);
+		hwtd_free_counted(c->extra, &hwtd_table_stats.extras);
 	if (!file->spare_chunk)
 		file->spare_chunk = c->timeouts;
 	else
-		hwtd_free_counted(c->timeouts, &hwtd_stats.chunks);
+		hwtd_free_counted(c->timeouts, &hwtd_table_stats.chunks);
 	c->timeouts = NULL;
 	c->extra = NULL;
 }
@@ -363,17 +365,17 @@ int hwtd_table_prealloc(struct hwtd_file *file, bool extra)
 	spin_lock_bh(&file->lock);
 	if (c && !file->spare_chunk) {
 		file->spare_chunk = c;
-		atomic_long_inc(&hwtd_stats.chunks);
+		atomic_long_inc(&hwtd_table_stats.chunks);
 		c = NULL;
 	}
 	if (x && !file->spare_extra) {
 		file->spare_extra = x;
-		atomic_long_inc(&hwtd_stats.extras);
+		atomic_long_inc(&hwtd_table_stats.extras);
 		x = NULL;
 	}
 	if (l && !file->spare_leaf) {
 		file->spare_leaf = l;
-		atomic_long_inc(&hwtd_stats.leaves);
+		atomic_long_inc(&hwtd_table_stats.leaves);
 		l = NULL;
 	}
 	spin_unlock_bh(&file->lock);
@@ -404,17 +406,17 @@ void hwtd_table_destroy(struct hwtd_file *file)
 
 			if (!c->timeouts)
 				continue;
-			hwtd_free_counted(c->extra, &hwtd_stats.extras);
-			hwtd_free_counted(c->timeouts, &hwtd_stats.chunks);
+			hwtd_free_counted(c->extra, &hwtd_table_stats.extras);
+			hwtd_free_counted(c->timeouts, &hwtd_table_stats.chunks);
 		}
-		hwtd_free_counted(leaf, &hwtd_stats.leaves);
+		hwtd_free_counted(leaf, &hwtd_table_stats.leaves);
 		file->dir[l] = NULL;
 		cond_resched();
 	}
 	file->nchunks = 0;
-	hwtd_free_counted(file->spare_chunk, &hwtd_stats.chunks);
-	hwtd_free_counted(file->spare_extra, &hwtd_stats.extras);
-	hwtd_free_counted(file->spare_leaf, &hwtd_stats.leaves);
+	hwtd_free_counted(file->spare_chunk, &hwtd_table_stats.chunks);
+	hwtd_free_counted(file->spare_extra, &hwtd_table_stats.extras);
+	hwtd_free_counted(file->spare_leaf, &hwtd_table_stats.leaves);
 	file->spare_chunk = NULL;
 	file->spare_extra = NULL;
 	file->spare_leaf = NULL;

@@ -12,6 +12,15 @@
 
 #include "hwtimer_dev.h"
 
+/* What the tables of all files hold, for debugfs and tests. */
+struct hwtd_table_stats {
+	atomic_long_t	chunks;
+	atomic_long_t	extras;
+	atomic_long_t	leaves;
+};
+
+extern struct hwtd_table_stats hwtd_table_stats;
+
 /* Chunk number @n, which exists (its leaf does). */
 static inline struct hwtd_chunk *hwtd_chunk_nr(struct hwtd_file *file, u32 n)
 {

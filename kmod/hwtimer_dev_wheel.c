@@ -43,22 +43,17 @@
 #include <linux/sched.h>
 #include <linux/time_namespace.h>
 
-#include "hwtimer_internal.h"
 #include "hwtimer_dev_table.h"
 #include "hwtimer_dev_wheel.h"
 
-/* The file's wheel: 64 slots at level 0 (hwt_geom_init(&g, 64)). */
+/* The file's wheel: 64 slots at level 0, as hwt_geom_init(&g, 64) makes it. */
 static const struct hwt_geom hwtd_geom = {
-	.lvl0_bits = HWT_LVL_BITS,
-	.lvl0_slots = HWT_LVL_SIZE,
+	.lvl0_bits = HWTD_LVL0_BITS,
+	.lvl0_slots = BIT(HWTD_LVL0_BITS),
 	.levels = HWTD_LEVELS,
-	.lvl1_off = HWT_LVL_SIZE,
+	.lvl1_off = HWTD_LVL1_OFF,
 	.nslots = HWTD_NSLOTS,
 };
-
-/* What hwt_geom_init(&g, HWT_LVL_SIZE) computes, checked at compile time. */
-static_assert(1 + DIV_ROUND_UP(64 - HWT_LVL_BITS, HWT_LVL_BITS) == HWTD_LEVELS);
-static_assert(HWT_LVL_SIZE + (HWTD_LEVELS - 1) * HWT_LVL_SIZE == HWTD_NSLOTS);
 
 /* ---- clocks ------------------------------------------------------------------ */
 
@@ -235,7 +230,7 @@ static void hwtd_arm_timer(struct hwtd_file *file, u64 tick, u64 now)
 	file->armed = tick;
 	if (hwtd_is_manual(file) || file->closing)
 		return;
-	ret = hwt_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
+	ret = hwtimer_modify_at(file->timer, hwt_tick_start(&file->time, tick), now);
 	/* The device's wheels have no cap, and outlive every file. */
 	WARN_ON_ONCE(ret < 0);
 }
@@ -504,7 +499,8 @@ void hwtd_wheel_configure(struct hwtd_file *file,
 	if (!hwtd_is_manual(file))
 		hwtimer_cancel(file->timer);
 	file->pcpu_wheel = wheels[precision][clock];
-	file->time = file->pcpu_wheel->time;
+	hwt_time_init(&file->time, hwtimer_wheel_epoch_ns(file->pcpu_wheel),
+		      hwtimer_wheel_tick_ns(file->pcpu_wheel));
 	file->precision = precision;
 	file->boottime = clock;
 	file->timer = &file->timers[precision][clock].timer;

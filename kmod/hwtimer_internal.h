@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwtimer internals shared by the wheel, the module glue, the char device
- * and the KUnit tests. Nothing here is an API for other modules.
+ * hwtimer internals shared by the per-CPU layer (hwtimer_wheel.c), its
+ * debugobjects glue, the module glue and the KUnit tests. Nothing here is
+ * an API for other modules.
  */
 #ifndef _HWTIMER_INTERNAL_H
 #define _HWTIMER_INTERNAL_H
@@ -19,6 +20,7 @@
 #include <kunit/visibility.h>
 
 #include "hwtimer_compat.h"
+#include "hwtimer_count.h"
 #include "hwtimer_wheel.h"
 
 /*
@@ -29,24 +31,25 @@
  */
 #define HWT_EXPIRE_BATCH	4096
 /*
- * A pass looks at the clock (HWT_PASS_NS) after every this many callbacks,
- * not after each: it stops within this many callbacks of the limit. A
- * callback that batches work of its own (the char device's file timers)
- * stops at the pass's limit too (hwt_pass_end()), so past it each of
- * these callbacks does one batch at most.
+ * A pass looks at the clock (HWTIMER_PASS_NS) after every this many
+ * callbacks, not after each: it stops within this many callbacks of the
+ * limit. A callback that batches work of its own stops at the pass's
+ * limit too (hwtimer_pass_end()), so past it each of these callbacks does
+ * one batch at most.
  */
 #define HWT_EXPIRE_CHECK	8
 /* About how many entries one pass cascades before it yields. */
 #define HWT_TICK_BATCH		4096
 /*
- * Longest one pass runs, whatever its batches: a callback can cost more
- * than a few hundred ns (a wakeup of every epoll entry a user put on a
- * file, a lock another CPU holds), and a pass that ran for as long as its
- * callbacks cost would let a user decide how long a softirq runs. Checked
- * after every HWT_EXPIRE_CHECK callbacks and every HWT_LOCKED_MAX cascaded
- * entries, once the pass has made progress.
+ * HWTIMER_PASS_NS (linux/hwtimer.h) is the longest one pass runs,
+ * whatever its batches: a callback can cost more than a few hundred ns (a
+ * wakeup of many waiters, a lock another CPU holds), and a pass that ran
+ * for as long as its callbacks cost would let whoever arms the timers
+ * decide how long a softirq runs. Checked after every HWT_EXPIRE_CHECK
+ * callbacks and every HWT_LOCKED_MAX cascaded entries, once the pass has
+ * made progress.
  */
-#define HWT_PASS_NS		(1 * NSEC_PER_MSEC)
+
 /*
  * Most timer entries one hold of a base lock moves (cascades, CPU hotplug
  * migration): the lock is held with interrupts off, so its hold time must
@@ -116,9 +119,9 @@
  * @pending_map: one bit per slot of @vectors: set when the slot is not empty
  * @stats: this CPU's counters
  * @pass_end: while @processing, the local_clock() time at which the
- *            pass's budget (%HWT_PASS_NS) ends; written by the pass before
+ *            pass's budget (%HWTIMER_PASS_NS) ends; written by the pass before
  *            its first callback, read by its callbacks without the lock
- *            (hwt_pass_end()): in the same task, so in program order
+ *            (hwtimer_pass_end()): in the same task, so in program order
  * @hrt: soft, pinned hrtimer that drives the expiry path
  * @work: runs the expiry path for %HWTIMER_WHEEL_PROCESS wheels
  * @cont: a softirq wheel's next pass when one stopped with work left: a
@@ -221,34 +224,9 @@ struct hwtimer_wheel {
 	struct dentry		*debugfs;
 };
 
-/*
- * One more on @count unless that would take it past @cap: the caps of
- * the wheels (max_pending) and of the device (per user, global). The
- * count never exceeds the cap, not even for a moment, so a caller that
- * fails at the cap cannot make a concurrent one below it fail (as an
- * increment undone after the fact would). A cap past LONG_MAX is never
- * reached: the count is never negative. No ordering is needed: the count
- * guards nothing but the cap, so the relaxed load and a failed cmpxchg
- * are enough, and the decrements that give a unit back are unordered.
- */
-static inline bool hwt_count_inc_below(atomic_long_t *count, unsigned long cap)
-{
-	long c = atomic_long_read(count);
-
-	do {
-		if ((unsigned long)c >= cap)
-			return false;
-	} while (!atomic_long_try_cmpxchg(count, &c, c + 1));
-	return true;
-}
-
 /* The wheel, for the module glue. */
 int hwt_core_init(void);
 void hwt_core_exit(void);
-
-/* The wheel, for the char device. */
-int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now);
-u64 hwt_pass_end(const struct hwtimer *timer);
 
 /*
  * debugobjects (hwtimer_debug.c): what the wheel tells it about a timer,

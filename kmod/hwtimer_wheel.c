@@ -22,12 +22,12 @@
  * ticks away goes to level 0, further ones to the level of the highest bit
  * in which @expires and the base clock differ; within a level its slot is
  * a hash of @expires (the classic Varghese-Lauck scheme, as Linux used
- * before 4.8; hwtimer_wheel.h has the placement and its proofs, which the
- * device's per-file wheels share). Unlike today's timer_list wheel, which
- * gives up precision to avoid cascading, hwtimer cascades: when the clock
- * reaches the start of a coarse slot's range, the timers of that slot are
- * re-queued one level down. A timer is therefore moved at most once per
- * level in its life, fires exactly on its tick, and a tick touches only
+ * before 4.8; hwtimer_wheel.h has the placement and its proofs). Unlike
+ * today's timer_list wheel, which gives up precision to avoid cascading,
+ * hwtimer cascades: when the clock reaches the start of a coarse slot's
+ * range, the timers of that slot are re-queued one level down. A timer is
+ * therefore moved at most once per level in its life, fires exactly on
+ * its tick, and a tick touches only
  * the timers that are due or being cascaded: timers far in the future cost
  * nothing per tick, unlike in a single-level hashed wheel whose buckets
  * hold timers of many rounds.
@@ -69,7 +69,7 @@
  * slots to the base's @due list, and runs callbacks with the base lock
  * dropped and @running set, so hwtimer_cancel_sync() can wait for a running
  * callback (compare __run_timers() and timer_delete_sync()). At most
- * HWT_EXPIRE_BATCH callbacks run per pass, and for at most HWT_PASS_NS once
+ * HWT_EXPIRE_BATCH callbacks run per pass, and for at most HWTIMER_PASS_NS once
  * one has run (the clock is read every HWT_EXPIRE_CHECK callbacks); the
  * rest are picked up by a fresh softirq pass on the same CPU, a BH work item
  * (no interrupt; the softirq layer's own time limits and ksoftirqd apply
@@ -89,7 +89,6 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -394,7 +393,7 @@ static bool hwt_cascade(struct hwt_base *base, unsigned int *quota)
  * and the expiry path that runs then finds less to do, or nothing, and
  * programs it for the next event, if any. That costs one expiry where
  * cancelling would cost an hrtimer cancel (and, if it was the CPU's next
- * event, a reprogramming of its clock event device) on every cancel that
+ * event, a reprogramming of its clockevent) on every cancel that
  * empties a base, and a start on the next arm.
  *
  * Called on this CPU's base (or on a dead CPU's, from a pass that
@@ -650,7 +649,7 @@ static bool hwt_after_callback(struct hwt_base *base)
 /*
  * The start of a pass over @base, locked, which began at local_clock()
  * time @start: @base is processing, its hrtimer not armed, and the
- * pass's budget ends HWT_PASS_NS after @start.
+ * pass's budget ends HWTIMER_PASS_NS after @start.
  *
  * Context: @base->lock held, interrupts off.
  * Return: @base->stats.fired now, from which the pass counts its callbacks.
@@ -664,8 +663,8 @@ static __always_inline u64 hwt_run_begin(struct hwt_base *base, u64 start)
 	/* Read without the lock by hwt_in_own_callback(). */
 	WRITE_ONCE(base->running_task, current);
 	base->armed = U64_MAX;
-	/* Read without the lock by this pass's callbacks: hwt_pass_end(). */
-	WRITE_ONCE(base->pass_end, start + HWT_PASS_NS);
+	/* Read without the lock by this pass's callbacks: hwtimer_pass_end(). */
+	WRITE_ONCE(base->pass_end, start + HWTIMER_PASS_NS);
 	base->stats.wakeups++;
 	/* Callbacks this pass has run: base->stats.fired - fired0. */
 	return base->stats.fired;
@@ -735,7 +734,7 @@ static __always_inline void hwt_run_end(struct hwtimer_wheel *w, struct hwt_base
 /*
  * One pass of the expiry path over @base: process every tick up to now and
  * run at most HWT_EXPIRE_BATCH callbacks; stop processing ticks once their
- * cascades have moved about HWT_TICK_BATCH entries; stop after HWT_PASS_NS
+ * cascades have moved about HWT_TICK_BATCH entries; stop after HWTIMER_PASS_NS
  * in any case, once something was done, looking at the clock after every
  * HWT_EXPIRE_CHECK callbacks. The base lock is dropped around every
  * callback and after every HWT_LOCKED_MAX cascaded entries, so no hold of
@@ -777,7 +776,7 @@ static bool hwt_run(struct hwt_base *base)
 			 */
 			if (unlikely(!--check)) {
 				if (base->stats.fired - fired0 >= HWT_EXPIRE_BATCH ||
-				    local_clock() - start > HWT_PASS_NS) {
+				    local_clock() - start > HWTIMER_PASS_NS) {
 					more = true;
 					break;
 				}
@@ -806,7 +805,7 @@ static bool hwt_run(struct hwt_base *base)
 			continue;
 		}
 		if (held >= HWT_LOCKED_MAX) {
-			if (local_clock() - start > HWT_PASS_NS) {
+			if (local_clock() - start > HWTIMER_PASS_NS) {
 				more = true;
 				break;
 			}
@@ -828,22 +827,25 @@ static bool hwt_run(struct hwt_base *base)
 }
 
 /**
- * hwt_pass_end() - when the budget of the pass running a callback ends
+ * hwtimer_pass_end - when the budget of the pass running a callback ends
  * @timer: the timer whose callback is running
  *
- * For a callback that does a batch of work of its own (the char device's
- * file timers): stopping at this time, rather than HWT_PASS_NS after its
- * own start, keeps the whole pass within HWT_PASS_NS of its start plus
- * one batch of each callback that begins past that time before the pass
- * next looks at the clock: at most HWT_EXPIRE_CHECK of them (all of the
- * next HWT_EXPIRE_CHECK when the budget runs out before the first of them
- * begins, as when the pass is held off the CPU).
+ * For a callback that does a batch of work of its own, as long as the
+ * pass lets it: it stops when local_clock() passes this time, rather than
+ * %HWTIMER_PASS_NS after its own start, and leaves the rest of its work
+ * to a later run (re-arming its timer, or queueing a work item). That
+ * keeps the whole pass within %HWTIMER_PASS_NS of its start, plus one
+ * batch of each callback that begins past that time before the pass next
+ * looks at the clock: a few of them (8 at most, all 8 when the budget
+ * runs out before the first of them begins, as when the pass is held off
+ * the CPU).
  *
- * Context: @timer's callback, which runs on the base it was queued on
- * (a re-arm from the callback keeps it there; see hwt_target_base()).
- * Return: a local_clock() time.
+ * Context: @timer's own callback, on a wheel of either context. Anywhere
+ * else the value means nothing.
+ * Return: a local_clock() time: the start of the running pass plus
+ * %HWTIMER_PASS_NS.
  */
-u64 hwt_pass_end(const struct hwtimer *timer)
+u64 hwtimer_pass_end(const struct hwtimer *timer)
 {
 	/*
 	 * The CPU bits of @flags do not change while the callback runs
@@ -856,7 +858,9 @@ u64 hwt_pass_end(const struct hwtimer *timer)
 	/* Stored by the pass that runs this callback, in this task (hwt_run()). */
 	return READ_ONCE(base->pass_end);
 }
-EXPORT_SYMBOL_IF_KUNIT(hwt_pass_end);
+EXPORT_SYMBOL_GPL(hwtimer_pass_end);
+/* The number hwtimer_pass_end()'s description gives. */
+static_assert(HWT_EXPIRE_CHECK == 8);
 
 /*
  * Runs on the base's CPU but in one case: hrtimers_cpu_dying() moves a
@@ -1163,7 +1167,8 @@ static int hwt_arm(struct hwtimer *t, u64 time, u64 slack, u64 now, unsigned int
 
 	if (WARN_ON_ONCE(!w || !t->function))
 		return -EINVAL;
-	if (!(opts & HWT_ARM_AT))
+	/* A manual test wheel's clock is its own, whatever the caller read. */
+	if (!(opts & HWT_ARM_AT) || hwt_is_manual(w))
 		now = hwt_now(w);
 	if (opts & HWT_ARM_REL)
 		deadline = hwt_deadline(now, time);
@@ -1291,23 +1296,34 @@ int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify_range);
 
-/*
- * hwtimer_modify_range(..., HWTIMER_SLACK_DEFAULT, HWTIMER_MODE_ABS) for a
- * caller that arms many timers in one call (the char device's batches)
- * and reads the clock once for all of them: @now is the wheel's clock
- * (ktime_get_ns(), or ktime_get_boottime_ns() on a %HWTIMER_WHEEL_BOOTTIME
- * wheel) read before this call (the wheel must not be a manual test
- * wheel). An earlier @now only moves an idle base's clock less far
- * forward, which costs nothing in precision: expiry ticks are absolute.
- * So a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's, does for a
- * boottime wheel too.
+/**
+ * hwtimer_modify_at - re-arm a timer for a deadline, with the caller's clock
+ * @timer: a timer set up with hwtimer_setup()
+ * @deadline_ns: the new deadline in ns of the wheel's clock, as for
+ *               %HWTIMER_MODE_ABS
+ * @now_ns: the wheel's clock (hwtimer_wheel_clockid()), read by the caller
+ *          before this call
+ *
+ * hwtimer_modify(@timer, @deadline_ns, %HWTIMER_MODE_ABS), for a caller
+ * that arms many timers in one go, or has just read the clock anyway, and
+ * reads it once for all of them. @now_ns only tells an idle base how far
+ * its clock may move forward before the timer is placed: the timer's tick
+ * comes from @deadline_ns (and the wheel's slack), so an earlier @now_ns
+ * costs nothing in precision, and a CLOCK_MONOTONIC time, never later than CLOCK_BOOTTIME's,
+ * does for a %HWTIMER_WHEEL_BOOTTIME wheel too. A @now_ns later than the
+ * present would make this and other timers of the base late, never
+ * early.
+ *
+ * Context: any context, including hard interrupts.
+ * Return: as hwtimer_modify_range().
  */
-int hwt_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now)
+int hwtimer_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now_ns)
 {
 	hwt_debug_assert_init(timer);
-	return hwt_arm(timer, deadline_ns, HWTIMER_SLACK_DEFAULT, now,
+	return hwt_arm(timer, deadline_ns, HWTIMER_SLACK_DEFAULT, now_ns,
 		       HWT_ARM_MODIFY | HWT_ARM_AT);
 }
+EXPORT_SYMBOL_GPL(hwtimer_modify_at);
 
 /* Cancel @t if pending; the caller holds @base->lock. */
 static __always_inline int hwt_cancel_locked(struct hwt_base *base, struct hwtimer *t)
@@ -1561,7 +1577,7 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 {
 	struct hwt_base *base;
 	unsigned long flags;
-	u64 now, overrun = 0, add, deadline;
+	u64 now, overrun = 0, deadline;
 
 	if (WARN_ON_ONCE(!interval_ns))
 		return 0;
@@ -1573,12 +1589,9 @@ u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns)
 	deadline = timer->deadline;
 	if (now < deadline)
 		goto out_unlock;
-	overrun = div64_u64(now - deadline, interval_ns) + 1;
-	if (check_mul_overflow(overrun, interval_ns, &add) ||
-	    check_add_overflow(deadline, add, &deadline) || deadline > (u64)KTIME_MAX)
-		deadline = KTIME_MAX;
+	overrun = hwt_period_forward(deadline, interval_ns, now, &deadline) + 1;
 	/* Read without the lock: hwtimer_expires(). */
-	WRITE_ONCE(timer->deadline, deadline);
+	WRITE_ONCE(timer->deadline, min_t(u64, deadline, KTIME_MAX));
 out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return overrun;
@@ -1599,6 +1612,25 @@ u64 hwtimer_wheel_tick_ns(const struct hwtimer_wheel *wheel)
 	return wheel->time.tick_ns;
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
+
+/**
+ * hwtimer_wheel_epoch_ns - when a wheel's tick 0 begins
+ * @wheel: the wheel
+ *
+ * Tick T of the wheel begins at this time plus T * hwtimer_wheel_tick_ns(),
+ * on the wheel's clock (hwtimer_wheel_clockid()): a timer fires at the
+ * processing of the first tick that begins at or after its deadline. A
+ * caller that wants deadlines on tick boundaries, or runs a wheel of its
+ * own in step with this one, computes them from these two.
+ *
+ * Context: any.
+ * Return: the epoch, in ns of the wheel's clock.
+ */
+u64 hwtimer_wheel_epoch_ns(const struct hwtimer_wheel *wheel)
+{
+	return wheel->time.epoch_ns;
+}
+EXPORT_SYMBOL_GPL(hwtimer_wheel_epoch_ns);
 
 /**
  * hwtimer_wheel_clockid - the clock a wheel's times are measured on
@@ -1870,9 +1902,8 @@ out_free:
  * name ('/' in it, "." or "..") or unknown flags, ERR_PTR(-ENAMETOOLONG)
  * for a name of %HWTIMER_NAME_MAX characters or more, ERR_PTR(-ERANGE) for
  * a tick or slot count outside the HWTIMER_TICK_* / HWTIMER_SLOTS_*
- * bounds, ERR_PTR(-EEXIST) if a wheel of that name exists or the name is
- * taken in hwtimer's debugfs directory ("device", the char device's
- * file), ERR_PTR(-ENOMEM).
+ * bounds, ERR_PTR(-EEXIST) if a wheel of that name exists or another file
+ * of hwtimer's debugfs directory has the name, ERR_PTR(-ENOMEM).
  */
 struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
 					     struct module *owner)

@@ -2,11 +2,11 @@
 /*
  * The timing wheel, written once: its time, its geometry, where a timer
  * goes, which tick has work next, and how the wheel's clock moves. The
- * per-CPU bases (hwtimer_wheel.c) and the device's per-file wheels
- * (hwtimer_dev_wheel.c) both run it. They store their timers differently
- * (a struct hwtimer embedded in its user's object, on hlists; a file's
- * timeouts in lists linked by index), so each moves its own entries, with
- * the functions below deciding where to.
+ * per-CPU bases (hwtimer_wheel.c) run it, and so may a user of the API
+ * that keeps wheels of its own, driven by a struct hwtimer
+ * (docs/design.md). Each stores its timers as it likes (the bases: a
+ * struct hwtimer embedded in its user's object, on hlists) and moves its
+ * own entries, with the functions below deciding where to.
  *
  * Ticks
  * -----
@@ -38,7 +38,7 @@
  * to the slot of t's low b bits, as timer.c's first level: the ticks
  * clk + 1 to clk + 2^b - 1 each have a slot of their own there, clk's own
  * slot being the one left out. A timer further away goes to the level of
- * the highest bit in which t and clk differ (hwt_level()), and there to
+ * the highest bit in which t and clk differ, and there to
  * the slot of t's digit at that level (hwt_slot()): the "hashed
  * hierarchical" placement of Varghese and Lauck, as William Ahern's
  * timeout.c does it. t and clk agree above that level and t's digit is the
@@ -83,12 +83,13 @@
  * The driver
  * ----------
  * Something outside the wheel runs its passes at the right time: a per-CPU
- * base's hrtimer, a device file's driving timer. Both keep
+ * base's hrtimer, or the struct hwtimer that drives a user's wheel. Each
+ * keeps
  *
  *  (I3) whenever the wheel is not in a pass, its driver is armed for a
  *       tick at or before the start of the earliest occupied slot, or
- *       (a file's) for a tick that has begun: that pass is due, and it
- *       runs the wheel through every slot that has begun.
+ *       (a struct hwtimer driver) for a tick that has begun: that pass is
+ *       due, and it runs the wheel through every slot that has begun.
  *
  * The slot's start, not the tick of the timer that made it occupied: a
  * timer may stay in its slot when a modify gives it an earlier tick of the
@@ -126,14 +127,28 @@
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/types.h>
 
 /* Every level above 0 has 64 slots: one bitmap word. */
 #define HWT_LVL_BITS		6
 #define HWT_LVL_SIZE		BIT(HWT_LVL_BITS)
 #define HWT_LVL_MASK		(HWT_LVL_SIZE - 1)
-/* With 16 slots at level 0 (the fewest): 1 + ceil(60 / 6). */
-#define HWT_MAX_LEVELS		11
+
+/*
+ * The shape of a wheel (struct hwt_geom), each member's formula once, as
+ * constant expressions: for hwt_geom_init(), and for a wheel whose shape
+ * is fixed at compile time, which sizes its arrays with them. With 2^@bits
+ * slots at level 0, as many levels as it takes to cover the 64 tick bits;
+ * level 1 begins after level 0's slots rounded up to whole bitmap words,
+ * so that it starts one; every level above 0 has a word of slots.
+ */
+#define HWT_GEOM_LEVELS(bits)	(1 + DIV_ROUND_UP(64 - (bits), HWT_LVL_BITS))
+#define HWT_GEOM_LVL1_OFF(bits)	(((1U << (bits)) + HWT_LVL_MASK) & ~HWT_LVL_MASK)
+#define HWT_GEOM_NSLOTS(lvl1_off, levels)	((lvl1_off) + ((levels) - 1) * HWT_LVL_SIZE)
+
+/* With 16 slots at level 0, the fewest. */
+#define HWT_MAX_LEVELS		HWT_GEOM_LEVELS(4)
 
 /**
  * struct hwt_time - the ticks of a wheel on its clock
@@ -230,6 +245,34 @@ static __always_inline u64 hwt_slack_tick(const struct hwt_time *tm, u64 deadlin
 			       hwt_now_tick(tm, deadline + min(slack, U64_MAX - deadline)));
 }
 
+/*
+ * The periods of @period ns (at least 1) that ended after a periodic
+ * deadline @deadline, by @now: those a timer that fires at @deadline's
+ * first period end after @now missed. 0 when @now is not after @deadline.
+ */
+static inline u64 hwt_periods_missed(u64 deadline, u64 period, u64 now)
+{
+	return now > deadline ? div64_u64(now - deadline, period) : 0;
+}
+
+/*
+ * The periodic re-arm: set *@next to the first end of a period of @period
+ * ns (at least 1) from @deadline that comes after @now, @deadline plus
+ * whole periods (so a periodic timer does not drift however late it runs),
+ * U64_MAX if that overflows.
+ *
+ * Return: the periods missed (hwt_periods_missed()).
+ */
+static inline u64 hwt_period_forward(u64 deadline, u64 period, u64 now, u64 *next)
+{
+	u64 missed = hwt_periods_missed(deadline, period, now), delta;
+
+	if (check_mul_overflow(missed + 1, period, &delta) ||
+	    check_add_overflow(deadline, delta, next))
+		*next = U64_MAX;
+	return missed;
+}
+
 /**
  * struct hwt_geom - the shape of a wheel
  * @lvl0_bits: log2 of level 0's slots
@@ -252,9 +295,9 @@ static inline void hwt_geom_init(struct hwt_geom *g, u32 slots)
 {
 	g->lvl0_bits = ilog2(slots);
 	g->lvl0_slots = slots;
-	g->levels = 1 + DIV_ROUND_UP(64 - g->lvl0_bits, HWT_LVL_BITS);
-	g->lvl1_off = max_t(u32, slots, HWT_LVL_SIZE);
-	g->nslots = g->lvl1_off + (g->levels - 1) * HWT_LVL_SIZE;
+	g->levels = HWT_GEOM_LEVELS(g->lvl0_bits);
+	g->lvl1_off = HWT_GEOM_LVL1_OFF(g->lvl0_bits);
+	g->nslots = HWT_GEOM_NSLOTS(g->lvl1_off, g->levels);
 }
 
 /* The lowest tick bit level @lvl covers. */
@@ -289,18 +332,6 @@ static __always_inline unsigned int hwt_digit(const struct hwt_geom *g, u64 t, u
 	return (t >> hwt_lvl_shift(g, lvl)) & (BIT(hwt_lvl_width(g, lvl)) - 1);
 }
 
-/*
- * The level of a timer of tick @t > @clk: 0 if it is less than a
- * revolution of level 0 away, else the level of the highest bit in which
- * they differ (at or above lvl0_bits, as they are that far apart).
- */
-static __always_inline unsigned int hwt_level(const struct hwt_geom *g, u64 t, u64 clk)
-{
-	if (t - clk < g->lvl0_slots)
-		return 0;
-	return (fls64(t ^ clk) - 1 - g->lvl0_bits) / HWT_LVL_BITS + 1;
-}
-
 /* The level of slot @idx. */
 static __always_inline unsigned int hwt_slot_level(const struct hwt_geom *g, unsigned int idx)
 {
@@ -323,7 +354,11 @@ static __always_inline unsigned int hwt_slot(const struct hwt_geom *g, u64 t, u6
 {
 	unsigned int up, shift;
 
-	/* hwt_level(), each case with its own arithmetic. */
+	/*
+	 * Level 0 if less than a revolution of it away, else the level of
+	 * the highest bit in which @t and @clk differ (at or above
+	 * lvl0_bits, as they are that far apart).
+	 */
 	if (t - clk < g->lvl0_slots) {
 		*start = t;
 		return t & (g->lvl0_slots - 1);

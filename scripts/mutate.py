@@ -22,7 +22,7 @@ added this file):
   ret    each early return removed: a return statement inside a block of
          its function (an if, a loop), not the function's own last one
   rearm  each re-arm deleted: a call of hwtd_arm_timer, hwt_program,
-         hwt_modify_at, hrtimer_start*, hwtimer_start*, hwtimer_modify*,
+         hwtimer_modify_at, hrtimer_start*, hwtimer_start*, hwtimer_modify*,
          hwtd_wheel_rearm or queue_work (a pass's continuation) as a
          statement, or replaced by 0 where its value is used
 
@@ -59,7 +59,7 @@ DEFAULT_FILES = ["kmod/hwtimer_wheel.h", "kmod/hwtimer_dev_wheel.c",
                  "kmod/hwtimer_dev_records.c"]
 
 REARM_CALLS = re.compile(
-    r"\b(hwtd_arm_timer|hwt_program|__hwt_program|hwt_modify_at|hrtimer_start\w*|"
+    r"\b(hwtd_arm_timer|hwt_program|__hwt_program|hwtimer_modify_at|hrtimer_start\w*|"
     r"hwtimer_start\w*|hwtimer_modify\w*|hwtd_wheel_rearm|queue_work)\s*\(")
 ASSERT_STMT = re.compile(
     r"^\s*(lockdep_assert\w*|hwtd_lockdep_assert|WARN_ON\w*|WARN\w*|BUG_ON|"

@@ -127,10 +127,9 @@ struct hwtimer {
 /**
  * struct hwtimer_wheel_config - how to build a wheel
  * @name: unique name, 1 to %HWTIMER_NAME_MAX - 1 characters without '/',
- *        not "." or ".."; it names the debugfs directory hwtimer/<name>.
- *        hwtimer's own wheels hold "default", "dev", "dev-boottime",
- *        "dev-fine", "dev-fine-boottime", "dev-coarse" and
- *        "dev-coarse-boottime", and "device" names its debugfs file
+ *        not "." or ".."; it names the debugfs directory hwtimer/<name>,
+ *        so no other wheel or file there may have it: hwtimer's own
+ *        take "default" and the names docs/design.md lists
  * @tick_ns: tick length in ns, %HWTIMER_TICK_MIN_NS to %HWTIMER_TICK_MAX_NS
  * @slots: slots in the first wheel level, %HWTIMER_SLOTS_MIN to
  *         %HWTIMER_SLOTS_MAX; rounded up to a power of two
@@ -216,6 +215,15 @@ enum hwtimer_mode {
 /* The slack of hwtimer_start_range() that means the wheel's default. */
 #define HWTIMER_SLACK_DEFAULT	U64_MAX
 
+/*
+ * The budget of one pass of a wheel's expiry path: once it has run a
+ * callback, a pass stops running them about this long after it began,
+ * and leaves the rest to a fresh pass, so that how long a softirq runs
+ * does not grow with what the callbacks cost. A callback that does a
+ * batch of work of its own stops at the same time: hwtimer_pass_end().
+ */
+#define HWTIMER_PASS_NS		1000000ULL	/* 1 ms */
+
 struct module;
 struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_config *cfg,
 					     struct module *owner);
@@ -230,6 +238,7 @@ unsigned long hwtimer_wheel_destroy(struct hwtimer_wheel *wheel,
 				    void *arg);
 struct hwtimer_wheel *hwtimer_default_wheel(void);
 u64 hwtimer_wheel_tick_ns(const struct hwtimer_wheel *wheel);
+u64 hwtimer_wheel_epoch_ns(const struct hwtimer_wheel *wheel);
 clockid_t hwtimer_wheel_clockid(const struct hwtimer_wheel *wheel);
 u32 hwtimer_wheel_slots(const struct hwtimer_wheel *wheel);
 void hwtimer_wheel_stats(struct hwtimer_wheel *wheel, struct hwtimer_stats *stats);
@@ -311,6 +320,7 @@ int hwtimer_start_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			enum hwtimer_mode mode);
 int hwtimer_modify_range(struct hwtimer *timer, u64 time_ns, u64 slack_ns,
 			 enum hwtimer_mode mode);
+int hwtimer_modify_at(struct hwtimer *timer, u64 deadline_ns, u64 now_ns);
 
 /**
  * hwtimer_start - arm a timer, with the wheel's default slack
@@ -352,6 +362,7 @@ int hwtimer_shutdown_sync(struct hwtimer *timer);
 enum hwtimer_state hwtimer_state(struct hwtimer *timer);
 u64 hwtimer_expires(const struct hwtimer *timer);
 u64 hwtimer_forward(struct hwtimer *timer, u64 interval_ns);
+u64 hwtimer_pass_end(const struct hwtimer *timer);
 
 /**
  * hwtimer_pending - is a timer queued?

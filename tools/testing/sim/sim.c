@@ -14,6 +14,7 @@
 #include "sim_runtime.h"
 #include "hwtimer_internal.h"
 #include "hwtimer_dev.h"
+#include "hwtimer_dev_records.h"
 #include "hwtimer_dev_table.h"
 #include "hwtimer_dev_account.h"
 
@@ -670,8 +671,8 @@ static void after_item(void)
  *    at the latest, so a timeout due when the clock moves is granted the
  *    time the pass still takes;
  *  - a slice in the work item begins a new hold only while local_clock()
- *    is within HWT_PASS_NS of the slice's beginning (plus one reading's
- *    jump): a slice is at most HWT_PASS_NS plus one hold, and a pass that
+ *    is within HWTIMER_PASS_NS of the slice's beginning (plus one reading's
+ *    jump): a slice is at most HWTIMER_PASS_NS plus one hold, and a pass that
  *    does not end goes on in slices queued one after another.
  */
 static u32 slow_pass_rate;	/* per 1000 releases; 0: the clock stands still in a pass */
@@ -712,7 +713,7 @@ static void slow_pass_setup(u64 seed)
 	slow_pass_ticks = 1 + sim_rng_below(&r, 4);
 	/* A slow machine: a pass of more than one hold runs out of its budget. */
 	if (slow_pass_rate)
-		sim_local_jitter = max_t(u64, sim_local_jitter, HWT_PASS_NS + sim_rng_below(&r, HWT_PASS_NS));
+		sim_local_jitter = max_t(u64, sim_local_jitter, HWTIMER_PASS_NS + sim_rng_below(&r, HWTIMER_PASS_NS));
 	memset(mpass, 0, sizeof(mpass));
 }
 
@@ -809,7 +810,7 @@ static void pass_watch(struct sim_lock *l)
 	 */
 	if (sim_softirq) {
 		if (slow_pass_rate && !sim_work_running(&f->k->work) && !sim_work_queued(&f->k->work))
-			sim_local_advance(HWT_PASS_NS);
+			sim_local_advance(HWTIMER_PASS_NS);
 		return;
 	}
 	/* Only the work item's own releases, between two holds or at a slice's end. */
@@ -822,9 +823,9 @@ static void pass_watch(struct sim_lock *l)
 	if (p->run != sim_work_run_id)
 		p->jitter = sim_local_jitter;
 	if (p->run == sim_work_run_id && p->jitter == sim_local_jitter && !close_pass_jitter)
-		check(p->released <= sim_work_local0 + sim_local_jitter + HWT_PASS_NS,
-		      "file %ld: a slice of its pass began a hold at local_clock() %llu, %llu ns after the slice began: more than HWT_PASS_NS (%llu) plus one hold",
-		      f - files, p->released, p->released - sim_work_local0, (u64)HWT_PASS_NS);
+		check(p->released <= sim_work_local0 + sim_local_jitter + HWTIMER_PASS_NS,
+		      "file %ld: a slice of its pass began a hold at local_clock() %llu, %llu ns after the slice began: more than HWTIMER_PASS_NS (%llu) plus one hold",
+		      f - files, p->released, p->released - sim_work_local0, (u64)HWTIMER_PASS_NS);
 	p->run = sim_work_run_id;
 	p->released = sim_local_peek();
 	if (slow_pass_rate && sim_rng_chance(&sim_mrng, slow_pass_rate, 1000))
@@ -893,19 +894,21 @@ static void op_open(void)
 /* With no file open, the device holds nothing: its own counts of what it allocated. */
 static void check_no_files_left(void)
 {
+	struct hwtd_table_stats *t = &hwtd_table_stats;
+	struct hwtd_ring_stats *r = &hwtd_ring_stats;
 	unsigned int i;
 
 	for (i = 0; i < MAX_FILES; i++)
 		if (files[i].open)
 			return;
-	check(!atomic_long_read(&hwtd_stats.files) && !atomic_long_read(&hwtd_stats.chunks) &&
-	      !atomic_long_read(&hwtd_stats.extras) && !atomic_long_read(&hwtd_stats.leaves) &&
-	      !atomic_long_read(&hwtd_stats.rings) && !atomic_long_read(&hwtd_stats.ring_pages) &&
+	check(!atomic_long_read(&hwtd_files) && !atomic_long_read(&t->chunks) &&
+	      !atomic_long_read(&t->extras) && !atomic_long_read(&t->leaves) &&
+	      !atomic_long_read(&r->rings) && !atomic_long_read(&r->ring_pages) &&
 	      !atomic_long_read(&hwtd_count),
 	      "no file open, yet the device holds files %ld chunks %ld extras %ld leaves %ld rings %ld ring pages %ld timeouts %ld",
-	      atomic_long_read(&hwtd_stats.files), atomic_long_read(&hwtd_stats.chunks),
-	      atomic_long_read(&hwtd_stats.extras), atomic_long_read(&hwtd_stats.leaves),
-	      atomic_long_read(&hwtd_stats.rings), atomic_long_read(&hwtd_stats.ring_pages),
+	      atomic_long_read(&hwtd_files), atomic_long_read(&t->chunks),
+	      atomic_long_read(&t->extras), atomic_long_read(&t->leaves),
+	      atomic_long_read(&r->rings), atomic_long_read(&r->ring_pages),
 	      atomic_long_read(&hwtd_count));
 }
 
@@ -2387,7 +2390,7 @@ static void op_close_pass(void)
 	/* Sometimes slow CPUs: the pass goes on in its work item, slice by slice. */
 	jitter = sim_local_jitter;
 	if (cur->r[1] % 8 < 3)
-		sim_local_jitter = max_t(u64, jitter, 2 * HWT_PASS_NS);
+		sim_local_jitter = max_t(u64, jitter, 2 * HWTIMER_PASS_NS);
 	/* A pass of the file: its continuation, or one its driving timer begins. */
 	for (i = 0; i < 8 && cp.state == CP_NONE; i++) {
 		u64 next = sim_next_hrtimer();
@@ -2724,7 +2727,7 @@ static void setup_world(struct sim_rng *wr)
 	cfg.user_cap = sim_rng_chance(wr, 1, 3) ? 1 + sim_rng_below(wr, 60) : 524288;
 	cfg.global_cap = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 80) : 1048576;
 	cfg.max_pending = sim_rng_chance(wr, 1, 4) ? 1 + sim_rng_below(wr, 40) : 0;
-	/* local_clock() per reading: still, a little, or past a pass's budget (HWT_PASS_NS) at once. */
+	/* local_clock() per reading: still, a little, or past a pass's budget (HWTIMER_PASS_NS) at once. */
 	switch (sim_rng_below(wr, 4)) {
 	case 0:
 		sim_local_jitter = 0;

@@ -35,6 +35,7 @@
 
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/types.h>
 
 struct hwtimer;

@@ -184,7 +184,7 @@ static __always_inline int hwtd_arm_op(struct hwtd_file *file, struct hwtd_call 
 	ret = hwtd_charge(file);
 	if (unlikely(ret) && hold->freed) {
 		/*
-		 * Timeouts that ended earlier in this hold no longer count
+		 * Timeouts that ended earlier in this hold do not count
 		 * (hwtimer(4)): uncharge them now rather than when the hold
 		 * ends, and try again. Only on the way to EDQUOT, so the
 		 * atomics stay one batch per hold otherwise.
@@ -497,7 +497,7 @@ static __always_inline void hwtd_batch_out(struct hwtd_upages *up, size_t off, u
  * the ring, and @done and @failed are written back through @hdr, which is
  * unpinned.
  *
- * Context: process, no lock held; the batch no longer counts in
+ * Context: process, no lock held; the batch has left
  * @file->nbusy.
  */
 static __always_inline void hwtd_batch_end(struct hwtd_file *file, const struct hwtd_op *op,
